@@ -1,0 +1,54 @@
+import { GraphQLError } from 'graphql';
+
+/** The error codes of DESIGN.md section 5, with the HTTP status each maps to. */
+export const errorStatus = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  STALE_STEP_TOKEN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+/**
+ * The one error family of the service. It is a GraphQLError so resolvers can throw it as is; the REST
+ * adapter maps it to `{error: {code, message, details}}` with `status`.
+ */
+export class AppError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message, {
+      extensions: { code, ...(details ? { details } : {}), http: { status: errorStatus[code] } },
+    });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = details;
+  }
+}
+
+export const validationFailed = (message: string, details?: Record<string, unknown>) =>
+  new AppError('VALIDATION_FAILED', message, details);
+export const unauthenticated = (message = 'A valid bearer token is required') => new AppError('UNAUTHENTICATED', message);
+export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
+export const notFound = (what: string, id?: string) =>
+  new AppError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${JSON.stringify(id)} not found`);
+export const conflict = (message: string, details?: Record<string, unknown>) => new AppError('CONFLICT', message, details);
+export const staleStepToken = (message = 'The step token is wrong, already used or out of turn') =>
+  new AppError('STALE_STEP_TOKEN', message);
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
