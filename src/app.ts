@@ -1,0 +1,78 @@
+import 'reflect-metadata';
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import { resolvers, routeModules } from './modules';
+import type { Config } from './platform/config';
+import { openDatabase, type Orm } from './platform/database';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
+import { EventBus } from './platform/events';
+import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
+import { createHttpServer } from './platform/http';
+import type { AppDeps } from './platform/request-context';
+
+export interface RunningApp {
+  /** `http://host:port` the server listens on. */
+  url: string;
+  port: number;
+  http: FastifyInstance;
+  deps: AppDeps;
+  /** Drains HTTP and WebSocket connections, then closes the event listener, the ORM and any embedded database. */
+  close(): Promise<void>;
+}
+
+let schemaPromise: Promise<GraphQLSchema> | undefined;
+/** The schema is the same for every app in a process; build it once. */
+export function graphQLSchema(): Promise<GraphQLSchema> {
+  schemaPromise ??= buildGraphQLSchema(resolvers);
+  return schemaPromise;
+}
+
+const EMBEDDED_DATABASE = 'blueprint_workshop';
+
+/** Boots the whole service: database (embedded when no URL), migrations, events, REST, GraphQL, WebSocket. */
+export async function startApp(config: Config): Promise<RunningApp> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: Number(process.env.EMBEDDED_PG_PORT ?? 54329), log: (m) => console.log(m) });
+    const url = new URL(embedded.url);
+    url.pathname = `/${EMBEDDED_DATABASE}`;
+    databaseUrl = url.toString();
+  }
+  let orm: Orm | undefined;
+  let events: EventBus | undefined;
+  try {
+    orm = await openDatabase(databaseUrl);
+    let log: FastifyInstance['log'] | undefined;
+    events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
+    await events.start();
+    const deps: AppDeps = { orm, config, events };
+    const http = await createHttpServer(deps);
+    log = http.log;
+    for (const routes of routeModules) routes(http, deps);
+    await mountGraphQL(http, deps, await graphQLSchema());
+    await http.listen({ port: config.port, host: config.host });
+    const address = http.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const ormRef = orm;
+    const eventsRef = events;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      http,
+      deps,
+      async close() {
+        await http.close();
+        await eventsRef.stop();
+        await ormRef.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await events?.stop();
+    await orm?.close();
+    await embedded?.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { ArrayType, Entity, Enum, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Principal } from '../auth/principal.entity';
+import { Team } from '../teams/team.entity';
+import type { Plan } from '../plans/plan';
+
+export enum Visibility {
+  PUBLIC = 'public',
+  PRIVATE = 'private',
+}
+registerEnumType(Visibility, { name: 'Visibility' });
+
+/**
+ * A stored, forkable build plan. Counters are denormalised so cards and rankings need no aggregation;
+ * they are updated in the same transaction as the row that changes them (a star, a fork, a run).
+ */
+@ObjectType('Blueprint')
+@Entity({ tableName: 'blueprint' })
+export class Blueprint {
+  [OptionalProps]?:
+    | 'id'
+    | 'description'
+    | 'tags'
+    | 'team'
+    | 'forkedFrom'
+    | 'starsCount'
+    | 'forksCount'
+    | 'executionsStarted'
+    | 'executionsCompleted'
+    | 'executionsFailed'
+    | 'executionsAbandoned'
+    | 'moduleCount'
+    | 'stepCount'
+    | 'createdAt'
+    | 'updatedAt';
+
+  @Field(() => ID)
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Field(() => String)
+  @Property({ type: 'text', unique: true })
+  slug: string;
+
+  @Field(() => String)
+  @Property({ type: 'text' })
+  name: string;
+
+  @Field(() => String)
+  @Property({ type: 'text' })
+  description: string = '';
+
+  @Field(() => [String])
+  @Property({ type: ArrayType, columnType: 'text[]' })
+  tags: string[] = [];
+
+  @Field(() => Visibility)
+  @Enum({ items: () => Visibility, columnType: 'text' })
+  visibility: Visibility;
+
+  @ManyToOne(() => Principal, { ref: true })
+  owner: Ref<Principal>;
+
+  @ManyToOne(() => Team, { ref: true, nullable: true, deleteRule: 'set null' })
+  team: Ref<Team> | null = null;
+
+  @Property({ type: 'jsonb' })
+  plan: Plan;
+
+  @ManyToOne(() => Blueprint, { ref: true, nullable: true, deleteRule: 'set null' })
+  forkedFrom: Ref<Blueprint> | null = null;
+
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  moduleCount: number = 0;
+
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  stepCount: number = 0;
+
+  @Field(() => Int, { name: 'stars' })
+  @Property({ type: 'integer' })
+  starsCount: number = 0;
+
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  forksCount: number = 0;
+
+  @Property({ type: 'integer' })
+  executionsStarted: number = 0;
+
+  @Property({ type: 'integer' })
+  executionsCompleted: number = 0;
+
+  @Property({ type: 'integer' })
+  executionsFailed: number = 0;
+
+  @Property({ type: 'integer' })
+  executionsAbandoned: number = 0;
+
+  @Field(() => Date)
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Field(() => Date)
+  @Property({ type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+
+  constructor(init: { slug: string; name: string; visibility: Visibility; owner: Ref<Principal>; plan: Plan }) {
+    this.slug = init.slug;
+    this.name = init.name;
+    this.visibility = init.visibility;
+    this.owner = init.owner;
+    this.plan = init.plan;
+    this.setPlan(init.plan);
+  }
+
+  /** Replaces the plan and the counts derived from it. */
+  setPlan(plan: Plan): void {
+    this.plan = plan;
+    this.moduleCount = plan.modules.length;
+    this.stepCount = plan.steps.length;
+  }
+
+  /** completed / (completed + failed + abandoned); null before any run has ended. */
+  @Field(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' })
+  get successRate(): number | null {
+    const ended = this.executionsCompleted + this.executionsFailed + this.executionsAbandoned;
+    return ended === 0 ? null : this.executionsCompleted / ended;
+  }
+}

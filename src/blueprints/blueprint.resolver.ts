@@ -1,0 +1,81 @@
+
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Principal } from '../auth/principal.entity';
+import { JSONObjectScalar } from '../platform/scalars';
+import type { RequestContext } from '../platform/context';
+import { validationFailed } from '../platform/errors';
+import { Blueprint } from './blueprint.entity';
+import { blueprintLoaders } from './blueprint.loaders';
+import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
+import { PlanModuleType, PlanStepType } from './blueprint.types';
+import { forkedFromRef } from './blueprint.wire';
+
+@Resolver(() => Blueprint)
+export class BlueprintResolver {
+  @Query(() => Blueprint, { nullable: true, description: 'One blueprint by id or slug; null when missing or not visible to the caller.' })
+  async blueprint(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID, { nullable: true }) id?: string,
+    @Arg('slug', () => String, { nullable: true }) slug?: string,
+  ): Promise<Blueprint | null> {
+    const key = id ?? slug;
+    if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
+    try {
+      return await getBlueprint(ctx, key);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  @FieldResolver(() => Principal)
+  async owner(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Principal> {
+    return (await blueprintLoaders(ctx).principalById.load(bp.owner.id))!;
+  }
+
+  @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })
+  forkedFrom(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
+    return forkedFromRef(ctx, bp);
+  }
+
+  @FieldResolver(() => [PlanModuleType])
+  modules(@Root() bp: Blueprint): PlanModuleType[] {
+    return bp.plan.modules;
+  }
+
+  @FieldResolver(() => [PlanStepType])
+  steps(@Root() bp: Blueprint): PlanStepType[] {
+    return bp.plan.steps;
+  }
+
+  @FieldResolver(() => JSONObjectScalar)
+  configuration(@Root() bp: Blueprint): Record<string, unknown> {
+    return bp.plan.configuration;
+  }
+
+  @FieldResolver(() => JSONObjectScalar)
+  designSystem(@Root() bp: Blueprint): Record<string, unknown> {
+    return bp.plan.designSystem;
+  }
+
+  @FieldResolver(() => Boolean)
+  viewerHasStarred(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return viewerHasStarred(ctx, bp.id);
+  }
+
+  @Mutation(() => Blueprint, { description: 'Forks a public blueprint (or one the caller may read): a copy of its plan only.' })
+  forkBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
+    return forkBlueprint(ctx, id);
+  }
+
+  @Mutation(() => Blueprint)
+  starBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
+    return starBlueprint(ctx, id, true);
+  }
+
+  @Mutation(() => Blueprint)
+  unstarBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
+    return starBlueprint(ctx, id, false);
+  }
+}
+

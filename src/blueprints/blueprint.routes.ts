@@ -1,0 +1,32 @@
+import { requestContext } from '../platform/http';
+import { idParam, type RouteModule } from '../platform/routes';
+import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
+import { toBlueprintBody } from './blueprint.wire';
+
+type IdParams = { Params: { id: string } };
+
+export const blueprintRoutes: RouteModule = (app, deps) => {
+  app.get<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toBlueprintBody(ctx, await getBlueprint(ctx, request.params.id));
+  });
+
+  app.post<IdParams>('/api/blueprints/:id/fork', { schema: { params: idParam('id') } }, async (request, reply) => {
+    const ctx = await requestContext(request, deps);
+    const fork = await forkBlueprint(ctx, request.params.id);
+    return reply.status(201).send(await toBlueprintBody(ctx, fork));
+  });
+
+  for (const [method, on] of [['POST', true], ['DELETE', false]] as const) {
+    app.route<IdParams>({
+      method,
+      url: '/api/blueprints/:id/star',
+      schema: { params: idParam('id') },
+      handler: async (request) => {
+        const ctx = await requestContext(request, deps);
+        const bp = await starBlueprint(ctx, request.params.id, on);
+        return { blueprint_id: bp.id, starred: on, stars: bp.starsCount };
+      },
+    });
+  }
+};

@@ -1,0 +1,168 @@
+import { ref } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Principal } from '../auth/principal.entity';
+import { requireViewer } from '../auth/auth.service';
+import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
+import type { Plan } from '../plans/plan';
+import { assertValidPlan } from '../plans/plan.validation';
+import type { RequestContext } from '../platform/context';
+import { notFound, validationFailed } from '../platform/errors';
+import { recordVersion } from '../versions/version.service';
+import { assertReadable } from './access';
+import { Blueprint, Visibility } from './blueprint.entity';
+import { blueprintLoaders } from './blueprint.loaders';
+import { uniqueSlug } from './slug';
+import { Star } from './star.entity';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}
+
+/** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
+export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
+  const loaders = blueprintLoaders(ctx);
+  const bp = isUuid(idOrSlug) ? await loaders.byId.load(idOrSlug.toLowerCase()) : await loaders.bySlug.load(idOrSlug);
+  if (!bp) throw notFound('blueprint', idOrSlug);
+  await assertReadable(ctx, bp, idOrSlug);
+  return bp;
+}
+
+/** Several blueprints by id, each readable by the viewer, in the order given; 404 names the first missing. */
+export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise<Blueprint[]> {
+  const out: Blueprint[] = [];
+  for (const id of ids) {
+    if (!isUuid(id)) throw notFound('blueprint', id);
+  }
+  const found = await blueprintLoaders(ctx).byId.loadMany(ids.map((id) => id.toLowerCase()));
+  for (let i = 0; i < ids.length; i++) {
+    const bp = found[i];
+    if (!bp || bp instanceof Error) throw notFound('blueprint', ids[i]);
+    await assertReadable(ctx, bp, ids[i]!);
+    out.push(bp);
+  }
+  return out;
+}
+
+export async function slugTaken(em: EntityManager, slug: string): Promise<boolean> {
+  const rows = await em.execute('select 1 from blueprint where slug = ? limit 1', [slug]);
+  return rows.length > 0;
+}
+
+export interface NewBlueprint {
+  name: string;
+  description: string;
+  tags: string[];
+  visibility: Visibility;
+  plan: Plan;
+}
+
+/**
+ * Writes a new blueprint owned by `ownerId` with version 1, inside the caller's transaction `tx`.
+ * Used by the create tool and every NEW-output tool.
+ */
+export async function insertBlueprint(
+  tx: EntityManager,
+  ctx: RequestContext,
+  ownerId: string,
+  input: NewBlueprint,
+  cause: string,
+  changes: Record<string, unknown>,
+): Promise<Blueprint> {
+  assertValidPlan(input.plan, ctx.config.limits);
+  const bp = new Blueprint({
+    slug: await uniqueSlug((s) => slugTaken(tx, s), input.name, 'blueprint'),
+    name: input.name,
+    visibility: input.visibility,
+    owner: tx.getReference(Principal, ownerId, { wrapped: true }),
+    plan: input.plan,
+  });
+  bp.description = input.description;
+  bp.tags = normaliseTags(input.tags);
+  tx.persist(bp);
+  await recordVersion(tx, bp, ownerId, cause, changes);
+  return bp;
+}
+
+/** Tags are lowercase, trimmed, unique, in the order first given. */
+export function normaliseTags(tags: string[]): string[] {
+  const seen = new Set<string>();
+  for (const tag of tags) {
+    const t = tag.trim().toLowerCase();
+    if (t) seen.add(t);
+  }
+  return [...seen];
+}
+
+/**
+ * Forks a blueprint the viewer can read: a copy of the current plan only (no history, stars, reviews,
+ * executions or stats), with its own id and slug, owned by the viewer, linked to the source.
+ */
+export async function forkBlueprint(ctx: RequestContext, sourceId: string): Promise<Blueprint> {
+  const viewer = requireViewer(ctx);
+  const fork = await ctx.em.transactional(async (tx) => {
+    const source = await tx.findOne(Blueprint, isUuid(sourceId) ? { id: sourceId } : { slug: sourceId });
+    if (!source) throw notFound('blueprint', sourceId);
+    await assertReadable(ctx, source, sourceId);
+    const fork = new Blueprint({
+      slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
+      name: source.name,
+      visibility: source.visibility,
+      owner: tx.getReference(Principal, viewer.principalId, { wrapped: true }),
+      plan: structuredClone(source.plan),
+    });
+    fork.description = source.description;
+    fork.tags = [...source.tags];
+    fork.forkedFrom = ref(source);
+    tx.persist(fork);
+    tx.persist(new LineageLink(ref(source), ref(fork), LineageKind.FORK));
+    const parentVersion: Array<{ number: number | null }> = await tx.execute(
+      'select max(number) as number from blueprint_version where blueprint_id = ?',
+      [source.id],
+    );
+    await recordVersion(tx, fork, viewer.principalId, 'fork', {
+      forked_from: source.id,
+      parent_version: parentVersion[0]?.number ?? null,
+    });
+    await tx.flush();
+    // Counted in SQL so that concurrent forks never lose an increment.
+    await tx.execute('update blueprint set forks_count = forks_count + 1 where id = ?', [source.id]);
+    await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: source.id, kind: 'forked', subjectId: fork.id, actorId: viewer.principalId });
+    return fork;
+  });
+  ctx.loaders.clear();
+  return fork;
+}
+
+/** Stars a readable blueprint; starring twice is a no-op. Returns the blueprint with its new count. */
+export async function starBlueprint(ctx: RequestContext, id: string, on: boolean): Promise<Blueprint> {
+  const viewer = requireViewer(ctx);
+  const bp = await getBlueprint(ctx, id);
+  await ctx.em.transactional(async (tx) => {
+    const changed = on
+      ? await tx.execute('insert into star (principal_id, blueprint_id, created_at) values (?, ?, now()) on conflict do nothing', [viewer.principalId, bp.id], 'run')
+      : await tx.execute('delete from star where principal_id = ? and blueprint_id = ?', [viewer.principalId, bp.id], 'run');
+    const affected = (changed as { affectedRows?: number }).affectedRows ?? 0;
+    if (affected > 0) {
+      await tx.execute(`update blueprint set stars_count = stars_count ${on ? '+' : '-'} 1 where id = ?`, [bp.id]);
+      await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: bp.id, kind: on ? 'starred' : 'unstarred', subjectId: viewer.principalId, actorId: viewer.principalId });
+    }
+  });
+  ctx.loaders.clear();
+  await ctx.em.refresh(bp);
+  return bp;
+}
+
+/** Whether the viewer has starred each blueprint, batched. */
+export async function viewerHasStarred(ctx: RequestContext, blueprintId: string): Promise<boolean> {
+  if (!ctx.viewer) return false;
+  return blueprintLoaders(ctx).starredByViewer.load(blueprintId);
+}
+
+export function assertVisibility(value: unknown): Visibility {
+  if (value === Visibility.PUBLIC || value === Visibility.PRIVATE) return value;
+  throw validationFailed('visibility must be "public" or "private"', { issues: [{ path: 'visibility', message: 'must be public or private' }] });
+}
+
+export { Star };

@@ -1,0 +1,52 @@
+import { moduleToWire, stepToWire } from '../plans/plan';
+import type { RequestContext } from '../platform/context';
+import { canRead, guardOf } from './access';
+import type { Blueprint } from './blueprint.entity';
+import { blueprintLoaders } from './blueprint.loaders';
+
+/** The card shown in the registry, lineage and architecture views. */
+export function toCard(bp: Blueprint) {
+  return {
+    id: bp.id,
+    slug: bp.slug,
+    name: bp.name,
+    stars: bp.starsCount,
+    module_count: bp.moduleCount,
+    step_count: bp.stepCount,
+    success_rate: bp.successRate,
+  };
+}
+
+/** `forked_from` as `{id, slug, name}`, or null when there is none or the viewer may not see it. */
+export async function forkedFromRef(ctx: RequestContext, bp: Blueprint): Promise<Blueprint | null> {
+  if (!bp.forkedFrom) return null;
+  const parent = await blueprintLoaders(ctx).byId.load(bp.forkedFrom.id);
+  return parent && (await canRead(ctx, guardOf(parent))) ? parent : null;
+}
+
+/** The REST blueprint body of DESIGN.md section 8. */
+export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
+  const parent = await forkedFromRef(ctx, bp);
+  return {
+    id: bp.id,
+    slug: bp.slug,
+    name: bp.name,
+    description: bp.description,
+    tags: bp.tags,
+    visibility: bp.visibility,
+    owner_id: bp.owner.id,
+    team_id: bp.team?.id ?? null,
+    forked_from: parent ? { id: parent.id, slug: parent.slug, name: parent.name } : null,
+    modules: bp.plan.modules.map(moduleToWire),
+    steps: bp.plan.steps.map(stepToWire),
+    configuration: bp.plan.configuration,
+    design_system: bp.plan.designSystem,
+    stars: bp.starsCount,
+    forks_count: bp.forksCount,
+    module_count: bp.moduleCount,
+    step_count: bp.stepCount,
+    success_rate: bp.successRate,
+    created_at: bp.createdAt.toISOString(),
+    updated_at: bp.updatedAt.toISOString(),
+  };
+}

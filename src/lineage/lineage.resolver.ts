@@ -1,0 +1,85 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Field, FieldResolver, Info, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { Blueprint } from '../blueprints/blueprint.entity';
+import { BlueprintConnection } from '../blueprints/blueprint.types';
+import type { RequestContext } from '../platform/context';
+import { LazyConnection, selectedFields } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
+import { LineageKind } from './lineage-link.entity';
+import { childrenOf, forkCountOf, forksOf, lineageGraph, parentsOf, type LineageDirection, type Relative } from './lineage.service';
+
+enum LineageDirectionEnum {
+  UP = 'UP',
+  DOWN = 'DOWN',
+  BOTH = 'BOTH',
+}
+registerEnumType(LineageDirectionEnum, { name: 'LineageDirection', description: 'UP: ancestors; DOWN: descendants; BOTH: both.' });
+
+@ObjectType('LineageRelative', { simpleResolvers: true })
+class LineageRelative {
+  @Field(() => LineageKind) kind!: LineageKind;
+  @Field(() => Blueprint) blueprint!: Blueprint;
+}
+
+@ObjectType('LineageEdge', { simpleResolvers: true })
+class LineageEdge {
+  @Field(() => Blueprint) parent!: Blueprint;
+  @Field(() => Blueprint) child!: Blueprint;
+  @Field(() => LineageKind) kind!: LineageKind;
+}
+
+@ObjectType('LineageNode', { simpleResolvers: true })
+class LineageNode {
+  @Field(() => Blueprint) blueprint!: Blueprint;
+  @Field(() => Int, { description: 'Links between this blueprint and the root (0 for the root).' }) depth!: number;
+}
+
+@ObjectType('LineageGraph', { simpleResolvers: true })
+class LineageGraphType {
+  @Field(() => [Blueprint]) nodes!: Blueprint[];
+  @Field(() => [LineageNode]) nodesWithDepth!: LineageNode[];
+  @Field(() => [LineageEdge]) edges!: LineageEdge[];
+}
+
+@Resolver(() => Blueprint)
+export class LineageResolver {
+  @FieldResolver(() => [LineageRelative], { description: 'What this blueprint was forked or bred from (visible ones only).' })
+  parents(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Relative[]> {
+    return parentsOf(ctx, bp.id);
+  }
+
+  @FieldResolver(() => [LineageRelative], { description: 'Forks and breed offspring of this blueprint (visible ones only).' })
+  children(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Relative[]> {
+    return childrenOf(ctx, bp.id);
+  }
+
+  @FieldResolver(() => BlueprintConnection, { description: 'Public forks, oldest first.' })
+  forks(
+    @Root() bp: Blueprint,
+    @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<Blueprint> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    const selected = selectedFields(info);
+    const wantsPage = selected.has('edges') || selected.has('pageInfo');
+    return new LazyConnection(page, () => forksOf(ctx, bp.id, page), wantsPage ? undefined : () => forkCountOf(ctx, bp.id));
+  }
+
+  @FieldResolver(() => LineageGraphType, { description: 'The ancestry graph around this blueprint.' })
+  async lineage(
+    @Root() bp: Blueprint,
+    @Ctx() ctx: RequestContext,
+    @Arg('direction', () => LineageDirectionEnum, { defaultValue: LineageDirectionEnum.BOTH }) direction: LineageDirectionEnum,
+    @Arg('depth', () => Int, { defaultValue: 10 }) depth: number,
+  ): Promise<LineageGraphType> {
+    const graph = await lineageGraph(ctx, bp.id, direction as LineageDirection, depth);
+    const byId = new Map(graph.nodes.map((n) => [n.blueprint.id, n.blueprint]));
+    return {
+      nodes: graph.nodes.map((n) => n.blueprint),
+      nodesWithDepth: graph.nodes,
+      edges: graph.edges.map((e) => ({ parent: byId.get(e.parentId)!, child: byId.get(e.childId)!, kind: e.kind })),
+    };
+  }
+}

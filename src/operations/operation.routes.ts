@@ -1,0 +1,42 @@
+import { requestContext } from '../platform/http';
+import { idParam, type RouteModule } from '../platform/routes';
+import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
+import { toOperationBody } from './operation.wire';
+
+type OpParams = { Params: { operationId: string } };
+
+/** Bodies are checked by the service (it names JSON paths); here they only need to be objects. */
+const objectBody = { type: 'object' };
+
+export const operationRoutes: RouteModule = (app, deps) => {
+  app.post<{ Body: { tool_type?: unknown; source_blueprint_ids?: unknown; params?: unknown } }>(
+    '/api/tools/operations',
+    { schema: { body: objectBody } },
+    async (request, reply) => {
+      const ctx = await requestContext(request, deps);
+      const body = request.body ?? {};
+      const v = await startOperation(ctx, { toolType: body.tool_type, sourceBlueprintIds: body.source_blueprint_ids, params: body.params });
+      return reply.status(201).send(toOperationBody(v, true));
+    },
+  );
+
+  app.post<OpParams & { Body: { token?: unknown; submission?: unknown } }>(
+    '/api/tools/operations/:operationId/submit',
+    { schema: { params: idParam('operationId'), body: objectBody } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const body = request.body ?? {};
+      return toOperationBody(await submitStep(ctx, request.params.operationId, body.token, body.submission), true);
+    },
+  );
+
+  app.get<OpParams>('/api/tools/operations/:operationId', { schema: { params: idParam('operationId') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toOperationBody(await getOperation(ctx, request.params.operationId), false);
+  });
+
+  app.post<OpParams>('/api/tools/operations/:operationId/cancel', { schema: { params: idParam('operationId') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toOperationBody(await cancelOperation(ctx, request.params.operationId), false);
+  });
+};

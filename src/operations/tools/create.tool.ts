@@ -1,0 +1,163 @@
+import { insertBlueprint } from '../../blueprints/blueprint.service';
+import { Visibility } from '../../blueprints/blueprint.entity';
+import { moduleFromWire, stepFromWire, type JsonObject, type Plan, type PlanModule, type PlanStep, type WireModule, type WireStep } from '../../plans/plan';
+import { freeObjectSchema, moduleSchema, stepSchema } from '../../plans/plan.schema';
+import { planIssues } from '../../plans/plan.validation';
+import { validationFailed } from '../../platform/errors';
+import type { ToolContext, ToolDefinition } from '../tool-definition';
+
+interface CreateParams {
+  description?: string;
+  language?: string;
+  framework?: string;
+}
+
+interface CreateState {
+  modules?: PlanModule[];
+  steps?: PlanStep[];
+  configuration?: JsonObject;
+  designSystem?: JsonObject;
+}
+
+type Ctx = ToolContext<CreateParams, CreateState>;
+
+/** Plan rules checked as soon as the step that can break them is submitted, with submission paths. */
+function assertPartialPlan(c: Ctx, plan: Plan, only: 'modules' | 'steps'): void {
+  const issues = planIssues(plan, c.ctx.config.limits)
+    .filter((i) => i.path.startsWith(only))
+    .map((i) => ({ ...i, path: `submission/${i.path}` }));
+  if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+}
+
+function brief(c: Ctx): string {
+  const p = c.params;
+  return [
+    p.description ? `What to build: ${p.description}` : 'What to build: (no description given; choose a coherent small system)',
+    p.language ? `Target language: ${p.language}` : null,
+    p.framework ? `Target framework: ${p.framework}` : null,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+function moduleList(c: Ctx): string {
+  return (c.state.modules ?? []).map((m) => `- ${m.key} (${m.kind}): ${m.name}${m.dependsOn.length ? ` — depends on ${m.dependsOn.join(', ')}` : ''}`).join('\n');
+}
+
+const tagSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
+
+/** The `create` tool: exactly five submissions (DESIGN.md section 8), then a new blueprint and its version 1. */
+export const createTool: ToolDefinition<CreateParams, CreateState> = {
+  type: 'create',
+  summary: 'Design a new blueprint in five steps: modules, steps, configuration, design system, then name and visibility.',
+  sources: { min: 0, max: 0 },
+  sourceAccess: 'read',
+  output: 'new',
+  paramsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      description: { type: 'string', maxLength: 10_000 },
+      language: { type: 'string', maxLength: 100 },
+      framework: { type: 'string', maxLength: 100 },
+    },
+  },
+  initialState: () => ({}),
+  steps: () => [
+    {
+      title: 'Modules',
+      prompt: (c) =>
+        `${brief(c)}\n\nStep 1 of 5: list the modules of the system. Each module has a unique kebab-case key, a name, a one-paragraph summary, a kind (one lowercase word such as frontend, backend, service, data, infra) and the keys of the modules it depends on. Dependencies must not form a cycle.`,
+      submissionSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['modules'],
+        properties: { modules: { type: 'array', minItems: 1, items: moduleSchema } },
+      },
+      accept: (c, s: { modules: WireModule[] }) => {
+        const modules = s.modules.map(moduleFromWire);
+        assertPartialPlan(c, { modules, steps: [], configuration: {}, designSystem: {} }, 'modules');
+        return { ...c.state, modules };
+      },
+    },
+    {
+      title: 'Steps',
+      prompt: (c) =>
+        `${brief(c)}\n\nModules:\n${moduleList(c)}\n\nStep 2 of 5: write the build steps in the order they should run. Each step has a unique kebab-case key, the key of the module it builds, a title, instructions for the agent who will execute it, and acceptance checks (strings) that tell when it is done.`,
+      submissionSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['steps'],
+        properties: { steps: { type: 'array', minItems: 1, items: stepSchema } },
+      },
+      accept: (c, s: { steps: WireStep[] }) => {
+        const steps = s.steps.map(stepFromWire);
+        assertPartialPlan(c, { modules: c.state.modules ?? [], steps, configuration: {}, designSystem: {} }, 'steps');
+        return { ...c.state, steps };
+      },
+    },
+    {
+      title: 'Configuration',
+      prompt: (c) =>
+        `${brief(c)}\n\nStep 3 of 5: give the configuration as a JSON object (language, framework, runtime, database, environment variables, ...). The language and framework of the request are filled in unless you set them.`,
+      submissionSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['configuration'],
+        properties: { configuration: freeObjectSchema },
+      },
+      accept: (c, s: { configuration: JsonObject }) => {
+        const base: JsonObject = {};
+        if (c.params.language) base.language = c.params.language;
+        if (c.params.framework) base.framework = c.params.framework;
+        return { ...c.state, configuration: { ...base, ...s.configuration } };
+      },
+    },
+    {
+      title: 'Design system',
+      prompt: (c) => `${brief(c)}\n\nStep 4 of 5: describe the design system as a JSON object (colours, typography, spacing, components, tone). Use {} for a system with no user interface.`,
+      submissionSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['design_system'],
+        properties: { design_system: freeObjectSchema },
+      },
+      accept: (c, s: { design_system: JsonObject }) => ({ ...c.state, designSystem: s.design_system }),
+    },
+    {
+      title: 'Name and visibility',
+      prompt: (c) =>
+        `${brief(c)}\n\nStep 5 of 5: name the blueprint, describe it in a few sentences, tag it (e.g. saas, e-commerce, api, cli, dashboard) and choose its visibility: public (listed in the registry, forkable by anyone) or private.`,
+      submissionSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'visibility'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+          description: { type: 'string', maxLength: 5000, default: '' },
+          tags: { type: 'array', items: tagSchema, maxItems: 20, uniqueItems: true, default: [] },
+          visibility: { type: 'string', enum: ['public', 'private'] },
+        },
+      },
+      accept: (c, s) => ({ ...c.state, final: s }) as CreateState,
+    },
+  ],
+  async finish(c) {
+    const final = (c.state as { final: { name: string; description: string; tags: string[]; visibility: Visibility } }).final;
+    const plan: Plan = {
+      modules: c.state.modules ?? [],
+      steps: c.state.steps ?? [],
+      configuration: c.state.configuration ?? {},
+      designSystem: c.state.designSystem ?? {},
+    };
+    const bp = await insertBlueprint(
+      c.tx,
+      c.ctx,
+      c.operation.principal.id,
+      { name: final.name.trim(), description: final.description, tags: final.tags, visibility: final.visibility, plan },
+      'create',
+      { operation_id: c.operation.id, modules_added: plan.modules.map((m) => m.key), steps_added: plan.steps.map((s) => s.key) },
+    );
+    return { blueprint_ids: [bp.id], blueprint: { id: bp.id, slug: bp.slug, name: bp.name } };
+  },
+};

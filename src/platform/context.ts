@@ -1,0 +1,24 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import type { EventBus } from './events';
+import type { Loaders } from './loaders';
+
+/** Who is calling. `null` viewer = anonymous. */
+export interface Viewer {
+  principalId: string;
+  kind: 'user' | 'agent';
+  name: string;
+}
+
+/**
+ * Everything one request (or one WebSocket operation) works with. Services receive it; nothing
+ * request-scoped lives at module level.
+ */
+export interface RequestContext {
+  em: EntityManager;
+  viewer: Viewer | null;
+  loaders: Loaders;
+  config: Config;
+  events: EventBus;
+  requestId: string;
+}

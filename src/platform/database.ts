@@ -1,0 +1,50 @@
+import { MikroORM, defineConfig } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { Client } from 'pg';
+import { entities } from '../db/entities';
+import { migrations } from '../db/migrations';
+import { CountingLogger } from './sql-counter';
+
+export type Orm = MikroORM;
+
+export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolMax?: number } = {}) {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    debug: options.debug ?? false,
+    loggerFactory: (o) => CountingLogger.create(o),
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    // Reads by id inside one request hit the identity map; nothing is loaded lazily behind our back.
+    forceUndefined: false,
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+  });
+}
+
+/** Creates the database named in the URL when the server has no such database yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } catch (err) {
+    // Two processes starting at once may both try; the loser sees 42P04 (duplicate database).
+    if ((err as { code?: string }).code !== '42P04') throw err;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Connects and applies every pending migration. */
+export async function openDatabase(databaseUrl: string, options: { debug?: boolean; poolMax?: number } = {}): Promise<Orm> {
+  await ensureDatabase(databaseUrl);
+  const orm = await MikroORM.init(ormConfig(databaseUrl, options));
+  await orm.getMigrator().up();
+  return orm;
+}

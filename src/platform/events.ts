@@ -1,0 +1,85 @@
+import { createPubSub } from '@graphql-yoga/subscription';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+
+/**
+ * Domain events, carried across server instances by PostgreSQL LISTEN/NOTIFY. `publish` runs
+ * `pg_notify` on the caller's transaction, so an event is delivered only when (and if) the write that
+ * caused it commits. Payloads carry ids only; subscribers read rows (NOTIFY payloads are < 8000 bytes and
+ * never replayed).
+ */
+export interface EventTopics {
+  'blueprint.activity': { blueprintId: string; kind: 'forked' | 'starred' | 'unstarred' | 'version' | 'changelog'; subjectId: string | null; actorId: string };
+  'operation.updated': { operationId: string; principalId: string; status: string; step: number };
+  'architecture.changed': { architectureId: string; slug: string; change: string; subjectId: string | null; actorId: string };
+  'inbox.delivered': { broadcastId: string };
+}
+
+export type Topic = keyof EventTopics;
+
+const CHANNEL = 'bw_events';
+
+type LocalTopics = { [T in Topic]: [EventTopics[T]] };
+
+export class EventBus {
+  private readonly local = createPubSub<LocalTopics>();
+  private listener: Client | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: (msg: string, err?: unknown) => void,
+  ) {}
+
+  /** Opens the LISTEN connection; reconnects when it drops. */
+  async start(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    client.on('notification', (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) return;
+      try {
+        const { topic, payload } = JSON.parse(msg.payload) as { topic: Topic; payload: EventTopics[Topic] };
+        (this.local.publish as (t: Topic, p: unknown) => void)(topic, payload);
+      } catch (err) {
+        this.log('dropped a malformed event notification', err);
+      }
+    });
+    client.on('error', (err) => {
+      this.log('event listener connection failed; reconnecting', err);
+      void this.reconnect();
+    });
+    await client.connect();
+    await client.query(`listen ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  private async reconnect(): Promise<void> {
+    const old = this.listener;
+    this.listener = null;
+    await old?.end().catch(() => undefined);
+    while (!this.stopped) {
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        this.log('event listener reconnect failed', err);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  /** Queues the event on `em`'s transaction (or sends it now when there is none). */
+  async publish<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
+    await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload })]);
+  }
+
+  /** Events of one topic as they arrive at this instance. */
+  subscribe<T extends Topic>(topic: T): AsyncIterable<EventTopics[T]> {
+    return (this.local.subscribe as (t: Topic) => AsyncIterable<EventTopics[T]>)(topic);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+  }
+}

@@ -1,0 +1,89 @@
+import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { encodeCursor, type PageRequest } from './pagination';
+
+@ObjectType('PageInfo', { simpleResolvers: true })
+export class PageInfo {
+  @Field(() => Boolean) hasNextPage!: boolean;
+  @Field(() => Boolean) hasPreviousPage!: boolean;
+  @Field(() => String, { nullable: true }) startCursor!: string | null;
+  @Field(() => String, { nullable: true }) endCursor!: string | null;
+}
+
+/**
+ * What a connection field returns: the page it stands for and how to fetch it. The edges and the
+ * count are fetched only when selected, through DataLoaders, so a connection nested in a list costs one
+ * statement per level, not one per parent.
+ */
+export class LazyConnection<T> {
+  private pagePromise?: Promise<{ items: T[]; total: number }>;
+
+  constructor(
+    readonly page: PageRequest,
+    private readonly fetchPage: () => Promise<{ items: T[]; total: number }>,
+    /** A cheaper count when the page itself is not selected; defaults to the page's total. */
+    private readonly fetchCount?: () => Promise<number>,
+  ) {}
+
+  loadPage(): Promise<{ items: T[]; total: number }> {
+    this.pagePromise ??= this.fetchPage();
+    return this.pagePromise;
+  }
+
+  async edges(): Promise<Array<{ cursor: string; node: T }>> {
+    const { items } = await this.loadPage();
+    return items.map((node, i) => ({ cursor: encodeCursor(this.page.offset + i), node }));
+  }
+
+  async pageInfo(): Promise<PageInfo> {
+    const { items, total } = await this.loadPage();
+    const last = this.page.offset + items.length - 1;
+    return {
+      hasNextPage: this.page.offset + items.length < total,
+      hasPreviousPage: this.page.offset > 0,
+      startCursor: items.length ? encodeCursor(this.page.offset) : null,
+      endCursor: items.length ? encodeCursor(last) : null,
+    };
+  }
+
+  async totalCount(): Promise<number> {
+    if (this.pagePromise || !this.fetchCount) return (await this.loadPage()).total;
+    return this.fetchCount();
+  }
+}
+
+/** Declares `<Name>Connection` and `<Name>Edge` GraphQL types for node type `Node`. */
+export function connectionType<T extends object>(Node: ClassType<T>, name: string) {
+  @ObjectType(`${name}Edge`, { simpleResolvers: true })
+  class Edge {
+    @Field(() => String) cursor!: string;
+    @Field(() => Node) node!: T;
+  }
+
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
+  class Connection {
+    @Field(() => [Edge], { description: 'The page of items, each with its cursor.' })
+    edges!: Edge[];
+
+    @Field(() => PageInfo)
+    pageInfo!: PageInfo;
+
+    @Field(() => Int, { description: 'All items, on every page.' })
+    totalCount!: number;
+  }
+  return Connection;
+}
+
+/** Names of the fields selected directly under the current field (through fragments too). */
+export function selectedFields(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const visit = (set: SelectionSetNode | undefined) => {
+    for (const sel of set?.selections ?? []) {
+      if (sel.kind === 'Field') names.add(sel.name.value);
+      else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
+      else visit(info.fragments[sel.name.value]?.selectionSet);
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  return names;
+}

@@ -1,0 +1,156 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { createPubSub } from '@graphql-yoga/subscription';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import { GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { NonEmptyArray } from 'type-graphql';
+import { buildSchema } from 'type-graphql';
+import { viewerFromToken } from '../auth/auth.service';
+import { bearerFrom } from '../auth/tokens';
+import type { RequestContext, Viewer } from './context';
+import { AppError } from './errors';
+import { assertQueryCost, limitRules } from './graphql-limits';
+import { requestContext } from './http';
+import { Loaders } from './loaders';
+import type { AppDeps } from './request-context';
+
+/** Codes graphql-js and Apollo use for a bad request; all are VALIDATION_FAILED to our callers. */
+const badRequestCodes = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_SUPPORTED', 'PERSISTED_QUERY_NOT_FOUND', 'VALIDATION_FAILED']);
+
+export async function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {
+  // Our subscriptions bring their own `subscribe` (EventBus, fed by PostgreSQL NOTIFY); type-graphql still
+  // insists on a pubSub for `topics`-style subscriptions, of which there are none.
+  return buildSchema({ resolvers, validate: false, emitSchemaFile: false, pubSub: createPubSub() });
+}
+
+/** One error shape for GraphQL: our codes in `extensions.code`; anything unexpected masked as INTERNAL. */
+export function formatGraphQLError(log: (obj: unknown, msg: string) => void) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof AppError)
+      return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
+    const code = String(formatted.extensions?.code ?? '');
+    if (code === 'UNAUTHENTICATED') return { message: formatted.message, extensions: { code } };
+    if (badRequestCodes.has(code) || (original instanceof GraphQLError && !original.originalError && code === ''))
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'VALIDATION_FAILED' } };
+    log({ err: original }, 'unhandled GraphQL error');
+    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
+  };
+}
+
+/** Applies the cost limit once the operation is known (it needs the variables). */
+function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, schema }) {
+          assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Mounts GraphQL on `/graphql`: Apollo for queries and mutations over HTTP, graphql-ws for subscriptions
+ * on the same port and path, both with the same schema, auth, limits and error shape.
+ */
+export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<void> {
+  const rules = limitRules(deps.config.limits);
+  const format = formatGraphQLError((obj, msg) => app.log.error(obj, msg));
+
+  const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
+  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null }>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
+        if (token === null) return false;
+        if (token === undefined) {
+          ctx.extra.viewer = null;
+          return true;
+        }
+        try {
+          ctx.extra.viewer = await viewerFromToken(deps.orm.em.fork(), token);
+          return true;
+        } catch {
+          return false; // graphql-ws closes with 4403 Forbidden
+        }
+      },
+      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (err) {
+          return [new GraphQLError((err as Error).message, { extensions: { code: 'VALIDATION_FAILED' } })];
+        }
+        const errors = validate(schema, document, [...specifiedRules, ...rules]);
+        if (errors.length > 0) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'VALIDATION_FAILED' } }));
+        try {
+          assertQueryCost(deps.config.limits, schema, document, payload.variables ?? undefined, payload.operationName);
+        } catch (err) {
+          return [err as AppError];
+        }
+        const contextValue: RequestContext = {
+          em: deps.orm.em.fork(),
+          viewer: ctx.extra.viewer ?? null,
+          loaders: new Loaders(),
+          config: deps.config,
+          events: deps.events,
+          requestId: `ws-${_id}`,
+        };
+        return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!('errors' in result) || !result.errors) return result;
+        return { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON ? e.toJSON() : e, e)),
+    },
+    wss,
+  );
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    validationRules: rules,
+    formatError: format,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginCacheControlDisabled(),
+      costPlugin(deps),
+      {
+        async serverWillStart() {
+          return {
+            async drainServer() {
+              await wsServer.dispose();
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+
+  const handler = fastifyApolloHandler(apollo, {
+    context: async (request) => {
+      try {
+        return await requestContext(request, deps);
+      } catch (err) {
+        if (err instanceof AppError)
+          throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });
+        throw err;
+      }
+    },
+  });
+  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], handler });
+  app.addHook('onClose', async () => {
+    await apollo.stop();
+  });
+}

@@ -1,0 +1,53 @@
+import type { Limits } from './config';
+import { validationFailed } from './errors';
+
+/** A validated page request, whether it came as REST `limit/offset` or GraphQL `first/after`. */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+function toInt(value: unknown, name: string): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n)) throw validationFailed(`${name} must be an integer`, { issues: [{ path: name, message: 'must be an integer' }] });
+  return n;
+}
+
+/** REST `limit` (default 20, 1..max) and `offset` (>= 0); out of range is 400, never clamped silently. */
+export function pageFromQuery(query: { limit?: unknown; offset?: unknown }, limits: Limits): PageRequest {
+  const limit = toInt(query.limit, 'limit') ?? limits.pageDefault;
+  const offset = toInt(query.offset, 'offset') ?? 0;
+  if (limit < 1 || limit > limits.pageMax)
+    throw validationFailed(`limit must be between 1 and ${limits.pageMax}`, { issues: [{ path: 'limit', message: `must be between 1 and ${limits.pageMax}` }] });
+  if (offset < 0) throw validationFailed('offset must be 0 or more', { issues: [{ path: 'offset', message: 'must be 0 or more' }] });
+  return { limit, offset };
+}
+
+/** Relay cursors are opaque; here they encode the position in the ordered list. */
+export function encodeCursor(position: number): string {
+  return Buffer.from(`pos:${position}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^pos:(\d+)$/.exec(decoded);
+  if (!match) throw validationFailed('after is not a cursor this API issued', { issues: [{ path: 'after', message: 'is not a valid cursor' }] });
+  return Number(match[1]);
+}
+
+/** GraphQL `first` (default 20, 1..max) and `after` (a cursor) as a page request. */
+export function pageFromConnectionArgs(args: { first?: number | null; after?: string | null }, limits: Limits): PageRequest {
+  const limit = args.first ?? limits.pageDefault;
+  if (limit < 1 || limit > limits.pageMax)
+    throw validationFailed(`first must be between 1 and ${limits.pageMax}`, { issues: [{ path: 'first', message: `must be between 1 and ${limits.pageMax}` }] });
+  const offset = args.after ? decodeCursor(args.after) + 1 : 0;
+  return { limit, offset };
+}

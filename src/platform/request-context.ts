@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { viewerFromToken } from '../auth/auth.service';
+import { bearerFrom } from '../auth/tokens';
+import type { Config } from './config';
+import type { RequestContext } from './context';
+import type { Orm } from './database';
+import { unauthenticated } from './errors';
+import type { EventBus } from './events';
+import { Loaders } from './loaders';
+
+/** The long-lived parts every request context is made from. */
+export interface AppDeps {
+  orm: Orm;
+  config: Config;
+  events: EventBus;
+}
+
+/**
+ * A context for one request or WebSocket operation: a fresh EntityManager fork, fresh DataLoaders and the
+ * viewer behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
+ */
+export async function createRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string = randomUUID()): Promise<RequestContext> {
+  const em = deps.orm.em.fork() as EntityManager;
+  const token = bearerFrom(authorization);
+  if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
+  const viewer = token === undefined ? null : await viewerFromToken(em, token);
+  return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId };
+}

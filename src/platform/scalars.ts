@@ -1,0 +1,1 @@
+export { GraphQLJSON as JSONScalar, GraphQLJSONObject as JSONObjectScalar } from 'graphql-scalars';

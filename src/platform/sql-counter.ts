@@ -1,0 +1,25 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+
+/**
+ * Counts the SQL statements one request issues, so tests can assert that nested GraphQL reads batch
+ * (the count must not grow with breadth) and benchmarks can print it.
+ */
+export interface SqlCount {
+  statements: number;
+}
+
+export const sqlCountScope = new AsyncLocalStorage<SqlCount>();
+
+/** MikroORM logger that counts every statement in the current request scope, then logs as usual. */
+export class CountingLogger extends DefaultLogger {
+  override logQuery(context: { query: string } & LogContext): void {
+    const scope = sqlCountScope.getStore();
+    if (scope) scope.statements += 1;
+    super.logQuery(context);
+  }
+
+  static override create(options: LoggerOptions): CountingLogger {
+    return new CountingLogger(options);
+  }
+}

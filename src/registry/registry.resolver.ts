@@ -1,0 +1,56 @@
+import { Arg, Ctx, Field, Float, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+import { Blueprint } from '../blueprints/blueprint.entity';
+import { BlueprintConnection } from '../blueprints/blueprint.types';
+import type { RequestContext } from '../platform/context';
+import { LazyConnection } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
+import { normaliseTagList, parseWindowDays, searchRegistry, trending, type RegistrySort } from './registry.service';
+
+enum RegistrySortEnum {
+  RELEVANCE = 'relevance',
+  STARS = 'stars',
+  RECENT = 'recent',
+  TRENDING = 'trending',
+}
+registerEnumType(RegistrySortEnum, { name: 'RegistrySort' });
+
+@ObjectType('TrendingActivity', { simpleResolvers: true })
+class TrendingActivity {
+  @Field(() => Int) stars!: number;
+  @Field(() => Int) forks!: number;
+  @Field(() => Int) executions!: number;
+}
+
+@ObjectType('TrendingEntry', { simpleResolvers: true })
+class TrendingEntryType {
+  @Field(() => Blueprint) blueprint!: Blueprint;
+  @Field(() => Float, { description: 'Weighted activity inside the window.' }) score!: number;
+  @Field(() => TrendingActivity) activity!: TrendingActivity;
+}
+
+@Resolver()
+export class RegistryResolver {
+  @Query(() => BlueprintConnection, { description: 'Public blueprints by keyword (full-text, ranked) and tags (all must match).' })
+  registry(
+    @Ctx() ctx: RequestContext,
+    @Arg('q', () => String, { nullable: true }) q?: string,
+    @Arg('tags', () => [String], { nullable: true }) tags?: string[],
+    @Arg('sort', () => RegistrySortEnum, { nullable: true }) sort?: RegistrySortEnum,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<Blueprint> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page));
+  }
+
+  @Query(() => [TrendingEntryType], { description: 'Public blueprints ranked by stars, forks and executions inside the window.' })
+  async trending(
+    @Ctx() ctx: RequestContext,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number,
+    @Arg('windowDays', () => Int, { nullable: true }) windowDays?: number,
+  ): Promise<TrendingEntryType[]> {
+    const { limit: n } = pageFromConnectionArgs({ first: limit }, ctx.config.limits);
+    const entries = await trending(ctx, parseWindowDays(windowDays), n);
+    return entries.map((e) => ({ blueprint: e.blueprint, score: e.score, activity: { stars: e.stars, forks: e.forks, executions: e.executions } }));
+  }
+}

@@ -1,0 +1,37 @@
+import { toCard } from '../blueprints/blueprint.wire';
+import { validationFailed } from '../platform/errors';
+import { requestContext } from '../platform/http';
+import { pageFromQuery } from '../platform/pagination';
+import type { RouteModule } from '../platform/routes';
+import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
+
+type RegistryQuerystring = { q?: string; tags?: string; limit?: string; offset?: string; sort?: string };
+
+export const registryRoutes: RouteModule = (app, deps) => {
+  const stringProps = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) });
+
+  app.get<{ Querystring: RegistryQuerystring }>('/api/registry', { schema: { querystring: stringProps('q', 'tags', 'limit', 'offset', 'sort') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    const page = pageFromQuery(request.query, deps.config.limits);
+    const sort = request.query.sort;
+    if (sort !== undefined && !registrySorts.includes(sort as RegistrySort))
+      throw validationFailed(`sort must be one of: ${registrySorts.join(', ')}`, { issues: [{ path: 'sort', message: 'is not a known sort order' }] });
+    const result = await searchRegistry(ctx, { q: request.query.q, tags: parseTags(request.query.tags), sort: sort as RegistrySort | undefined }, page);
+    return { items: result.items.map((bp) => ({ ...toCard(bp), description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() })), total: result.total, ...page };
+  });
+
+  app.get<{ Querystring: { limit?: string; window_days?: string } }>(
+    '/api/registry/trending',
+    { schema: { querystring: stringProps('limit', 'window_days') } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const { limit } = pageFromQuery({ limit: request.query.limit }, deps.config.limits);
+      const windowDays = parseWindowDays(request.query.window_days);
+      const entries = await trending(ctx, windowDays, limit);
+      return {
+        window_days: windowDays,
+        items: entries.map((e) => ({ ...toCard(e.blueprint), description: e.blueprint.description, tags: e.blueprint.tags, score: e.score, activity: { stars: e.stars, forks: e.forks, executions: e.executions } })),
+      };
+    },
+  );
+};

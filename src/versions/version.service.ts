@@ -1,0 +1,34 @@
+import { ref } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Principal } from '../auth/principal.entity';
+import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { Plan } from '../plans/plan';
+import { BlueprintVersion } from './blueprint-version.entity';
+
+/**
+ * Appends the next version of `blueprint` with its current plan as the snapshot. Call inside the write
+ * transaction that changed the plan; the (blueprint, number) unique key rejects a concurrent duplicate.
+ */
+export async function recordVersion(
+  tx: EntityManager,
+  blueprint: Blueprint,
+  authorId: string,
+  cause: string,
+  changes: Record<string, unknown>,
+  plan: Plan = blueprint.plan,
+): Promise<BlueprintVersion> {
+  const rows: Array<{ next: number }> = await tx.execute(
+    'select coalesce(max(number), 0) + 1 as next from blueprint_version where blueprint_id = ?',
+    [blueprint.id],
+  );
+  const version = new BlueprintVersion({
+    blueprint: ref(blueprint),
+    number: Number(rows[0]!.next),
+    author: tx.getReference(Principal, authorId, { wrapped: true }),
+    cause,
+    changes,
+    plan: structuredClone(plan),
+  });
+  tx.persist(version);
+  return version;
+}
