@@ -50,7 +50,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const http = await createHttpServer(deps);
     log = http.log;
     for (const routes of routeModules) routes(http, deps);
-    await mountGraphQL(http, deps, await graphQLSchema());
+    const graphql = await mountGraphQL(http, deps, await graphQLSchema());
     await http.listen({ port: config.port, host: config.host });
     const address = http.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -63,7 +63,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
       http,
       deps,
       async close() {
-        await http.close();
+        await graphql.stop();
         await eventsRef.stop();
         await ormRef.close();
         await embedded?.stop();

@@ -4,6 +4,7 @@
  */
 import type { Plan, PlanModule, PlanStep } from './plan';
 import { cloneJson, deepEqual } from './algebra.json';
+import { appendTo } from './algebra.graph';
 
 /** The four sections of a plan, in the order reports list them. */
 export type PlanSection = 'modules' | 'steps' | 'configuration' | 'designSystem';
@@ -163,7 +164,7 @@ function breakCycles(modules: PlanModule[], preferEdge: (from: string, to: strin
 function isAcyclic(modules: readonly PlanModule[]): boolean {
   const waiting = new Map(modules.map((m) => [m.key, m.dependsOn.length]));
   const dependents = new Map<string, string[]>();
-  for (const m of modules) for (const d of m.dependsOn) dependents.set(d, [...(dependents.get(d) ?? []), m.key]);
+  for (const m of modules) for (const d of m.dependsOn) appendTo(dependents, d, m.key);
   const ready = modules.filter((m) => m.dependsOn.length === 0).map((m) => m.key);
   let done = 0;
   while (ready.length > 0) {
@@ -194,21 +195,34 @@ export function relativeOrderDiffers(a: readonly string[], b: readonly string[])
  * `[a, n, b]`, and two disjoint orders are concatenated.
  */
 export function weaveOrder(skeleton: readonly string[], other: readonly string[]): string[] {
-  const result = [...new Set(skeleton)];
-  const placed = new Set(result);
+  // A doubly linked list keeps each insertion O(1): run orders can hold thousands of steps.
+  const head = '\u0000head';
+  const next = new Map<string, string | undefined>([[head, undefined]]);
+  const prev = new Map<string, string>();
+  let tail = head;
+  const insertAfter = (anchor: string, key: string) => {
+    const after = next.get(anchor);
+    next.set(anchor, key);
+    next.set(key, after);
+    prev.set(key, anchor);
+    if (after === undefined) tail = key;
+    else prev.set(after, key);
+  };
+  for (const key of skeleton) if (!next.has(key)) insertAfter(tail, key);
   other.forEach((key, i) => {
-    if (placed.has(key)) return;
-    let at = result.length;
-    const before = findLast(other, i, (k) => placed.has(k));
-    if (before !== undefined) at = result.indexOf(before) + 1;
+    if (next.has(key)) return;
+    let anchor = tail;
+    const before = findLast(other, i, (k) => next.has(k));
+    if (before !== undefined) anchor = before;
     else {
-      const after = other.slice(i + 1).find((k) => placed.has(k));
-      if (after !== undefined) at = result.indexOf(after);
+      const after = other.slice(i + 1).find((k) => next.has(k));
+      if (after !== undefined) anchor = prev.get(after)!;
     }
-    result.splice(at, 0, key);
-    placed.add(key);
+    insertAfter(anchor, key);
   });
-  return result;
+  const order: string[] = [];
+  for (let k = next.get(head); k !== undefined; k = next.get(k)) order.push(k);
+  return order;
 }
 
 function findLast(items: readonly string[], end: number, test: (k: string) => boolean): string | undefined {

@@ -8,6 +8,13 @@ import type { Plan } from './plan';
 
 type ModulesOf = Pick<Plan, 'modules'>;
 
+/** Appends to the list under `key`, creating it; in place, so grouping n items stays linear. */
+export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** Each module's dependencies that name a module of the plan, without duplicates or self-loops. */
 export function dependencyMap(plan: ModulesOf): Map<string, string[]> {
   const keys = new Set(plan.modules.map((m) => m.key));
@@ -30,7 +37,7 @@ export function topologicalOrder(plan: ModulesOf): string[] {
   const dependents = new Map<string, string[]>();
   for (const [key, ds] of deps) {
     waitingOn.set(key, ds.length);
-    for (const d of ds) dependents.set(d, [...(dependents.get(d) ?? []), key]);
+    for (const d of ds) appendTo(dependents, d, key);
   }
   // A sorted array as priority queue: plans hold at most a few hundred modules.
   const ready = [...deps.keys()].filter((k) => waitingOn.get(k) === 0).sort();
@@ -91,7 +98,7 @@ export function dependencyClusters(plan: ModulesOf): string[][] {
   const clusters = new Map<string, string[]>();
   for (const key of deps.keys()) {
     const root = find(key);
-    clusters.set(root, [...(clusters.get(root) ?? []), key]);
+    appendTo(clusters, root, key);
   }
   return [...clusters.values()].map((c) => c.sort()).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
 }
@@ -112,16 +119,16 @@ export function reachableFrom(plan: ModulesOf, roots: Iterable<string>): Set<str
 
 /** Modules that depend on `key`, directly or not (the blast radius of changing it). */
 export function dependentsOf(plan: ModulesOf, key: string): Set<string> {
-  const deps = dependencyMap(plan);
+  const dependents = new Map<string, string[]>();
+  for (const [k, ds] of dependencyMap(plan)) for (const d of ds) appendTo(dependents, d, k);
   const seen = new Set<string>();
-  let frontier = [key];
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const [k, ds] of deps) if (!seen.has(k) && ds.some((d) => frontier.includes(d))) next.push(k);
-    for (const k of next) seen.add(k);
-    frontier = next;
+  const stack = [...(dependents.get(key) ?? [])];
+  while (stack.length > 0) {
+    const k = stack.pop()!;
+    if (seen.has(k) || k === key) continue;
+    seen.add(k);
+    stack.push(...(dependents.get(k) ?? []));
   }
-  seen.delete(key);
   return seen;
 }
 
@@ -180,11 +187,11 @@ export function partitionSteps(plan: Pick<Plan, 'modules' | 'steps'>, lanes: num
   const laneCount = Math.max(1, Math.floor(Number.isFinite(lanes) ? lanes : 1));
   const levels = moduleLevels(plan);
   const stepsOf = new Map<string, string[]>();
-  for (const s of plan.steps) stepsOf.set(s.moduleKey, [...(stepsOf.get(s.moduleKey) ?? []), s.key]);
+  for (const s of plan.steps) appendTo(stepsOf, s.moduleKey, s.key);
   const byLevel = new Map<number, string[]>();
   for (const moduleKey of new Set([...levels.keys(), ...stepsOf.keys()])) {
     const level = levels.get(moduleKey) ?? 0;
-    byLevel.set(level, [...(byLevel.get(level) ?? []), moduleKey]);
+    appendTo(byLevel, level, moduleKey);
   }
   const out: string[][] = Array.from({ length: laneCount }, () => []);
   const total = new Array<number>(laneCount).fill(0);

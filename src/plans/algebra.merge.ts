@@ -72,7 +72,8 @@ export interface MergeResult {
  * The result is always a valid plan: a module ours still has but upstream removed comes back when a
  * merged step or dependency needs it; steps and dependencies naming a module neither side keeps are
  * dropped; a dependency upstream added that closes a cycle with ours is dropped. Each is reported.
- * `mergeThreeWay(base, x, base)` and `mergeThreeWay(base, base, x)` both return `x`.
+ * `mergeThreeWay(base, x, base)` returns `x`; so does `mergeThreeWay(base, base, x)`, except that a module
+ * `x` left equivalent to base (same dependencies in another order) keeps base's order.
  */
 export function mergeThreeWay(base: Plan, ours: Plan, theirs: Plan, options: MergeOptions = {}): MergeResult {
   const pins = options.pinned ?? {};

@@ -4,7 +4,7 @@
  */
 import type { Plan, PlanStep } from './plan';
 import { clonePlan, cloneStep } from './algebra.core';
-import { reachableFrom } from './algebra.graph';
+import { dependencyMap } from './algebra.graph';
 
 /**
  * A deterministic generator of numbers in [0, 1) (mulberry32), seeded by a 32-bit FNV-1a hash of
@@ -110,10 +110,21 @@ function variantOf(step: PlanStep, taken: Set<string>): PlanStep | undefined {
 
 /** Whether one module depends on the other, directly or not (then their steps keep their order). */
 function relatedModules(plan: Plan): (a: string, b: string) => boolean {
+  const deps = dependencyMap(plan);
   const reach = new Map<string, Set<string>>();
-  const reachOf = (k: string) => {
-    if (!reach.has(k)) reach.set(k, reachableFrom(plan, [k]));
-    return reach.get(k)!;
+  const reachOf = (from: string): Set<string> => {
+    let seen = reach.get(from);
+    if (seen) return seen;
+    seen = new Set<string>();
+    const stack = [...(deps.get(from) ?? [])];
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      stack.push(...(deps.get(k) ?? []));
+    }
+    reach.set(from, seen);
+    return seen;
   };
   return (a, b) => reachOf(a).has(b) || reachOf(b).has(a);
 }

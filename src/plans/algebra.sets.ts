@@ -6,7 +6,7 @@ import type { Plan, PlanModule, PlanStep } from './plan';
 import { emptyPlan } from './plan';
 import { cloneJson, intersectJson, mergeJsonFirstWins } from './algebra.json';
 import { cloneModule, cloneStep, repairPlan, restrictPlan, sameModule, sameStep, weaveOrder, type PlanRepair } from './algebra.core';
-import { reachableFrom } from './algebra.graph';
+import { appendTo, reachableFrom } from './algebra.graph';
 
 /** What a conflict is about: a module or step (by key), or a path in a JSON section. */
 export type ConflictKind = 'module' | 'step' | 'configuration' | 'designSystem';
@@ -42,8 +42,10 @@ export interface UnionResult {
  * disagreeing leaf. Run order: the first plan's steps, with each later plan's new steps woven in after
  * the step they follow there (see {@link weaveOrder}).
  *
- * Valid inputs give a valid result: a module's dependencies all come from the plan whose version won,
- * so no cycle can form. Anything invalid in the inputs is dropped and listed in `repairs`.
+ * Valid inputs give a valid result: the winning version of a module comes from the first plan that
+ * has it and names only modules of that plan, so each dependency was first defined in the same or
+ * an earlier plan, and a cycle would have to lie within one input. Anything invalid in the inputs is
+ * dropped and listed in `repairs`.
  */
 export function unionPlans(plans: readonly Plan[]): UnionResult {
   if (plans.length === 0) return { plan: emptyPlan(), conflicts: [], repairs: [] };
@@ -78,7 +80,7 @@ function unionByKey<T extends PlanModule | PlanStep>(
     for (const item of list) {
       if (seen.has(item.key)) continue; // a duplicate inside one input: its first occurrence counts
       seen.add(item.key);
-      holders.set(item.key, [...(holders.get(item.key) ?? []), { source, value: item }]);
+      appendTo(holders, item.key, { source, value: item });
     }
   });
   const winners = new Map<string, T>();

@@ -59,7 +59,7 @@ function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
  * Mounts GraphQL on `/graphql`: Apollo for queries and mutations over HTTP, graphql-ws for subscriptions
  * on the same port and path, both with the same schema, auth, limits and error shape.
  */
-export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<void> {
+export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<{ stop(): Promise<void> }> {
   const rules = limitRules(deps.config.limits);
   const format = formatGraphQLError((obj, msg) => app.log.error(obj, msg));
 
@@ -150,7 +150,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     },
   });
   app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], handler });
-  app.addHook('onClose', async () => {
-    await apollo.stop();
-  });
+  // Stopping Apollo drains everything: the drain plugin closes Fastify (in-flight requests finish,
+  // stragglers are cut after 10 s) and the hook above disposes graphql-ws (sockets get 1001 Going away).
+  return { stop: () => apollo.stop() };
 }

@@ -36,7 +36,8 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    forceCloseConnections: false,
+    // On close: finish in-flight requests, drop idle keep-alive sockets (clients reconnect elsewhere).
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
   });
 

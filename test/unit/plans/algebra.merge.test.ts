@@ -166,6 +166,25 @@ describe('mergeThreeWay', () => {
     );
   });
 
+  it('resolves every conflict about a module or step to our version', () => {
+    fc.assert(
+      fc.property(arbMergeTriple(), ([base, ours, theirs]) => {
+        const { plan, conflicts } = mergeThreeWay(base, ours, theirs);
+        const dropped = new Set(conflicts.filter((c) => c.reason === 'missing-module').map((c) => c.key));
+        for (const c of conflicts.filter((x) => ['both-changed', 'both-added', 'changed-and-removed'].includes(x.reason))) {
+          if (c.kind === 'module') {
+            const mine = ours.modules.find((m) => m.key === c.key);
+            const merged = plan.modules.find((m) => m.key === c.key);
+            // Dependencies may lose a module neither side kept, or an upstream edge closing a cycle.
+            expect(merged && { ...merged, dependsOn: [] }).toEqual(mine && { ...mine, dependsOn: [] });
+          }
+          if (c.kind === 'step' && !dropped.has(c.key)) expect(plan.steps.find((s) => s.key === c.key)).toEqual(ours.steps.find((s) => s.key === c.key));
+        }
+      }),
+      runs,
+    );
+  });
+
   it('gives the same content whichever side is ours, when nothing conflicts', () => {
     fc.assert(
       fc.property(arbMergeTriple({ small: true }), ([base, ours, theirs]) => {
@@ -189,6 +208,16 @@ describe('mergeThreeWay', () => {
       }),
       runs,
     );
+  });
+
+  it('treats a JSON key named like an Object method as data', () => {
+    const base = { ...shopPlan(), configuration: { constructor: { a: 1 }, toString: 'x', language: 'ts' } };
+    const ours = { ...base, configuration: { toString: 'x', language: 'go' } };
+    const theirs = { ...base, configuration: { constructor: { a: 1 }, language: 'ts', extra: true } };
+    const { plan, conflicts } = mergeThreeWay(base, ours, theirs);
+    expect(conflicts).toEqual([]);
+    expect(plan.configuration).toStrictEqual({ language: 'go', extra: true });
+    expect(planProblems(plan)).toEqual([]);
   });
 
   it('does not edit its inputs', () => {

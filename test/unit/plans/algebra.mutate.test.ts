@@ -72,7 +72,9 @@ describe('mutatePlan', () => {
         const m = mutatePlan(plan, seed, rate);
         return m.steps.length - plan.steps.length + m.steps.filter((s, i) => JSON.stringify(s) !== JSON.stringify(plan.steps[i])).length;
       }).reduce((a, b) => a + b, 0);
-    expect(changed(0.1)).toBeLessThan(changed(0.9));
+    expect(changed(0.1)).toBeGreaterThan(0);
+    expect(changed(0.1)).toBeLessThan(changed(0.5));
+    expect(changed(0.5)).toBeLessThan(changed(1));
   });
 
   it('keeps variant keys unique and within the schema limits', () => {

@@ -119,6 +119,26 @@ describe('unionPlans', () => {
     );
   });
 
+  it('treats JSON keys named like Object methods as data', () => {
+    const a = { ...emptyPlan(), configuration: { constructor: { a: 1 } } };
+    const b = { ...emptyPlan(), configuration: { toString: 2, valueOf: { b: 1 } } };
+    const { plan, conflicts } = unionPlans([a, b]);
+    expect(conflicts).toEqual([]);
+    // toStrictEqual compares `constructor` properties by identity, so compare the JSON text.
+    expect(JSON.stringify(plan.configuration)).toBe(JSON.stringify({ constructor: { a: 1 }, toString: 2, valueOf: { b: 1 } }));
+    expect(planProblems(plan)).toEqual([]);
+    expect(diffPlans(a, b).configuration).toEqual({ added: ['toString', 'valueOf'], removed: ['constructor'], changed: [] });
+    expect(intersectPlans([a, b]).configuration).toStrictEqual({});
+  });
+
+  it('keeps a `__proto__` key as data, never as a prototype', () => {
+    const a = { ...emptyPlan(), configuration: JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown> };
+    const { plan } = unionPlans([a, emptyPlan()]);
+    expect(Object.keys(plan.configuration)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(plan.configuration)).toBe(Object.prototype);
+    expect(JSON.stringify(plan.configuration)).toBe('{"__proto__":{"polluted":true}}');
+  });
+
   it('returns the empty plan for no plans', () => {
     expect(unionPlans([])).toEqual({ plan: emptyPlan(), conflicts: [], repairs: [] });
   });

@@ -2,6 +2,7 @@
  * fast-check arbitraries that generate valid plans, plus an independent validity check. Keys come
  * from small shared pools so that independently generated plans overlap (and conflict) often.
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { emptyPlan, type JsonObject, type Plan, type PlanModule, type PlanStep } from '../../../src/plans/plan';
 import { planIssues } from '../../../src/plans/plan.validation';
@@ -147,6 +148,10 @@ export function planProblems(plan: Plan): string[] {
   for (const m of plan.modules) {
     if (!keyRe.test(m.key) || m.key.length > 100) problems.push(`bad module key ${m.key}`);
     if (new Set(m.dependsOn).size !== m.dependsOn.length) problems.push(`duplicate dependency in ${m.key}`);
+  }
+  for (const section of ['configuration', 'designSystem'] as const) {
+    // Plain JSON only: a function or an inherited value leaking in would not survive storage.
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(plan[section])), plan[section])) problems.push(`${section} is not plain JSON`);
   }
   for (const s of plan.steps) {
     if (!keyRe.test(s.key) || s.key.length > 100) problems.push(`bad step key ${s.key}`);

@@ -1,0 +1,63 @@
+export interface RestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is (for malformed JSON and oversize bodies). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** A small REST client over fetch: JSON in, JSON out, status and headers kept. */
+export class RestClient {
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, options: RestOptions = {}): Promise<RestResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers['content-type'] ??= 'application/json';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON; keep the text
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  get<T = any>(path: string, options?: RestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, options?: RestOptions) {
+    return this.request<T>('POST', path, options);
+  }
+  put<T = any>(path: string, options?: RestOptions) {
+    return this.request<T>('PUT', path, options);
+  }
+  patch<T = any>(path: string, options?: RestOptions) {
+    return this.request<T>('PATCH', path, options);
+  }
+  delete<T = any>(path: string, options?: RestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  /** A new agent session's bearer token. */
+  async agentToken(name = 'test-agent'): Promise<string> {
+    const res = await this.post('/api/agent/sessions', { body: { name } });
+    if (res.status !== 201) throw new Error(`agent session: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
+  }
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { startApp, type RunningApp } from '../../src/app';
+import { defaultLimits, type Config, type Limits } from '../../src/platform/config';
+import { createTestDatabase } from './database';
+import { RestClient } from './rest';
+import { GraphQLClient } from './graphql';
+
+export interface TestServer {
+  app: RunningApp;
+  url: string;
+  databaseUrl: string;
+  rest: RestClient;
+  gql: GraphQLClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real server on a random port over its own fresh database. Tests talk to it over HTTP and
+ * WebSocket only. `close()` drains it and drops the database.
+ */
+export async function startTestServer(options: { limits?: Partial<Limits>; databaseUrl?: string } = {}): Promise<TestServer> {
+  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: db.url,
+    dataDir: '.data',
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    exposeSqlCount: true,
+    limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
+  };
+  const app = await startApp(config);
+  return {
+    app,
+    url: app.url,
+    databaseUrl: db.url,
+    rest: new RestClient(app.url),
+    gql: new GraphQLClient(app.url),
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
