@@ -4,6 +4,9 @@ import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
+import { coreMcpTools } from './mcp/core.tools';
+import type { McpToolDefinition } from './mcp/mcp-tool';
+import { mcpRoutes } from './mcp/mcp.routes';
 import { lineageRoutes } from './lineage/lineage.routes';
 import { OperationResolver } from './operations/operation.resolver';
 import { operationRoutes } from './operations/operation.routes';
@@ -11,8 +14,11 @@ import type { RouteModule } from './platform/routes';
 import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 
-/** Every domain area's REST routes. Adding an area = adding it here and in `resolvers`. */
-export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes];
+/** Every domain area's MCP tools (served at `POST /mcp`). */
+export const mcpTools: McpToolDefinition[] = [...coreMcpTools];
+
+/** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */
+export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes, mcpRoutes(mcpTools)];
 
 /** Every domain area's GraphQL resolvers. */
 export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];

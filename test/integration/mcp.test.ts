@@ -1,0 +1,89 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createBlueprint } from '../fixtures/blueprints';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+async function mcpClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+function bodyOf(result: unknown): any {
+  const content = (result as { content: Array<{ type: string; text: string }> }).content;
+  return JSON.parse(content[0]!.text);
+}
+
+describe('MCP tools at POST /mcp', () => {
+  it('lists the tools, with blueprint_fork taking one field: blueprint_id', async () => {
+    const client = await mcpClient(await server.rest.agentToken());
+    const { tools } = await client.listTools();
+    const forkTool = tools.find((t) => t.name === 'blueprint_fork');
+    expect(forkTool?.inputSchema.required).toEqual(['blueprint_id']);
+    expect(Object.keys(forkTool?.inputSchema.properties ?? {})).toEqual(['blueprint_id']);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['blueprint_get', 'registry_search', 'tool_operation_start', 'tool_operation_submit']));
+    await client.close();
+  });
+
+  it('forks through blueprint_fork exactly as REST does: new id and slug, forked_from, owned by the caller', async () => {
+    const author = await server.rest.agentToken();
+    const source = await createBlueprint(server.rest, author, { name: 'Mcp Source' });
+    const forker = await server.rest.agentToken('forker');
+    const client = await mcpClient(forker);
+    const result = await client.callTool({ name: 'blueprint_fork', arguments: { blueprint_id: source.id } });
+    expect(result.isError).toBeFalsy();
+    const fork = bodyOf(result);
+    expect(fork.id).not.toBe(source.id);
+    expect(fork.slug).not.toBe(source.slug);
+    expect(fork.forked_from).toEqual({ id: source.id, slug: source.slug, name: 'Mcp Source' });
+    expect(fork.modules).toEqual(source.modules);
+    const viewer = await server.rest.get('/api/blueprints/' + fork.id, { token: forker });
+    expect(viewer.status).toBe(200);
+    const lineage = await server.rest.get(`/api/blueprints/${source.id}/lineage`);
+    expect(lineage.body.children.map((c: any) => c.blueprint.id)).toEqual([fork.id]);
+    await client.close();
+  });
+
+  it('answers a tool error in the documented error shape and writes nothing', async () => {
+    const author = await server.rest.agentToken();
+    const secret = await createBlueprint(server.rest, author, { name: 'Mcp Secret', visibility: 'private' });
+    const client = await mcpClient(await server.rest.agentToken('stranger'));
+    const result = await client.callTool({ name: 'blueprint_fork', arguments: { blueprint_id: secret.id } });
+    expect(result.isError).toBe(true);
+    expect(bodyOf(result)).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    const lineage = await server.rest.get(`/api/blueprints/${secret.id}/lineage`, { token: author });
+    expect(lineage.body.children).toEqual([]);
+    await client.close();
+  });
+
+  it('drives a create operation to a blueprint', async () => {
+    const client = await mcpClient(await server.rest.agentToken());
+    let op = bodyOf(await client.callTool({ name: 'tool_operation_start', arguments: { tool_type: 'create', params: { description: 'a cli' } } }));
+    const submissions = [
+      { modules: [{ key: 'cli', name: 'CLI', kind: 'service' }] },
+      { steps: [{ key: 'parse', module_key: 'cli', title: 'Parse args', instructions: 'use a parser' }] },
+      { configuration: {} },
+      { design_system: {} },
+      { name: 'Mcp Cli', visibility: 'public' },
+    ];
+    for (const submission of submissions) {
+      op = bodyOf(await client.callTool({ name: 'tool_operation_submit', arguments: { operation_id: op.operation_id, token: op.token, submission } }));
+    }
+    expect(op.done).toBe(true);
+    const got = bodyOf(await client.callTool({ name: 'blueprint_get', arguments: { blueprint_id: op.result.blueprint_ids[0] } }));
+    expect(got.name).toBe('Mcp Cli');
+    await client.close();
+  });
+
+  it('rejects calls without a bearer token with 401', async () => {
+    const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHENTICATED');
+  });
+});
