@@ -63,10 +63,15 @@ export async function startApp(config: Config): Promise<RunningApp> {
       http,
       deps,
       async close() {
+        const step = (name: string) => http.log.debug(`shutdown: ${name}`);
         await graphql.stop();
+        step('http and websocket drained');
         await eventsRef.stop();
+        step('event listener closed');
         await ormRef.close();
+        step('database pool closed');
         await embedded?.stop();
+        step('embedded database stopped');
       },
     };
   } catch (err) {

