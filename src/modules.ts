@@ -3,6 +3,8 @@ import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
+import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
+import { executionRoutes } from './execution/execution.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { lineageRoutes } from './lineage/lineage.routes';
 import { OperationResolver } from './operations/operation.resolver';
@@ -12,7 +14,7 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 
 /** Every domain area's REST routes. Adding an area = adding it here and in `resolvers`. */
-export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes];
+export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes, executionRoutes];
 
 /** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];
+export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver, ExecutionResolver, BlueprintExecutionResolver];
