@@ -3,6 +3,8 @@ import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
+import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
+import { executionRoutes } from './execution/execution.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { coreMcpTools } from './mcp/core.tools';
 import type { McpToolDefinition } from './mcp/mcp-tool';
@@ -15,10 +17,28 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`). */
-export const mcpTools: McpToolDefinition[] = [...coreMcpTools];
+export const mcpTools: McpToolDefinition[] = [
+  ...coreMcpTools,
+];
 
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */
-export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes, mcpRoutes(mcpTools)];
+export const routeModules: RouteModule[] = [
+  authRoutes,
+  blueprintRoutes,
+  lineageRoutes,
+  registryRoutes,
+  operationRoutes,
+  executionRoutes,
+  mcpRoutes(mcpTools),
+];
 
 /** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];
+export const resolvers: NonEmptyArray<Function> = [
+  AuthResolver,
+  BlueprintResolver,
+  LineageResolver,
+  RegistryResolver,
+  OperationResolver,
+  ExecutionResolver,
+  BlueprintExecutionResolver,
+];

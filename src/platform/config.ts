@@ -23,6 +23,10 @@ export interface Limits {
   sessionCreatesPerHour: number;
   /** An operation with no submission for this long is `expired`. */
   operationIdleMs: number;
+  /** An execution run with no step for this long is `abandoned`. */
+  executionIdleMs: number;
+  /** How often each instance sweeps idle execution runs to `abandoned` (their stats lag at most this much). */
+  executionSweepMs: number;
   /** Lifetime of an agent session token. */
   agentSessionMs: number;
   /** Plan size bounds (DESIGN.md section 2). */
@@ -54,6 +58,8 @@ export const defaultLimits: Limits = {
   rateLimitPerMinute: 600,
   sessionCreatesPerHour: 30,
   operationIdleMs: 24 * 60 * 60 * 1000,
+  executionIdleMs: 24 * 60 * 60 * 1000,
+  executionSweepMs: 60 * 1000,
   agentSessionMs: 30 * 24 * 60 * 60 * 1000,
   planMaxModules: 500,
   planMaxSteps: 5000,
