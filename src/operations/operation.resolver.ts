@@ -1,8 +1,10 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
+import { filter } from '@graphql-yoga/subscription';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
 import { JSONObjectScalar } from '../platform/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
+import { operationStream, type OperationUpdate } from './operation-stream';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
 
@@ -90,22 +92,29 @@ export class OperationResolver {
   }
 
   @Subscription(() => ToolOperationType, {
-    description: "Every status or step change of one of the caller's operations.",
+    description:
+      "One of the caller's operations: its current state first, then every status or step change; the stream ends once the operation is over.",
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
+      const id = args.id as string;
       requireViewer(ctx);
-      await getOperation(ctx, args.id as string); // 404 for operations of others, before anything is sent
-      return filterEvents(ctx.events.subscribe('operation.updated'), (e) => e.operationId === args.id);
+      await getOperation(ctx, id); // 404 for operations of others, before anything is sent
+      return operationStream(ctx.events.subscribe('operation.updated'), id, () => getOperation(ctx, id));
     },
   })
-  async operationUpdated(@Root() _event: unknown, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+  async operationUpdated(@Root() update: OperationUpdate, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+    if (update.current) return toType(update.current);
+    // Events carry ids only; the row is read afresh for each.
     ctx.loaders.clear();
     ctx.em.clear();
     return toType(await getOperation(ctx, id));
   }
 }
 
-/** Keeps the events of an async iterable that pass `keep`. */
-export async function* filterEvents<T>(source: AsyncIterable<T>, keep: (e: T) => boolean): AsyncGenerator<T> {
-  for await (const event of source) if (keep(event)) yield event;
+/**
+ * Keeps the events of an async iterable that pass `keep`. Stopping it (unsubscribe, socket closed) releases
+ * the source at once; an async generator would hold its listener until the next matching event arrived.
+ */
+export function filterEvents<T>(source: AsyncIterable<T>, keep: (e: T) => boolean): AsyncIterableIterator<T> {
+  return filter<T>(keep)(source);
 }

@@ -42,7 +42,14 @@ export function assertQueryCost(
   variables: Record<string, unknown> | undefined,
   operationName: string | undefined | null,
 ): number {
-  const cost = getComplexity({ schema, query: document, variables, operationName: operationName ?? undefined, estimators: [pagedEstimator(limits)] });
+  let cost: number;
+  try {
+    cost = getComplexity({ schema, query: document, variables, operationName: operationName ?? undefined, estimators: [pagedEstimator(limits)] });
+  } catch (err) {
+    // The estimator coerces the variables first; ones that do not fit their types are bad input, not a crash.
+    if (err instanceof GraphQLError) throw validationFailed(err.message);
+    throw err;
+  }
   if (cost > limits.queryCostMax)
     throw validationFailed(`The query costs ${cost}; at most ${limits.queryCostMax} is allowed (ask for smaller pages or fewer fields)`, { cost, max: limits.queryCostMax });
   return cost;

@@ -48,7 +48,13 @@ function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+          try {
+            assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+          } catch (err) {
+            // Apollo answers an error thrown here with HTTP 500 unless the error names its status.
+            if (err instanceof AppError) (err.extensions as Record<string, unknown>).http = { status: err.status };
+            throw err;
+          }
         },
       };
     },

@@ -21,12 +21,28 @@ interface CreateState {
 
 type Ctx = ToolContext<CreateParams, CreateState>;
 
-/** Plan rules checked as soon as the step that can break them is submitted, with submission paths. */
-function assertPartialPlan(c: Ctx, plan: Plan, only: 'modules' | 'steps'): void {
+/**
+ * Plan rules checked as soon as the step that can break them is submitted, with submission paths. The size
+ * bound is checked at every step, so the submission that makes the plan too big is the one refused (the
+ * earlier steps cannot be redone).
+ */
+function assertPartialPlan(c: Ctx, section: 'modules' | 'steps' | 'configuration' | 'design_system'): void {
+  const plan: Plan = {
+    modules: c.state.modules ?? [],
+    steps: c.state.steps ?? [],
+    configuration: c.state.configuration ?? {},
+    designSystem: c.state.designSystem ?? {},
+  };
   const issues = planIssues(plan, c.ctx.config.limits)
-    .filter((i) => i.path.startsWith(only))
-    .map((i) => ({ ...i, path: `submission/${i.path}` }));
+    .filter((i) => i.path === '' || i.path.startsWith(section))
+    .map((i) => ({ ...i, path: i.path === '' ? `submission/${section}` : `submission/${i.path}` }));
   if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+}
+
+/** The state after a step, checked against the plan rules that step can break. */
+function checked(c: Ctx, section: Parameters<typeof assertPartialPlan>[1], state: CreateState): CreateState {
+  assertPartialPlan({ ...c, state }, section);
+  return state;
 }
 
 function brief(c: Ctx): string {
@@ -74,11 +90,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
         required: ['modules'],
         properties: { modules: { type: 'array', minItems: 1, items: moduleSchema } },
       },
-      accept: (c, s: { modules: WireModule[] }) => {
-        const modules = s.modules.map(moduleFromWire);
-        assertPartialPlan(c, { modules, steps: [], configuration: {}, designSystem: {} }, 'modules');
-        return { ...c.state, modules };
-      },
+      accept: (c, s: { modules: WireModule[] }) => checked(c, 'modules', { ...c.state, modules: s.modules.map(moduleFromWire) }),
     },
     {
       title: 'Steps',
@@ -90,11 +102,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
         required: ['steps'],
         properties: { steps: { type: 'array', minItems: 1, items: stepSchema } },
       },
-      accept: (c, s: { steps: WireStep[] }) => {
-        const steps = s.steps.map(stepFromWire);
-        assertPartialPlan(c, { modules: c.state.modules ?? [], steps, configuration: {}, designSystem: {} }, 'steps');
-        return { ...c.state, steps };
-      },
+      accept: (c, s: { steps: WireStep[] }) => checked(c, 'steps', { ...c.state, steps: s.steps.map(stepFromWire) }),
     },
     {
       title: 'Configuration',
@@ -110,7 +118,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
         const base: JsonObject = {};
         if (c.params.language) base.language = c.params.language;
         if (c.params.framework) base.framework = c.params.framework;
-        return { ...c.state, configuration: { ...base, ...s.configuration } };
+        return checked(c, 'configuration', { ...c.state, configuration: { ...base, ...s.configuration } });
       },
     },
     {
@@ -122,7 +130,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
         required: ['design_system'],
         properties: { design_system: freeObjectSchema },
       },
-      accept: (c, s: { design_system: JsonObject }) => ({ ...c.state, designSystem: s.design_system }),
+      accept: (c, s: { design_system: JsonObject }) => checked(c, 'design_system', { ...c.state, designSystem: s.design_system }),
     },
     {
       title: 'Name and visibility',
