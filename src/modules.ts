@@ -10,9 +10,11 @@ import { operationRoutes } from './operations/operation.routes';
 import type { RouteModule } from './platform/routes';
 import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
+import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
+import { versionRoutes } from './versions/version.routes';
 
 /** Every domain area's REST routes. Adding an area = adding it here and in `resolvers`. */
-export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes];
+export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes, versionRoutes];
 
 /** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];
+export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver, BlueprintVersionsResolver, VersionAuthorResolver];
