@@ -15,6 +15,8 @@ import { operationRoutes } from './operations/operation.routes';
 import type { RouteModule } from './platform/routes';
 import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
+import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
+import { versionRoutes } from './versions/version.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`). */
 export const mcpTools: McpToolDefinition[] = [
@@ -29,6 +31,7 @@ export const routeModules: RouteModule[] = [
   registryRoutes,
   operationRoutes,
   executionRoutes,
+  versionRoutes,
   mcpRoutes(mcpTools),
 ];
 
@@ -41,4 +44,6 @@ export const resolvers: NonEmptyArray<Function> = [
   OperationResolver,
   ExecutionResolver,
   BlueprintExecutionResolver,
+  BlueprintVersionsResolver,
+  VersionAuthorResolver,
 ];

@@ -32,3 +32,15 @@ export async function recordVersion(
   tx.persist(version);
   return version;
 }
+
+/** The newest version number of a blueprint (0 when it has none). */
+export async function latestVersionNumber(em: EntityManager, blueprintId: string): Promise<number> {
+  const rows: Array<{ number: number | null }> = await em.execute('select max(number) as number from blueprint_version where blueprint_id = ?', [blueprintId]);
+  return Number(rows[0]?.number ?? 0);
+}
+
+/** The plan as version `number` left it, or null when the blueprint has no such version. */
+export async function versionSnapshot(em: EntityManager, blueprintId: string, number: number): Promise<Plan | null> {
+  const rows: Array<{ plan: Plan }> = await em.execute('select plan from blueprint_version where blueprint_id = ? and number = ?', [blueprintId, number]);
+  return rows[0]?.plan ?? null;
+}

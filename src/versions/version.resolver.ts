@@ -1,0 +1,35 @@
+import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Principal } from '../auth/principal.entity';
+import { Blueprint } from '../blueprints/blueprint.entity';
+import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import type { RequestContext } from '../platform/context';
+import { LazyConnection } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
+import { assertHistoryReader, versionsOf, type VersionEntry } from './history.service';
+import { BlueprintVersionConnection, BlueprintVersionType } from './version.types';
+
+@Resolver(() => Blueprint)
+export class BlueprintVersionsResolver {
+  @FieldResolver(() => BlueprintVersionConnection, {
+    nullable: true,
+    description: 'The plan history, newest first. Owner only: others get FORBIDDEN, anonymous callers UNAUTHENTICATED.',
+  })
+  versions(
+    @Root() bp: Blueprint,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<VersionEntry> {
+    assertHistoryReader(ctx, bp);
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => versionsOf(ctx, bp.id, page));
+  }
+}
+
+@Resolver(() => BlueprintVersionType)
+export class VersionAuthorResolver {
+  @FieldResolver(() => Principal)
+  async author(@Root() v: BlueprintVersionType, @Ctx() ctx: RequestContext): Promise<Principal> {
+    return (await blueprintLoaders(ctx).principalById.load(v.authorId))!;
+  }
+}
