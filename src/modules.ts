@@ -5,6 +5,7 @@ import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { lineageRoutes } from './lineage/lineage.routes';
+import { ProvenanceResolver } from './lineage/provenance.resolver';
 import { OperationResolver } from './operations/operation.resolver';
 import { operationRoutes } from './operations/operation.routes';
 import type { RouteModule } from './platform/routes';
@@ -15,4 +16,4 @@ import { registryRoutes } from './registry/registry.routes';
 export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes];
 
 /** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];
+export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, ProvenanceResolver, RegistryResolver, OperationResolver];
