@@ -10,6 +10,7 @@ import { coreMcpTools } from './mcp/core.tools';
 import type { McpToolDefinition } from './mcp/mcp-tool';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { lineageRoutes } from './lineage/lineage.routes';
+import { ProvenanceResolver } from './lineage/provenance.resolver';
 import { OperationResolver } from './operations/operation.resolver';
 import { operationRoutes } from './operations/operation.routes';
 import type { RouteModule } from './platform/routes';
@@ -40,6 +41,7 @@ export const resolvers: NonEmptyArray<Function> = [
   AuthResolver,
   BlueprintResolver,
   LineageResolver,
+  ProvenanceResolver,
   RegistryResolver,
   OperationResolver,
   ExecutionResolver,

@@ -13,6 +13,17 @@ import { swarmPartitionTool } from './swarm-partition.tool';
 import { topologicalSearchTool } from './topological-search.tool';
 import { upstreamMergeTool } from './upstream-merge.tool';
 import { upstreamShieldTool } from './upstream-shield.tool';
+import { amplifyTool } from './amplify.tool';
+import { breedTool } from './breed.tool';
+import { distillTool } from './distill.tool';
+import { intersectTool } from './intersect.tool';
+import { mutateTool } from './mutate.tool';
+import { shatterTool } from './shatter.tool';
+import { spliceTool } from './splice.tool';
+import { styleTransferTool } from './style-transfer.tool';
+import { subtractTool } from './subtract.tool';
+import { transmuteTool } from './transmute.tool';
+import { weaveTool } from './weave.tool';
 
 /** Tool types the engine can run. Each is one declarative definition. */
 export const toolDefinitions: ReadonlyMap<ToolType, ToolDefinition> = new Map<ToolType, ToolDefinition>(
@@ -30,5 +41,16 @@ export const toolDefinitions: ReadonlyMap<ToolType, ToolDefinition> = new Map<To
     upstreamMergeTool,
     pruneTool,
     lintTool,
+    breedTool,
+    spliceTool,
+    shatterTool,
+    weaveTool,
+    transmuteTool,
+    distillTool,
+    amplifyTool,
+    styleTransferTool,
+    subtractTool,
+    intersectTool,
+    mutateTool,
   ].map((t) => [t.type, t as ToolDefinition]),
 );

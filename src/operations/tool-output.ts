@@ -1,0 +1,166 @@
+/**
+ * What every NEW-output tool shares: the last "name, description, tags, visibility" step and the writer
+ * of the new blueprint(s) with version 1, lineage links and module provenance.
+ */
+import { ref } from '@mikro-orm/core';
+import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
+import { insertBlueprint, normaliseTags } from '../blueprints/blueprint.service';
+import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
+import { recordProvenance, type ModuleSource } from '../lineage/provenance.service';
+import type { Plan } from '../plans/plan';
+import type { JsonSchema } from '../platform/json-schema';
+import type { ToolContext, ToolStep } from './tool-definition';
+import { planOutline } from './tool-prompts';
+
+/** The name, description, tags and visibility of a new blueprint. */
+export interface Identity {
+  name: string;
+  description: string;
+  tags: string[];
+  visibility: Visibility;
+}
+
+export const tagSchema: JsonSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
+
+/** Every field optional: a deterministic tool's agent may just confirm the server's defaults with `{}`. */
+export const identitySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    description: { type: 'string', maxLength: 5000 },
+    tags: { type: 'array', items: tagSchema, maxItems: 20, uniqueItems: true },
+    visibility: { type: 'string', enum: ['public', 'private'] },
+  },
+};
+
+/** The per-blueprint fields of {@link identitySchema}, for tools that name several outputs at once. */
+export const identityProperties = (identitySchema as { properties: Record<string, JsonSchema> }).properties;
+
+const maxNameLength = 200;
+
+/** Private when any source is private, so a derivative never goes public unless the agent says so. */
+export function defaultVisibility(sources: readonly Blueprint[]): Visibility {
+  return sources.some((s) => s.visibility === Visibility.PRIVATE) ? Visibility.PRIVATE : Visibility.PUBLIC;
+}
+
+export function defaultTags(sources: readonly Blueprint[]): string[] {
+  return normaliseTags(sources.flatMap((s) => s.tags)).slice(0, 20);
+}
+
+export function clampName(name: string): string {
+  const trimmed = name.trim();
+  return trimmed.length <= maxNameLength ? trimmed : `${trimmed.slice(0, maxNameLength - 1).trimEnd()}…`;
+}
+
+/** A submission of {@link identitySchema} completed with defaults. */
+export function identityFrom(submitted: Partial<Identity>, defaults: Identity): Identity {
+  return {
+    name: clampName(submitted.name ?? defaults.name),
+    description: submitted.description ?? defaults.description,
+    tags: normaliseTags(submitted.tags ?? defaults.tags),
+    visibility: submitted.visibility ?? defaults.visibility,
+  };
+}
+
+export interface IdentityStepOptions<P, S> {
+  /** What the result is; the prompt shows it with the result's outline. */
+  summary(c: ToolContext<P, S>): string;
+  /** The plan that will be written. */
+  plan(c: ToolContext<P, S>): Plan;
+  defaultName(c: ToolContext<P, S>): string;
+  defaultDescription(c: ToolContext<P, S>): string;
+}
+
+/** Server defaults of the identity step (tags and visibility from the sources). */
+export function identityDefaults<P, S>(c: ToolContext<P, S>, options: IdentityStepOptions<P, S>): Identity {
+  return {
+    name: clampName(options.defaultName(c)),
+    description: options.defaultDescription(c),
+    tags: defaultTags(c.sources),
+    visibility: defaultVisibility(c.sources),
+  };
+}
+
+/**
+ * The shared last step of single-output NEW tools: confirm the result, then name, describe, tag it and
+ * choose its visibility. Every field may be left out to take the default the prompt shows.
+ */
+export function identityStep<P, S extends { identity?: Identity }>(options: IdentityStepOptions<P, S>): ToolStep<P, S> {
+  return {
+    title: 'Name and visibility',
+    prompt: (c) => {
+      const d = identityDefaults(c, options);
+      return [
+        options.summary(c),
+        '',
+        'The blueprint that will be written:',
+        planOutline(options.plan(c), { json: true }),
+        '',
+        'Last step: name the new blueprint, describe it in a few sentences, tag it and choose its visibility (public: listed in the registry, forkable by anyone; private: only you and your teams). Any field left out takes its default:',
+        `- name: ${JSON.stringify(d.name)}`,
+        `- description: ${JSON.stringify(d.description)}`,
+        `- tags: ${JSON.stringify(d.tags)}`,
+        `- visibility: ${d.visibility}`,
+        'Submit {} to accept all defaults.',
+      ].join('\n');
+    },
+    submissionSchema: identitySchema,
+    accept: (c, s: Partial<Identity>) => ({ ...c.state, identity: identityFrom(s, identityDefaults(c, options)) }),
+  };
+}
+
+/** One blueprint a NEW tool writes. */
+export interface NewOutput {
+  plan: Plan;
+  identity: Identity;
+  /** The source of each module, for tools that combine sources (breed, splice, weave, style_transfer). */
+  provenance?: ModuleSource[];
+  /** Tool-specific facts for the version-1 change metadata. */
+  changes?: Record<string, unknown>;
+}
+
+/**
+ * Writes the outputs of a NEW tool in the submission's transaction: each a blueprint owned by the
+ * caller with version 1 (cause = tool type), linked to every source with the operation's id. One source
+ * makes a fork (`forked_from` set, the source's fork count raised); two or more make a breed child.
+ */
+export async function writeNewBlueprints(c: ToolContext<unknown, unknown>, outputs: NewOutput[]): Promise<Blueprint[]> {
+  const { tx, ctx, operation, sources } = c;
+  const ownerId = operation.principal.id;
+  const kind = sources.length === 1 ? LineageKind.FORK : LineageKind.BREED;
+  const written: Blueprint[] = [];
+  for (const out of outputs) {
+    const bp = await insertBlueprint(tx, ctx, ownerId, { ...out.identity, plan: out.plan }, operation.toolType, {
+      operation_id: operation.id,
+      [kind === LineageKind.FORK ? 'forked_from' : 'bred_from']: kind === LineageKind.FORK ? sources[0]!.id : sources.map((s) => s.id),
+      modules_added: out.plan.modules.map((m) => m.key),
+      steps_added: out.plan.steps.map((s) => s.key),
+      ...out.changes,
+    });
+    if (kind === LineageKind.FORK) bp.forkedFrom = tx.getReference(Blueprint, sources[0]!.id, { wrapped: true });
+    for (const source of sources) {
+      tx.persist(new LineageLink(tx.getReference(Blueprint, source.id, { wrapped: true }), ref(bp), kind, operation.id));
+    }
+    written.push(bp);
+  }
+  await tx.flush();
+  for (const [i, out] of outputs.entries()) await recordProvenance(tx, written[i]!.id, operation.id, out.provenance ?? []);
+  if (kind === LineageKind.FORK) {
+    // Counted in SQL, like a plain fork, so concurrent forks never lose an increment.
+    await tx.execute('update blueprint set forks_count = forks_count + ? where id = ?', [written.length, sources[0]!.id]);
+    for (const bp of written) {
+      await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: sources[0]!.id, kind: 'forked', subjectId: bp.id, actorId: ownerId });
+    }
+  }
+  return written;
+}
+
+/** The result document of a NEW tool: `blueprint_ids` first, as every client reads it. */
+export function newResult(blueprints: readonly Blueprint[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    blueprint_ids: blueprints.map((b) => b.id),
+    blueprints: blueprints.map((b) => ({ id: b.id, slug: b.slug, name: b.name })),
+    ...extra,
+  };
+}
