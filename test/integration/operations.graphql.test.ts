@@ -148,7 +148,7 @@ describe('the create flow over GraphQL', () => {
 describe('bad input over GraphQL', () => {
   const startCases: Array<[string, StartToolOperationInput, string | undefined]> = [
     ['an unknown tool type', { toolType: 'TELEPORT' as never }, undefined],
-    ['a tool type that is not available yet', { toolType: 'BREED', sourceBlueprintIds: [randomUUID(), randomUUID()] }, 'tool_type'],
+    ['the wrong number of sources for the tool', { toolType: 'BREED', sourceBlueprintIds: [randomUUID()] }, 'source_blueprint_ids'],
     ['params failing their schema', { toolType: 'CREATE', params: { language: 42 } }, 'params/language'],
     ['source ids given to create', { toolType: 'CREATE', sourceBlueprintIds: [randomUUID()] }, 'source_blueprint_ids'],
   ];

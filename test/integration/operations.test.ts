@@ -192,7 +192,7 @@ describe('bad input at start', () => {
     ['a missing tool_type', { params: {} }, 'tool_type'],
     ['an unknown tool_type', { tool_type: 'teleport' }, 'tool_type'],
     ['a tool_type of the wrong type', { tool_type: 7 }, 'tool_type'],
-    ['a tool type that is not available yet', { tool_type: 'breed', source_blueprint_ids: [randomUUID(), randomUUID()] }, 'tool_type'],
+    ['the wrong number of sources for the tool', { tool_type: 'breed', source_blueprint_ids: [randomUUID()] }, 'source_blueprint_ids'],
     ['params failing their schema', { tool_type: 'create', params: { language: 42 } }, 'params/language'],
     ['an unknown param', { tool_type: 'create', params: { colour: 'red' } }, 'params/colour'],
     ['params that are not an object', { tool_type: 'create', params: ['typescript'] }, 'params'],
