@@ -40,10 +40,6 @@ function definitionOf(toolType: unknown): ToolDefinition {
   return def;
 }
 
-function schemaOf(step: ToolStep, c: ToolContext): JsonSchema {
-  return typeof step.submissionSchema === 'function' ? step.submissionSchema(c) : step.submissionSchema;
-}
-
 const compiled = new WeakMap<JsonSchema, ReturnType<typeof compileSchema>>();
 function validatorFor(schema: JsonSchema) {
   let v = compiled.get(schema);
@@ -80,7 +76,7 @@ function view(c: ToolContext, def: ToolDefinition, token: string | null): Operat
   const op = c.operation;
   if (op.status !== OperationStatus.ACTIVE) return { operation: op, prompt: null, stepTitle: null, submissionSchema: null, token: null, done: op.status === OperationStatus.COMPLETED };
   const step = def.steps(c)[op.step - 1]!;
-  return { operation: op, prompt: step.prompt(c), stepTitle: step.title, submissionSchema: schemaOf(step, c), token, done: false };
+  return { operation: op, prompt: step.prompt(c), stepTitle: step.title, submissionSchema: step.submissionSchema, token, done: false };
 }
 
 async function publishUpdate(ctx: RequestContext, tx: EntityManager, op: ToolOperation): Promise<void> {
@@ -157,7 +153,7 @@ export async function submitStep(ctx: RequestContext, operationId: string, token
     const def = definitionOf(op.toolType);
     const c = await contextOf(ctx, tx, op, def);
     const step = def.steps(c)[op.step - 1]!;
-    const accepted = assertValid<Record<string, unknown>>(validatorFor(schemaOf(step, c)), structuredClone(submission), 'submission');
+    const accepted = assertValid<Record<string, unknown>>(validatorFor(step.submissionSchema), structuredClone(submission), 'submission');
     c.state = (await step.accept(c, accepted)) as Record<string, unknown>;
     op.state = c.state;
     op.lastActivityAt = new Date();

@@ -25,7 +25,8 @@ export interface ToolContext<P = Record<string, unknown>, S = Record<string, unk
 export interface ToolStep<P = any, S = any> {
   title: string;
   prompt(c: ToolContext<P, S>): string;
-  submissionSchema: JsonSchema | ((c: ToolContext<P, S>) => JsonSchema);
+  /** A constant: compiled once and cached by identity (a schema built per call would grow Ajv's cache). */
+  submissionSchema: JsonSchema;
   /**
    * Checks the submission beyond its schema (throw a 400 naming the path under `submission/`) and returns
    * the new state. Runs inside the submission's transaction; nothing is kept when it throws.
