@@ -57,16 +57,21 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const ormRef = orm;
     const eventsRef = events;
+    let closing: Promise<void> | undefined;
     return {
       url: `http://${host}:${port}`,
       port,
       http,
       deps,
-      async close() {
-        await graphql.stop();
-        await eventsRef.stop();
-        await ormRef.close();
-        await embedded?.stop();
+      // Idempotent: SIGTERM then SIGINT (or a test's cleanup after a shutdown test) waits for the same drain.
+      close() {
+        closing ??= (async () => {
+          await graphql.stop();
+          await eventsRef.stop();
+          await ormRef.close();
+          await embedded?.stop();
+        })();
+        return closing;
       },
     };
   } catch (err) {
