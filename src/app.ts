@@ -57,21 +57,26 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const ormRef = orm;
     const eventsRef = events;
+    let closing: Promise<void> | undefined;
     return {
       url: `http://${host}:${port}`,
       port,
       http,
       deps,
-      async close() {
+      // Idempotent: SIGTERM then SIGINT (or a test's cleanup after a shutdown test) waits for the same drain.
+      close() {
         const step = (name: string) => http.log.debug(`shutdown: ${name}`);
-        await graphql.stop();
-        step('http and websocket drained');
-        await eventsRef.stop();
-        step('event listener closed');
-        await ormRef.close();
-        step('database pool closed');
-        await embedded?.stop();
-        step('embedded database stopped');
+        closing ??= (async () => {
+          await graphql.stop();
+          step('http and websocket drained');
+          await eventsRef.stop();
+          step('event listener closed');
+          await ormRef.close();
+          step('database pool closed');
+          await embedded?.stop();
+          step('embedded database stopped');
+        })();
+        return closing;
       },
     };
   } catch (err) {

@@ -1,27 +1,36 @@
 import 'reflect-metadata';
-import { startApp } from './app';
+import { startApp, type RunningApp } from './app';
 import { loadConfig } from './platform/config';
+
+function drainAndExit(app: RunningApp, signal: string): void {
+  app.http.log.info(`${signal} received: draining connections`);
+  app
+    .close()
+    .then(() => process.exit(0))
+    .catch((err) => {
+      console.error('shutdown failed', err);
+      process.exit(1);
+    });
+}
 
 /** `npm start`: serve until SIGTERM/SIGINT, then drain connections and exit 0. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await startApp(config);
-  app.http.log.info(`Blueprint Workshop listening on ${app.url} (GraphQL and WebSocket at /graphql, REST at /api)`);
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.http.log.info(`${signal} received: draining connections`);
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        console.error('shutdown failed', err);
-        process.exit(1);
-      });
+  let app: RunningApp | undefined;
+  let signalled: string | undefined;
+  // Listen before starting: a signal during startup (initdb can take a while) must still stop the embedded
+  // database cleanly instead of killing node and orphaning postgres.
+  const onSignal = (signal: string) => {
+    if (signalled) return;
+    signalled = signal;
+    if (app) drainAndExit(app, signal);
+    else console.log(`${signal} received while starting: stopping once started`);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  app = await startApp(config);
+  app.http.log.info(`Blueprint Workshop listening on ${app.url} (GraphQL and WebSocket at /graphql, REST at /api)`);
+  if (signalled) drainAndExit(app, signalled);
 }
 
 main().catch((err) => {

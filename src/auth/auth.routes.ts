@@ -1,6 +1,6 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
-import { createAgentSession, revokeViewerTokens } from './auth.service';
+import { createAgentSession, revokeViewerToken } from './auth.service';
 
 export const authRoutes: RouteModule = (app, deps) => {
   /** No authentication: an agent provisions its own session. Rate limited per IP. */
@@ -9,7 +9,8 @@ export const authRoutes: RouteModule = (app, deps) => {
     {
       config: { rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
       schema: {
-        body: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } }] },
+        // No body at all is fine (Fastify validates a missing body as null).
+        body: { type: ['object', 'null'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } },
       },
     },
     async (request, reply) => {
@@ -18,9 +19,9 @@ export const authRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  /** Ends the caller's own agent session (all its tokens stop working). */
+  /** Ends the caller's own session: the presented token stops working. */
   app.delete('/api/agent/sessions/current', async (request, reply) => {
-    await revokeViewerTokens(await requestContext(request, deps));
+    await revokeViewerToken(await requestContext(request, deps));
     return reply.status(204).send();
   });
 };

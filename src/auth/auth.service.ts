@@ -51,20 +51,24 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
  * are all 401 UNAUTHENTICATED, with no hint which.
  */
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
-  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string }> = await em.getConnection().execute(
-    `select p.id, p.kind, p.name from access_token t join principal p on p.id = t.principal_id
+  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string }> = await em.getConnection().execute(
+    `select p.id, p.kind, p.name, t.id as token_id from access_token t join principal p on p.id = t.principal_id
       where t.token_hash = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
     [hashToken(token)],
   );
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
-  return { principalId: row.id, kind: row.kind, name: row.name };
+  return { principalId: row.id, kind: row.kind, name: row.name, tokenId: row.token_id };
 }
 
-/** Revokes every token of the caller's agent session (logout). */
-export async function revokeViewerTokens(ctx: RequestContext): Promise<void> {
+/**
+ * Revokes the token the caller presented (logout). Only that one: a user's other MCP tokens, minted for
+ * other clients, keep working.
+ */
+export async function revokeViewerToken(ctx: RequestContext): Promise<void> {
   const viewer = requireViewer(ctx);
-  await ctx.em.nativeUpdate(AccessToken, { principal: viewer.principalId, revokedAt: null }, { revokedAt: new Date() });
+  if (!viewer.tokenId) throw unauthenticated();
+  await ctx.em.nativeUpdate(AccessToken, { id: viewer.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 
 /** The authenticated caller, or 401. */

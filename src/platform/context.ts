@@ -8,6 +8,8 @@ export interface Viewer {
   principalId: string;
   kind: 'user' | 'agent';
   name: string;
+  /** The access token this request presented (what `DELETE /api/agent/sessions/current` revokes). */
+  tokenId?: string;
 }
 
 /**

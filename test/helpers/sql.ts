@@ -26,3 +26,33 @@ export async function openSql(databaseUrl: string): Promise<SqlPeek> {
     close: () => client.end(),
   };
 }
+
+
+/** Runs `fn` with a plain pg client on `url` (a test's own database), then disconnects. */
+export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** One statement's rows, on a short-lived connection. */
+export async function query<R extends Record<string, any> = Record<string, any>>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  return withPg(url, async (client) => (await client.query<R>(sql, params)).rows);
+}
+
+/** Row count of every table in the public schema (migration bookkeeping excluded): a cheap "nothing was written" probe. */
+export async function rowCounts(url: string): Promise<Record<string, number>> {
+  return withPg(url, async (client) => {
+    const tables = await client.query<{ name: string }>(
+      `select table_name as name from information_schema.tables
+        where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'mikro_orm%' order by 1`,
+    );
+    const counts: Record<string, number> = {};
+    for (const { name } of tables.rows) counts[name] = Number((await client.query(`select count(*)::int as n from "${name}"`)).rows[0].n);
+    return counts;
+  });
+}

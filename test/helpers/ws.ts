@@ -103,3 +103,29 @@ export function closeCodeFor(baseUrl: string, connectionParams: Record<string, u
     socket.on('error', reject);
   });
 }
+
+/**
+ * Opens a raw graphql-transport-ws socket, sends `connection_init` and resolves with what the server did:
+ * acknowledged the connection, or closed it with a code. The socket is closed either way.
+ */
+export function connectionOutcome(baseUrl: string, connectionParams: Record<string, unknown>): Promise<{ acked: true } | { acked: false; code: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(baseUrl.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws');
+    const timer = setTimeout(() => {
+      socket.terminate();
+      reject(new Error('no connection_ack and no close within 5 s'));
+    }, 5000);
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: connectionParams })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(String(data)) as { type?: string }).type !== 'connection_ack') return;
+      clearTimeout(timer);
+      socket.close(1000);
+      resolve({ acked: true });
+    });
+    socket.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ acked: false, code });
+    });
+    socket.on('error', reject);
+  });
+}
