@@ -3,6 +3,7 @@ import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
+import { NodeResolver } from './blueprints/node.resolver';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { lineageRoutes } from './lineage/lineage.routes';
 import { OperationResolver } from './operations/operation.resolver';
@@ -15,4 +16,4 @@ import { registryRoutes } from './registry/registry.routes';
 export const routeModules: RouteModule[] = [authRoutes, blueprintRoutes, lineageRoutes, registryRoutes, operationRoutes];
 
 /** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, LineageResolver, RegistryResolver, OperationResolver];
+export const resolvers: NonEmptyArray<Function> = [AuthResolver, BlueprintResolver, NodeResolver, LineageResolver, RegistryResolver, OperationResolver];
