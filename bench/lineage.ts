@@ -149,8 +149,24 @@ async function statementsFor(base: string, rootId: string, breadth: number, toke
   return Number(res.headers.get('x-sql-statements'));
 }
 
-async function load(name: string, options: autocannon.Options): Promise<{ name: string; result: autocannon.Result }> {
+/**
+ * Waits until the server has finished the requests autocannon abandoned when its time was up (the
+ * sockets are gone but the handlers still run), so that closing the app does not cut them off.
+ */
+async function drained(app: RunningApp): Promise<void> {
+  const pool = (app.deps.orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+  const deadline = Date.now() + 60_000;
+  let quietSince = Date.now();
+  while (pool && Date.now() < deadline) {
+    if (pool.numUsed() + pool.numPendingAcquires() > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince > 300) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function load(app: RunningApp, name: string, options: autocannon.Options): Promise<{ name: string; result: autocannon.Result }> {
   const result = await autocannon({ connections, duration, ...options });
+  await drained(app);
   return { name, result };
 }
 
@@ -223,10 +239,10 @@ async function main(): Promise<void> {
     console.log('');
 
     console.log(`load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1, same process and database`);
-    const runs = [await load('GET /healthz', { url: `${app.url}/healthz` })];
+    const runs = [await load(app, 'GET /healthz', { url: `${app.url}/healthz` })];
     for (const { breadth, rootId } of [...trees].reverse()) {
       runs.push(
-        await load(`POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints)`, {
+        await load(app, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints)`, {
           url: `${app.url}/graphql`,
           method: 'POST',
           headers: { 'content-type': 'application/json' },
