@@ -3,6 +3,7 @@ import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
+import { NodeResolver } from './blueprints/node.resolver';
 import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
 import { executionRoutes } from './execution/execution.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
@@ -40,6 +41,7 @@ export const routeModules: RouteModule[] = [
 export const resolvers: NonEmptyArray<Function> = [
   AuthResolver,
   BlueprintResolver,
+  NodeResolver,
   LineageResolver,
   ProvenanceResolver,
   RegistryResolver,

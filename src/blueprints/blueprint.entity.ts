@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ArrayType, Entity, Enum, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
+import { Node } from '../platform/graphql-node';
 import { Team } from '../teams/team.entity';
 import type { Plan } from '../plans/plan';
 
@@ -15,7 +16,7 @@ registerEnumType(Visibility, { name: 'Visibility' });
  * A stored, forkable build plan. Counters are denormalised so cards and rankings need no aggregation;
  * they are updated in the same transaction as the row that changes them (a star, a fork, a run).
  */
-@ObjectType('Blueprint')
+@ObjectType('Blueprint', { implements: Node })
 @Entity({ tableName: 'blueprint' })
 export class Blueprint {
   [OptionalProps]?:

@@ -1,7 +1,7 @@
-
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
+import { Team } from '../teams/team.entity';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { Blueprint } from './blueprint.entity';
@@ -31,6 +31,11 @@ export class BlueprintResolver {
   @FieldResolver(() => Principal)
   async owner(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Principal> {
     return (await blueprintLoaders(ctx).principalById.load(bp.owner.id))!;
+  }
+
+  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, if any.' })
+  async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
+    return bp.team ? blueprintLoaders(ctx).teamById.load(bp.team.id) : null;
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })
@@ -63,7 +68,7 @@ export class BlueprintResolver {
     return viewerHasStarred(ctx, bp.id);
   }
 
-  @Mutation(() => Blueprint, { description: 'Forks a public blueprint (or one the caller may read): a copy of its plan only.' })
+  @Mutation(() => Blueprint, { description: 'Forks any public blueprint, or a private one the caller owns: a copy of its plan only, owned by the caller.' })
   forkBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
     return forkBlueprint(ctx, id);
   }

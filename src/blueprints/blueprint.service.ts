@@ -6,9 +6,9 @@ import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
-import { notFound, validationFailed } from '../platform/errors';
+import { forbidden, notFound, validationFailed } from '../platform/errors';
 import { recordVersion } from '../versions/version.service';
-import { assertReadable } from './access';
+import { assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
 import { uniqueSlug } from './slug';
@@ -96,15 +96,24 @@ export function normaliseTags(tags: string[]): string[] {
 }
 
 /**
- * Forks a blueprint the viewer can read: a copy of the current plan only (no history, stars, reviews,
+ * Forks any public blueprint, or a private one the viewer owns (a team member who may only read it gets
+ * 403; anyone else 404): a copy of the current plan only (no history, stars, reviews,
  * executions or stats), with its own id and slug, owned by the viewer, linked to the source.
  */
 export async function forkBlueprint(ctx: RequestContext, sourceId: string): Promise<Blueprint> {
   const viewer = requireViewer(ctx);
+  // Read and check access before the transaction: reads on ctx.em inside it would need a second pool
+  // connection while the transaction holds one, and enough concurrent forks would then starve the pool.
+  const source = await getBlueprint(ctx, sourceId);
+  // A private blueprint shared through a team may be read by its members, but only its owner may copy it out.
+  if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source)))
+    throw forbidden('Only the owner may fork a private blueprint');
   const fork = await ctx.em.transactional(async (tx) => {
-    const source = await tx.findOne(Blueprint, isUuid(sourceId) ? { id: sourceId } : { slug: sourceId });
-    if (!source) throw notFound('blueprint', sourceId);
-    await assertReadable(ctx, source, sourceId);
+    // Counted first and in SQL: concurrent forks never lose an increment, and a source deleted since the
+    // read above is a 404, not a foreign-key failure.
+    const counted = await tx.execute('update blueprint set forks_count = forks_count + 1 where id = ? returning id', [source.id]);
+    if (counted.length === 0) throw notFound('blueprint', sourceId);
+    const sourceRef = tx.getReference(Blueprint, source.id, { wrapped: true });
     const fork = new Blueprint({
       slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
       name: source.name,
@@ -114,9 +123,9 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
     });
     fork.description = source.description;
     fork.tags = [...source.tags];
-    fork.forkedFrom = ref(source);
+    fork.forkedFrom = sourceRef;
     tx.persist(fork);
-    tx.persist(new LineageLink(ref(source), ref(fork), LineageKind.FORK));
+    tx.persist(new LineageLink(sourceRef, ref(fork), LineageKind.FORK));
     const parentVersion: Array<{ number: number | null }> = await tx.execute(
       'select max(number) as number from blueprint_version where blueprint_id = ?',
       [source.id],
@@ -126,8 +135,6 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
       parent_version: parentVersion[0]?.number ?? null,
     });
     await tx.flush();
-    // Counted in SQL so that concurrent forks never lose an increment.
-    await tx.execute('update blueprint set forks_count = forks_count + 1 where id = ?', [source.id]);
     await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: source.id, kind: 'forked', subjectId: fork.id, actorId: viewer.principalId });
     return fork;
   });

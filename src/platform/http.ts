@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -66,6 +66,10 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     // On close: finish in-flight requests, drop idle keep-alive sockets (clients reconnect elsewhere).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // A path param too long for the router, or a malformed URL escape, is bad input like any other.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply.status(400).send(errorBody(validationFailed(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed')));
+    },
   });
 
   const validators = requestValidators();

@@ -16,8 +16,9 @@ export interface Page<T> {
 
 function toInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(n)) throw validationFailed(`${name} must be an integer`, { issues: [{ path: name, message: 'must be an integer' }] });
+  // Digits only (no "1e3", "0x10", " 5"), and small enough that PostgreSQL's bigint OFFSET accepts it.
+  const n = typeof value === 'number' ? value : /^-?\d{1,15}$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw validationFailed(`${name} must be an integer`, { issues: [{ path: name, message: 'must be an integer' }] });
   return n;
 }
 
@@ -38,7 +39,7 @@ export function encodeCursor(position: number): string {
 
 export function decodeCursor(cursor: string): number {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^pos:(\d+)$/.exec(decoded);
+  const match = /^pos:(\d{1,15})$/.exec(decoded);
   if (!match) throw validationFailed('after is not a cursor this API issued', { issues: [{ path: 'after', message: 'is not a valid cursor' }] });
   return Number(match[1]);
 }

@@ -3,7 +3,7 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
-import { pageFromConnectionArgs } from '../platform/pagination';
+import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
 import { normaliseTagList, parseWindowDays, searchRegistry, trending, type RegistrySort } from './registry.service';
 
 enum RegistrySortEnum {
@@ -49,8 +49,8 @@ export class RegistryResolver {
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('windowDays', () => Int, { nullable: true }) windowDays?: number,
   ): Promise<TrendingEntryType[]> {
-    const { limit: n } = pageFromConnectionArgs({ first: limit }, ctx.config.limits);
-    const entries = await trending(ctx, parseWindowDays(windowDays), n);
+    const { limit: n } = pageFromQuery({ limit }, ctx.config.limits);
+    const entries = await trending(ctx, parseWindowDays(windowDays, 'windowDays'), n);
     return entries.map((e) => ({ blueprint: e.blueprint, score: e.score, activity: { stars: e.stars, forks: e.forks, executions: e.executions } }));
   }
 }

@@ -4,7 +4,7 @@ import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
-import { trendingScoreSql } from './trending';
+import { trendingScoreSql, trendingWeights } from './trending';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending'];
@@ -26,14 +26,15 @@ export function normaliseTagList(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
 }
 
-const DEFAULT_WINDOW_DAYS = 7;
+export const DEFAULT_WINDOW_DAYS = 7;
 const MAX_WINDOW_DAYS = 365;
 
-export function parseWindowDays(raw: unknown): number {
+/** The trending window in days: default 7, an integer 1..365; `path` names the argument in errors. */
+export function parseWindowDays(raw: unknown, path = 'window_days'): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_WINDOW_DAYS;
-  const n = typeof raw === 'number' ? raw : Number(raw);
+  const n = typeof raw === 'number' ? raw : /^-?\d{1,6}$/.test(String(raw)) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_WINDOW_DAYS)
-    throw validationFailed(`window_days must be an integer between 1 and ${MAX_WINDOW_DAYS}`, { issues: [{ path: 'window_days', message: `must be between 1 and ${MAX_WINDOW_DAYS}` }] });
+    throw validationFailed(`${path} must be an integer between 1 and ${MAX_WINDOW_DAYS}`, { issues: [{ path, message: `must be an integer between 1 and ${MAX_WINDOW_DAYS}` }] });
   return n;
 }
 
@@ -60,8 +61,10 @@ export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, 
       ? `ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id`
       : sort === 'recent'
         ? 'b.created_at desc, b.id'
-        : 'b.stars_count desc, b.created_at desc, b.id';
-  const orderParams = sort === 'relevance' && q ? [q] : [];
+        : sort === 'trending'
+          ? `${windowScoreSql('b')} desc, b.stars_count desc, b.id`
+          : 'b.stars_count desc, b.created_at desc, b.id';
+  const orderParams = sort === 'relevance' && q ? [q] : sort === 'trending' ? [DEFAULT_WINDOW_DAYS, DEFAULT_WINDOW_DAYS, DEFAULT_WINDOW_DAYS] : [];
   const rows: Array<Record<string, unknown> & { total: string }> = await ctx.em.execute(
     `select count(*) over () as total, ${columnsOf('b')} from blueprint b
       where ${where.join(' and ')} order by ${order} offset ? limit ?`,
@@ -69,6 +72,17 @@ export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, 
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : page.offset > 0 ? await countMatches(ctx, where, params) : 0;
   return { items: rows.map((r) => mapBlueprint(ctx.em, r)), total };
+}
+
+/**
+ * The trending score of blueprint `alias` over the last `?` days (three `?` parameters: one per kind of
+ * activity), as correlated counts on the per-blueprint time indexes.
+ */
+function windowScoreSql(alias: string): string {
+  const since = `now() - make_interval(days => ?)`;
+  return `((select count(*) from star s where s.blueprint_id = ${alias}.id and s.created_at >= ${since}) * ${trendingWeights.star}
+    + (select count(*) from blueprint f where f.forked_from_id = ${alias}.id and f.created_at >= ${since}) * ${trendingWeights.fork}
+    + (select count(*) from execution_run r where r.blueprint_id = ${alias}.id and r.started_at >= ${since}) * ${trendingWeights.execution})`;
 }
 
 async function countMatches(ctx: RequestContext, where: string[], params: unknown[]): Promise<number> {

@@ -1,0 +1,270 @@
+/**
+ * Lineage benchmark (a script, not a test): `npm run bench:lineage`.
+ *
+ * Starts the real app on a fresh database, seeds fork trees (1 root -> B forks -> B forks each) for a
+ * large and a small breadth, prints the SQL statements one three-level GraphQL query issues for each
+ * (the count must not grow with breadth), then measures req/s of that query under load beside req/s of
+ * `/healthz` in the same run, with autocannon against 127.0.0.1. It stops by itself and drops its database.
+ *
+ * Environment:
+ *   DATABASE_URL     a PostgreSQL server to create `bw_bench_<random>` on (unset: an embedded PostgreSQL
+ *                    under .data/bench)
+ *   BENCH_BREADTHS   the breadths to seed, largest first (default "50,5": 2,551 and 31 blueprints)
+ *   BENCH_SEED       "sql" (default): forks as direct SQL INSERTs, the same rows a fork writes (blueprint,
+ *                    lineage_link, version 1, forks_count), in a few statements; "http": every fork through
+ *                    POST /api/blueprints/:id/fork, 25 in flight at a time (slower; exercises the write path)
+ *   BENCH_DURATION   seconds per load run (default 10); BENCH_CONNECTIONS (default 10)
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { startApp, type RunningApp } from '../src/app';
+import { defaultLimits, type Config } from '../src/platform/config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres';
+
+const breadths = (process.env.BENCH_BREADTHS ?? '50,5').split(',').map((b) => Number(b.trim()));
+const seedMode = process.env.BENCH_SEED === 'http' ? 'http' : 'sql';
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+/** The three-level query of the lineage acceptance criterion; `first` lets the outer levels hold a whole tree. */
+const FORK_TREE_QUERY = `query ForkTree($id: ID!, $first: Int) {
+  blueprint(id: $id) {
+    forks(first: $first) { edges { node { forks(first: $first) { edges { node { forks { totalCount } } } } } } }
+  }
+}`;
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function http<T = any>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T; sql: number }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as T, sql: Number(res.headers.get('x-sql-statements')) };
+}
+
+/** A root blueprint through the `create` tool's five steps, as any client makes one. */
+async function createRoot(base: string, token: string, name: string): Promise<string> {
+  const submissions = [
+    { modules: [
+      { key: 'db', name: 'Database', summary: 'Schema', kind: 'data', depends_on: [] },
+      { key: 'api', name: 'API', summary: 'HTTP API', kind: 'backend', depends_on: ['db'] },
+      { key: 'web', name: 'Web', summary: 'UI', kind: 'frontend', depends_on: ['api'] },
+    ] },
+    { steps: [
+      { key: 'schema', module_key: 'db', title: 'Schema', instructions: 'Write migrations', acceptance: ['applies'] },
+      { key: 'routes', module_key: 'api', title: 'Routes', instructions: 'CRUD routes', acceptance: ['tests pass'] },
+      { key: 'pages', module_key: 'web', title: 'Pages', instructions: 'List and detail', acceptance: ['renders'] },
+    ] },
+    { configuration: { language: 'typescript' } },
+    { design_system: { font: 'Inter' } },
+    { name, description: 'Lineage benchmark root', tags: ['bench'], visibility: 'public' },
+  ];
+  let op = await http(base, 'POST', '/api/tools/operations', { tool_type: 'create', params: {} }, token);
+  if (op.status !== 201) throw new Error(`create: ${op.status} ${JSON.stringify(op.body)}`);
+  for (const submission of submissions) {
+    op = await http(base, 'POST', `/api/tools/operations/${op.body.operation_id}/submit`, { token: op.body.token, submission }, token);
+    if (op.status !== 200) throw new Error(`submit: ${op.status} ${JSON.stringify(op.body)}`);
+  }
+  return op.body.result.blueprint_ids[0];
+}
+
+/** Forks of every parent, `breadth` each, in one INSERT: the rows `forkBlueprint` writes, counters at zero. */
+async function sqlForks(db: Client, parentIds: string[], breadth: number, ownerId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `insert into blueprint (id, slug, name, description, tags, visibility, owner_id, plan, forked_from_id, module_count, step_count, created_at, updated_at)
+     select gen_random_uuid(), p.slug || '-' || g, p.name, p.description, p.tags, p.visibility, $3, p.plan, p.id, p.module_count, p.step_count,
+            clock_timestamp(), clock_timestamp()
+       from blueprint p cross join generate_series(1, $2::int) g
+      where p.id = any($1::uuid[])
+      order by p.created_at, g
+     returning id`,
+    [parentIds, breadth, ownerId],
+  );
+  const ids = rows.map((r) => r.id);
+  await db.query(`insert into lineage_link (id, parent_id, child_id, kind, created_at) select gen_random_uuid(), forked_from_id, id, 'fork', created_at from blueprint where id = any($1::uuid[])`, [ids]);
+  await db.query(
+    `insert into blueprint_version (id, blueprint_id, number, author_id, cause, changes, plan)
+     select gen_random_uuid(), id, 1, owner_id, 'fork', jsonb_build_object('forked_from', forked_from_id, 'parent_version', 1), plan from blueprint where id = any($1::uuid[])`,
+    [ids],
+  );
+  await db.query('update blueprint set forks_count = forks_count + $2 where id = any($1::uuid[])', [parentIds, breadth]);
+  return ids;
+}
+
+/** The same forks through the API, a bounded number in flight. */
+async function httpForks(base: string, token: string, parentIds: string[], breadth: number): Promise<string[]> {
+  const jobs = parentIds.flatMap((id) => Array.from({ length: breadth }, () => id));
+  const ids: string[] = [];
+  for (let i = 0; i < jobs.length; i += 25) {
+    const batch = await Promise.all(jobs.slice(i, i + 25).map((id) => http(base, 'POST', `/api/blueprints/${id}/fork`, undefined, token)));
+    for (const res of batch) {
+      if (res.status !== 201) throw new Error(`fork: ${res.status} ${JSON.stringify(res.body)}`);
+      ids.push(res.body.id);
+    }
+  }
+  return ids;
+}
+
+async function seedTree(base: string, token: string, ownerId: string, db: Client, breadth: number): Promise<{ rootId: string; blueprints: number; ms: number }> {
+  const started = Date.now();
+  const rootId = await createRoot(base, token, `Bench root ${breadth}`);
+  const level1 = seedMode === 'sql' ? await sqlForks(db, [rootId], breadth, ownerId) : await httpForks(base, token, [rootId], breadth);
+  const level2 = seedMode === 'sql' ? await sqlForks(db, level1, breadth, ownerId) : await httpForks(base, token, level1, breadth);
+  return { rootId, blueprints: 1 + level1.length + level2.length, ms: Date.now() - started };
+}
+
+function graphqlBody(rootId: string, breadth: number): string {
+  return JSON.stringify({ query: FORK_TREE_QUERY, variables: { id: rootId, first: breadth } });
+}
+
+/** Runs the query once, checks the whole tree came back, and returns the statements it issued. */
+async function statementsFor(base: string, rootId: string, breadth: number, token?: string): Promise<number> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: graphqlBody(rootId, breadth) });
+  const body = (await res.json()) as { data?: any; errors?: unknown[] };
+  if (body.errors) throw new Error(`query failed: ${JSON.stringify(body.errors)}`);
+  const level1 = body.data.blueprint.forks.edges as Array<{ node: { forks: { edges: Array<{ node: { forks: { totalCount: number } } }> } } }>;
+  const grandchildren = level1.flatMap((e) => e.node.forks.edges);
+  if (level1.length !== breadth || grandchildren.length !== breadth * breadth || grandchildren.some((g) => g.node.forks.totalCount !== 0))
+    throw new Error(`breadth ${breadth}: got ${level1.length} forks and ${grandchildren.length} grandchildren`);
+  return Number(res.headers.get('x-sql-statements'));
+}
+
+/**
+ * Waits until the server has finished the requests autocannon abandoned when its time was up (the
+ * sockets are gone but the handlers still run), so that closing the app does not cut them off.
+ */
+async function drained(app: RunningApp): Promise<void> {
+  const pool = (app.deps.orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+  const deadline = Date.now() + 60_000;
+  let quietSince = Date.now();
+  while (pool && Date.now() < deadline) {
+    if (pool.numUsed() + pool.numPendingAcquires() > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince > 300) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function load(app: RunningApp, name: string, options: autocannon.Options): Promise<{ name: string; result: autocannon.Result }> {
+  const result = await autocannon({ connections, duration, ...options });
+  await drained(app);
+  return { name, result };
+}
+
+async function main(): Promise<void> {
+  let embedded: EmbeddedDatabase | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: '.data/bench', port: Number(process.env.EMBEDDED_PG_BENCH_PORT ?? 54331), log: () => undefined });
+    serverUrl = embedded.url;
+  }
+  const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
+  let app: RunningApp | undefined;
+  let db: Client | undefined;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    await db?.end().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
+    await embedded?.stop().catch(() => undefined);
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+  try {
+    await adminQuery(serverUrl, `create database ${dbName}`);
+    const databaseUrl = withDatabase(serverUrl, dbName);
+    const config: Config = {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl,
+      dataDir: '.data',
+      logLevel: 'warn',
+      exposeSqlCount: true,
+      // The load must measure the query, not the rate limiter; a 50 x 50 page pair is over the default cost.
+      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryCostMax: 10_000_000 },
+    };
+    app = await startApp(config);
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    const { rows: version } = await db.query<{ server_version: string }>('show server_version');
+
+    const session = await http(app.url, 'POST', '/api/agent/sessions', { name: 'bench' });
+    const token: string = session.body.token;
+    const ownerId: string = session.body.session_id;
+
+    console.log('# bench/lineage');
+    console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), PostgreSQL ${version[0]!.server_version}${embedded ? ' (embedded)' : ''}`);
+    console.log(`database ${dbName}; seeding: ${seedMode === 'sql' ? 'roots through the create tool over HTTP, forks as direct SQL INSERTs' : 'roots and every fork over HTTP'}`);
+    console.log('');
+
+    const trees: Array<{ breadth: number; rootId: string }> = [];
+    for (const breadth of breadths) {
+      const tree = await seedTree(app.url, token, ownerId, db, breadth);
+      trees.push({ breadth, rootId: tree.rootId });
+      console.log(`seeded breadth ${breadth}: 1 root + ${breadth} forks + ${breadth * breadth} forks of forks = ${tree.blueprints} blueprints in ${(tree.ms / 1000).toFixed(1)} s`);
+    }
+    const { rows: total } = await db.query<{ n: string }>('select count(*) as n from blueprint');
+    console.log(`blueprints in the database: ${total[0]!.n}`);
+    console.log('');
+
+    console.log('query: blueprint{forks{edges{node{forks{edges{node{forks{totalCount}}}}}}}}  (outer levels first: <breadth>)');
+    console.log('breadth | blueprints returned | SQL statements (anonymous) | SQL statements (with token)');
+    for (const { breadth, rootId } of trees) {
+      const anonymous = await statementsFor(app.url, rootId, breadth);
+      const withToken = await statementsFor(app.url, rootId, breadth, token);
+      console.log(`${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`);
+    }
+    console.log('(anonymous: root, forks page, forks page of all forks, fork counts of all grandchildren; a token adds its lookup and the team roles)');
+    console.log('');
+
+    console.log(`load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1, same process and database`);
+    const runs = [await load(app, 'GET /healthz', { url: `${app.url}/healthz` })];
+    for (const { breadth, rootId } of [...trees].reverse()) {
+      runs.push(
+        await load(app, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints)`, {
+          url: `${app.url}/graphql`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: graphqlBody(rootId, breadth),
+        }),
+      );
+    }
+    console.log('target                                                  |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors');
+    for (const { name, result } of runs) {
+      console.log(
+        `${name.padEnd(55)} | ${result.requests.average.toFixed(1).padStart(13)} | ${`${result.latency.p50} / ${result.latency.p99}`.padStart(20)} | ${String(result.requests.total).padStart(9)} | ${String(result.non2xx).padStart(7)} | ${result.errors + result.timeouts}`,
+      );
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
