@@ -6,6 +6,7 @@ import { assertEditable, assertReadable } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { getBlueprints, isUuid } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
+import { Loaders } from '../platform/loaders';
 import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
 import { hashToken, newToken, tokenMatches } from '../auth/tokens';
@@ -101,7 +102,7 @@ export async function startOperation(ctx: RequestContext, input: StartInput): Pr
       sourceIds,
       params,
     });
-    const c: ToolContext = { ctx, tx, operation: op, sources, params, state: {} };
+    const c: ToolContext = { ctx: { ...ctx, em: tx, loaders: new Loaders() }, tx, operation: op, sources, params, state: {} };
     await def.checkStart?.(c);
     op.state = (await def.initialState(c)) as Record<string, unknown>;
     c.state = op.state;
@@ -130,9 +131,14 @@ async function lockOperation(ctx: RequestContext, tx: EntityManager, operationId
   return op;
 }
 
+/**
+ * The tool context inside a transaction. Its request context reads through `tx` too (with fresh loaders):
+ * reading on another pooled connection while this one is held starves the pool under concurrency.
+ */
 async function contextOf(ctx: RequestContext, tx: EntityManager, op: ToolOperation, def: ToolDefinition): Promise<ToolContext> {
-  const sources = op.status === OperationStatus.ACTIVE ? await loadSources(ctx, def, op.sourceIds) : [];
-  return { ctx, tx, operation: op, sources, params: op.params, state: op.state };
+  const txCtx: RequestContext = { ...ctx, em: tx, loaders: new Loaders() };
+  const sources = op.status === OperationStatus.ACTIVE ? await loadSources(txCtx, def, op.sourceIds) : [];
+  return { ctx: txCtx, tx, operation: op, sources, params: op.params, state: op.state };
 }
 
 /**
