@@ -5,6 +5,7 @@ import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { NodeResolver } from './blueprints/node.resolver';
 import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
+import { executionMcpTools } from './execution/execution.mcp';
 import { executionRoutes } from './execution/execution.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { coreMcpTools } from './mcp/core.tools';
@@ -23,6 +24,7 @@ import { versionRoutes } from './versions/version.routes';
 /** Every domain area's MCP tools (served at `POST /mcp`). */
 export const mcpTools: McpToolDefinition[] = [
   ...coreMcpTools,
+  ...executionMcpTools,
 ];
 
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */

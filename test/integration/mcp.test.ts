@@ -81,6 +81,29 @@ describe('MCP tools at POST /mcp', () => {
     await client.close();
   });
 
+  it('executes a blueprint step by step until dn, as the REST execution endpoints do', async () => {
+    const token = await server.rest.agentToken();
+    const bp = await createBlueprint(server.rest, token, { name: 'Mcp Run' });
+    const client = await mcpClient(token);
+    const start = bodyOf(await client.callTool({ name: 'blueprint_execute_start', arguments: { blueprint_id: bp.id } }));
+    expect(start.total_steps).toBe(bp.steps.length);
+    expect(start.stage_tokens).toHaveLength(bp.steps.length);
+    let next = start.next_token as string;
+    let last: any;
+    for (let n = 1; n <= start.total_steps; n++) {
+      last = bodyOf(await client.callTool({ name: 'blueprint_execute_step', arguments: { blueprint_id: bp.id, n, token: next } }));
+      expect(last.n).toBe(n);
+      next = last.next_token;
+    }
+    expect(last.dn).toBe(true);
+    const wrong = await client.callTool({ name: 'blueprint_execute_step', arguments: { blueprint_id: bp.id, n: 1, token: 'bwx_wrong' } });
+    expect(wrong.isError).toBe(true);
+    expect(bodyOf(wrong).error.code).toBe('STALE_STEP_TOKEN');
+    const card = await server.rest.get(`/api/blueprints/${bp.id}`, { token });
+    expect(card.body.success_rate).toBe(1);
+    await client.close();
+  });
+
   it('rejects calls without a bearer token with 401', async () => {
     const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
     expect(res.status).toBe(401);
