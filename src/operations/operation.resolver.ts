@@ -1,6 +1,7 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
+import { assertConnectionAuthorized, liveStream, unlessEnded } from '../platform/live';
 import { JSONObjectScalar } from '../platform/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
 import { OperationStatus } from './tool-operation.entity';
@@ -94,18 +95,26 @@ export class OperationResolver {
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
       requireViewer(ctx);
+      await assertConnectionAuthorized(ctx);
       await getOperation(ctx, args.id as string); // 404 for operations of others, before anything is sent
-      return filterEvents(ctx.events.subscribe('operation.updated'), (e) => e.operationId === args.id);
+      // The token is re-checked before every event (liveStream); operations only ever belong to one principal.
+      return liveStream(ctx, ctx.events.subscribe('operation.updated'), (e) => e.operationId === args.id);
     },
   })
-  async operationUpdated(@Root() _event: unknown, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+  async operationUpdated(@Root() event: unknown, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+    unlessEnded(event);
     ctx.loaders.clear();
     ctx.em.clear();
     return toType(await getOperation(ctx, id));
   }
 }
 
-/** Keeps the events of an async iterable that pass `keep`. */
+/**
+ * Keeps the events of an async iterable that pass `keep`.
+ * @deprecated for subscriptions use `liveStream` (src/platform/live.ts): it re-checks the connection's
+ * token before every event and releases the source as soon as the client unsubscribes (this generator
+ * only does so when the next event arrives).
+ */
 export async function* filterEvents<T>(source: AsyncIterable<T>, keep: (e: T) => boolean): AsyncGenerator<T> {
   for await (const event of source) if (keep(event)) yield event;
 }
