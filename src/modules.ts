@@ -7,6 +7,13 @@ import { NodeResolver } from './blueprints/node.resolver';
 import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
 import { executionMcpTools } from './execution/execution.mcp';
 import { executionRoutes } from './execution/execution.routes';
+import { BlueprintActivityResolver } from './broadcasts/activity.resolver';
+import { BlueprintBroadcastResolver, BroadcastResolver } from './broadcasts/broadcast.resolver';
+import { broadcastRoutes } from './broadcasts/broadcast.routes';
+import { BlueprintChangelogResolver, ChangelogEntryResolver } from './changelog/changelog.resolver';
+import { changelogRoutes } from './changelog/changelog.routes';
+import { CompareResolver } from './compare/compare.resolver';
+import { compareRoutes } from './compare/compare.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
 import { coreMcpTools } from './mcp/core.tools';
 import type { McpToolDefinition } from './mcp/mcp-tool';
@@ -36,6 +43,9 @@ export const routeModules: RouteModule[] = [
   operationRoutes,
   executionRoutes,
   versionRoutes,
+  changelogRoutes,
+  broadcastRoutes,
+  compareRoutes,
   mcpRoutes(mcpTools),
 ];
 
@@ -52,4 +62,10 @@ export const resolvers: NonEmptyArray<Function> = [
   BlueprintExecutionResolver,
   BlueprintVersionsResolver,
   VersionAuthorResolver,
+  ChangelogEntryResolver,
+  BlueprintChangelogResolver,
+  BroadcastResolver,
+  BlueprintBroadcastResolver,
+  BlueprintActivityResolver,
+  CompareResolver,
 ];

@@ -45,6 +45,9 @@ export function canEditWith(viewer: Viewer | null, roles: Map<string, TeamRole>,
 }
 
 export async function canRead(ctx: RequestContext, g: Guarded): Promise<boolean> {
+  // Public and owned blueprints need no team lookup (a live subscription would pay it per event).
+  if (g.visibility === Visibility.PUBLIC || isOwner(ctx.viewer, g)) return true;
+  if (g.teamId === null) return false;
   return canReadWith(ctx.viewer, await viewerTeamRoles(ctx), g);
 }
 

@@ -1,5 +1,6 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { EventTopics } from '../platform/events';
+import { StreamEnd } from '../platform/live';
 import type { OperationView } from './operation.service';
 import { OperationStatus } from './tool-operation.entity';
 
@@ -16,11 +17,11 @@ export type OperationUpdate = { operationId: string; current: OperationView } | 
  * waiting for an event; an async generator would wait for the next matching event, which may never come.
  */
 export function operationStream(
-  events: AsyncIterable<OperationEvent>,
+  events: AsyncIterable<OperationEvent | StreamEnd>,
   operationId: string,
   readCurrent: () => Promise<OperationView>,
-): AsyncIterableIterator<OperationUpdate> {
-  return new Repeater<OperationUpdate>(async (push, stop) => {
+): AsyncIterableIterator<OperationUpdate | StreamEnd> {
+  return new Repeater<OperationUpdate | StreamEnd>(async (push, stop) => {
     const source = events[Symbol.asyncIterator]();
     let pending = source.next(); // subscribes to the topic now, before the current state is read
     const stopped = stop.then(() => ({ done: true as const, value: undefined }));
@@ -32,6 +33,10 @@ export function operationStream(
       const next = await Promise.race([pending, stopped]);
       if (next.done) break;
       pending = source.next();
+      if (next.value instanceof StreamEnd) {
+        await push(next.value); // the connection lost its authorization: say why, then end
+        break;
+      }
       if (next.value.operationId !== operationId) continue;
       status = next.value.status;
       await push({ operationId });

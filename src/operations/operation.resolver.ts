@@ -2,6 +2,7 @@ import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resol
 import { filter } from '@graphql-yoga/subscription';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
+import { StreamEnd, assertConnectionAuthorized, liveStream, unlessEnded } from '../platform/live';
 import { JSONObjectScalar } from '../platform/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
 import { operationStream, type OperationUpdate } from './operation-stream';
@@ -98,11 +99,16 @@ export class OperationResolver {
       const ctx = context as RequestContext;
       const id = args.id as string;
       requireViewer(ctx);
+      await assertConnectionAuthorized(ctx);
       await getOperation(ctx, id); // 404 for operations of others, before anything is sent
-      return operationStream(ctx.events.subscribe('operation.updated'), id, () => getOperation(ctx, id));
+      // liveStream re-checks the connection's token before every event; operationStream adds the current
+      // state first and ends the stream once the operation is over.
+      const live = liveStream(ctx, ctx.events.subscribe('operation.updated'), (e) => e.operationId === id);
+      return operationStream(live, id, () => getOperation(ctx, id));
     },
   })
-  async operationUpdated(@Root() update: OperationUpdate, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+  async operationUpdated(@Root() payload: OperationUpdate | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+    const update = unlessEnded(payload);
     if (update.current) return toType(update.current);
     // Events carry ids only; the row is read afresh for each.
     ctx.loaders.clear();

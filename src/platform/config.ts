@@ -33,6 +33,16 @@ export interface Limits {
   planMaxModules: number;
   planMaxSteps: number;
   planMaxBytes: number;
+  /** Longest changelog entry title and body, in characters. */
+  changelogTitleMax: number;
+  changelogBodyMax: number;
+  /** Longest broadcast message, in characters. */
+  broadcastMessageMax: number;
+  /**
+   * Events queued for one live subscription whose client reads too slowly. Past it the queue is dropped;
+   * `broadcastReceived` then re-reads its durable inbox rows from its cursor, other subscriptions end.
+   */
+  liveQueueMax: number;
 }
 
 export interface Config {
@@ -64,6 +74,10 @@ export const defaultLimits: Limits = {
   planMaxModules: 500,
   planMaxSteps: 5000,
   planMaxBytes: 1024 * 1024,
+  changelogTitleMax: 200,
+  changelogBodyMax: 100_000,
+  broadcastMessageMax: 10_000,
+  liveQueueMax: 1000,
 };
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -23,4 +23,9 @@ export interface RequestContext {
   config: Config;
   events: EventBus;
   requestId: string;
+  /**
+   * WebSocket operations only: the SHA-256 of the connection's bearer token, re-checked before every
+   * subscription event so that a token revoked or expired mid-connection stops delivery.
+   */
+  tokenHash?: string | null;
 }

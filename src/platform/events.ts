@@ -21,10 +21,20 @@ const CHANNEL = 'bw_events';
 
 type LocalTopics = { [T in Topic]: [EventTopics[T]] };
 
+/**
+ * Queues an event on `em`'s transaction: PostgreSQL sends it to every instance when (and only if) the
+ * transaction commits, in commit order. For code that holds an EntityManager but no EventBus (e.g.
+ * `recordVersion`); `EventBus.publish` is the same call.
+ */
+export async function publishOnCommit<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
+  await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload })]);
+}
+
 export class EventBus {
   private readonly local = createPubSub<LocalTopics>();
   private listener: Client | null = null;
   private stopped = false;
+  private readonly resumeListeners = new Set<() => void>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -59,6 +69,8 @@ export class EventBus {
     while (!this.stopped) {
       try {
         await this.start();
+        // Notifications sent while the connection was down are lost for good: let consumers re-read.
+        for (const listener of this.resumeListeners) listener();
         return;
       } catch (err) {
         this.log('event listener reconnect failed', err);
@@ -69,7 +81,17 @@ export class EventBus {
 
   /** Queues the event on `em`'s transaction (or sends it now when there is none). */
   async publish<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
-    await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload })]);
+    await publishOnCommit(em, topic, payload);
+  }
+
+  /**
+   * Calls `listener` each time the LISTEN connection is re-established after a failure; events of that
+   * gap were never received, so consumers with durable rows (the inbox) re-read from their cursor.
+   * Returns the function that removes the listener.
+   */
+  onResume(listener: () => void): () => void {
+    this.resumeListeners.add(listener);
+    return () => this.resumeListeners.delete(listener);
   }
 
   /**

@@ -4,13 +4,13 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
 import { viewerFromToken } from '../auth/auth.service';
-import { bearerFrom } from '../auth/tokens';
+import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext, Viewer } from './context';
 import { AppError } from './errors';
 import { assertQueryCost, limitRules } from './graphql-limits';
@@ -20,6 +20,10 @@ import type { AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
 const WS_CLOSE_GRACE_MS = 3000;
+
+/** Distinct subscription documents kept parsed and validated per server, and the longest one kept. */
+const DOCUMENT_CACHE_SIZE = 500;
+const DOCUMENT_CACHE_MAX_CHARS = 10_000;
 
 /** Codes graphql-js and Apollo use for a bad request; all are VALIDATION_FAILED to our callers. */
 const badRequestCodes = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_SUPPORTED', 'PERSISTED_QUERY_NOT_FOUND', 'VALIDATION_FAILED']);
@@ -35,7 +39,9 @@ export async function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): Pr
  * unexpected masked as INTERNAL (logged, with the request id, by `reportInternalErrors`).
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  let original = unwrapResolverError(error);
+  // graphql-ws wraps an error thrown by a subscription's event stream without a path; unwrap it too.
+  if (original instanceof GraphQLError && original.originalError instanceof AppError) original = original.originalError;
   if (original instanceof AppError)
     return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
   const code = String(formatted.extensions?.code ?? '');
@@ -102,8 +108,29 @@ function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
 export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<{ stop(): Promise<void> }> {
   const rules = limitRules(deps.config.limits);
 
+  // Many sockets send the same subscription text: parse and validate it once (an AST is ~12 KiB, and
+  // immutable, so subscribers share it). Only valid, small documents are kept; the oldest goes first.
+  const documents = new Map<string, DocumentNode>();
+  const checkedDocument = (query: string): { document: DocumentNode } | { errors: GraphQLError[] } => {
+    const cached = documents.get(query);
+    if (cached) return { document: cached };
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (err) {
+      return { errors: [new GraphQLError((err as Error).message, { extensions: { code: 'VALIDATION_FAILED' } })] };
+    }
+    const errors = validate(schema, document, [...specifiedRules, ...rules]);
+    if (errors.length > 0) return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'VALIDATION_FAILED' } })) };
+    if (query.length <= DOCUMENT_CACHE_MAX_CHARS) {
+      if (documents.size >= DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value!);
+      documents.set(query, document);
+    }
+    return { document };
+  };
+
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
-  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null }>(
+  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null }>(
     {
       schema,
       onConnect: async (ctx) => {
@@ -117,20 +144,16 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         }
         try {
           ctx.extra.viewer = await viewerFromToken(deps.orm.em.fork(), token);
+          ctx.extra.tokenHash = hashToken(token);
           return true;
         } catch {
           return false; // graphql-ws closes with 4403 Forbidden
         }
       },
       onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-        let document;
-        try {
-          document = parse(payload.query);
-        } catch (err) {
-          return [new GraphQLError((err as Error).message, { extensions: { code: 'VALIDATION_FAILED' } })];
-        }
-        const errors = validate(schema, document, [...specifiedRules, ...rules]);
-        if (errors.length > 0) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'VALIDATION_FAILED' } }));
+        const checked = checkedDocument(payload.query);
+        if (!('document' in checked)) return checked.errors;
+        const document = checked.document;
         try {
           assertQueryCost(deps.config.limits, schema, document, payload.variables ?? undefined, payload.operationName);
         } catch (err) {
@@ -143,6 +166,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           config: deps.config,
           events: deps.events,
           requestId: `ws-${_id}`,
+          tokenHash: ctx.extra.tokenHash ?? null,
         };
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },

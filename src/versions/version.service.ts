@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal } from '../auth/principal.entity';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import type { Plan } from '../plans/plan';
+import { publishOnCommit } from '../platform/events';
 import { BlueprintVersion } from './blueprint-version.entity';
 
 /**
@@ -30,6 +31,9 @@ export async function recordVersion(
     plan: structuredClone(plan),
   });
   tx.persist(version);
+  // Version 1 is the blueprint's birth (its creation or fork is the activity); later ones are news.
+  if (version.number > 1)
+    await publishOnCommit(tx, 'blueprint.activity', { blueprintId: blueprint.id, kind: 'version', subjectId: version.id, actorId: authorId });
   return version;
 }
 

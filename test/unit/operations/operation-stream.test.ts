@@ -2,6 +2,8 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import type { EventTopics } from '../../../src/platform/events';
 import { operationStream, type OperationUpdate } from '../../../src/operations/operation-stream';
 import { filterEvents } from '../../../src/operations/operation.resolver';
+import { StreamEnd } from '../../../src/platform/live';
+import { AppError } from '../../../src/platform/errors';
 import type { OperationView } from '../../../src/operations/operation.service';
 import type { ToolOperation } from '../../../src/operations/tool-operation.entity';
 
@@ -33,7 +35,7 @@ const viewOf = (status: string): OperationView =>
 const within = <T>(promise: Promise<T>, ms = 500): Promise<T | 'timeout'> =>
   Promise.race([promise, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms))]);
 
-async function take(stream: AsyncIterator<OperationUpdate>): Promise<OperationUpdate | 'end'> {
+async function take(stream: AsyncIterator<OperationUpdate | StreamEnd>): Promise<OperationUpdate | StreamEnd | 'end'> {
   const r = await stream.next();
   return r.done ? 'end' : r.value;
 }
@@ -106,5 +108,19 @@ describe('filterEvents', () => {
     expect(await within(kept.return!())).toMatchObject({ done: true });
     expect(await within(waiting)).toMatchObject({ done: true });
     expect(target.listeners).toBe(0);
+  });
+});
+
+describe('operationStream with a live source', () => {
+  it('passes on the end of a live stream (a revoked token) and stops', async () => {
+    const end = new StreamEnd(new AppError('UNAUTHENTICATED', 'revoked'));
+    async function* source() {
+      yield end;
+      yield { operationId: 'op-1', principalId: 'p', status: 'active', step: 2 };
+    }
+    const stream = operationStream(source(), 'op-1', async () => viewOf('active'));
+    expect(await take(stream)).toMatchObject({ operationId: 'op-1', current: { operation: { status: 'active' } } });
+    expect(await take(stream)).toBe(end);
+    expect(await take(stream)).toBe('end');
   });
 });

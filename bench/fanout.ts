@@ -1,0 +1,386 @@
+/**
+ * `npm run bench:fanout`: one broadcast to N live graphql-ws subscribers (N = 500 and 2,000), and beside
+ * it the same payload pushed over a bare `ws` WebSocketServer to N plain sockets, in the same run.
+ *
+ * It boots the real server (dist/src/main.js) as a child process on 127.0.0.1 against a fresh database
+ * `bw_bench_<random>` of the DATABASE_URL server, gives every subscriber its own agent session subscribed
+ * to the source blueprint, and prints delivered/expected, send->receipt latency (p50/p99/max) and the
+ * server's memory per subscriber: retained heap + external buffers after a full GC, of the server child
+ * before vs. after the sockets subscribed (bench/memory-probe.ts answers over IPC).
+ * Latency is measured in this process from just before the POST (or the IPC send) to each receipt.
+ * Everything runs on 127.0.0.1; the run is bounded and cleans up (children, database) by itself.
+ * Exit status 1 when any run delivered less than 100%.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createClient, type Client } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
+import WebSocket, { WebSocketServer } from 'ws';
+
+/** Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles there. */
+const SIZES = (process.env.BENCH_SIZES ?? '500,2000').split(',').map(Number);
+const HOST = '127.0.0.1';
+const RUN_LIMIT_MS = 6 * 60_000;
+const DELIVERY_WAIT_MS = 30_000;
+
+const SUBSCRIPTION = `subscription Inbox($after: ID) {
+  broadcastReceived(after: $after) { id readAt broadcast { id message type severity sourceBlueprint { id slug name } } }
+}`;
+
+// ---------------------------------------------------------------------------------------------------
+
+const children: ChildProcess[] = [];
+let dropDatabase: (() => Promise<void>) | null = null;
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new PgClient({ connectionString: withDatabase(url, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, HOST, () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+/** Node flags for a measured child: bench/memory-probe answers `memory` requests after a full GC. */
+const probeArgs = ['--expose-gc', '-r', path.join(__dirname, 'memory-probe.js'), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : [])];
+
+/** A child's memory after a full garbage collection (see bench/memory-probe.ts). */
+function memoryOf(child: ChildProcess): Promise<Memory> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('memory probe did not answer')), 10_000);
+    const onMessage = (m: { type?: string } & Memory) => {
+      if (m.type !== 'memory') return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve({ rss: m.rss, heapUsed: m.heapUsed, external: m.external });
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'memory' });
+  });
+}
+
+/**
+ * Retained memory per subscriber: JS heap + external (native buffers) after a full GC. RSS is not used:
+ * a process that already grew during setup reuses those pages, so its RSS growth says little.
+ */
+function perSubscriber(before: Memory, after: Memory, n: number): number {
+  return (after.heapUsed + after.external - before.heapUsed - before.external) / n;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+class Api {
+  constructor(readonly base: string) {}
+  async call(method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(this.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  }
+  async ok(method: string, url: string, token?: string, body?: unknown): Promise<any> {
+    const res = await this.call(method, url, token, body);
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  async session(name: string): Promise<string> {
+    return (await this.ok('POST', '/api/agent/sessions', undefined, { name })).token;
+  }
+  /** Drives the five-step `create` tool. */
+  async createBlueprint(token: string, name: string): Promise<{ id: string; slug: string; name: string }> {
+    let op = await this.ok('POST', '/api/tools/operations', token, { tool_type: 'create', params: {} });
+    const submissions = [
+      { modules: [{ key: 'api', name: 'API', kind: 'backend', summary: 'HTTP API', depends_on: [] }] },
+      { steps: [{ key: 'endpoints', module_key: 'api', title: 'Endpoints', instructions: 'Build them', acceptance: ['tests pass'] }] },
+      { configuration: { runtime: 'node' } },
+      { design_system: {} },
+      { name, description: 'fan-out benchmark source', tags: ['bench'], visibility: 'public' },
+    ];
+    for (const submission of submissions) op = await this.ok('POST', `/api/tools/operations/${op.operation_id}/submit`, token, { token: op.token, submission });
+    return this.ok('GET', `/api/blueprints/${op.result.blueprint_ids[0]}`, token);
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+interface RunResult {
+  n: number;
+  transport: string;
+  delivered: number;
+  latencies: number[];
+  /** Bytes retained per subscriber. */
+  memory: number;
+  note: string;
+}
+
+/** Waits until `count()` reaches `n` or the deadline passes. */
+async function waitFor(count: () => number, n: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (count() < n && Date.now() < deadline) await sleep(5);
+}
+
+async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: string, n: number): Promise<{ result: RunResult; sample: unknown }> {
+  const source = await api.createBlueprint(owner, `Fan-out source ${n}`);
+  const tokens = await pool(Array.from({ length: n }, (_, i) => i), 50, async (i) => {
+    const token = await api.session(`subscriber-${n}-${i}`);
+    await api.ok('POST', `/api/blueprints/${source.id}/subscription`, token);
+    return token;
+  });
+  const before = await memoryOf(app);
+
+  const receipts: Array<Map<string, number>> = tokens.map(() => new Map());
+  let sample: unknown = null;
+  const clients: Client[] = [];
+  let failures = 0;
+  await pool(tokens, 100, async (token, i) => {
+    const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: false });
+    clients.push(client);
+    await new Promise<void>((resolve) => {
+      const off = client.on('connected', () => {
+        off();
+        resolve();
+      });
+    });
+    // after: "0" replays anything committed before the subscription took hold, so no delivery is lost to timing.
+    client.subscribe(
+      { query: SUBSCRIPTION, variables: { after: '0' } },
+      {
+        next: (r) => {
+          const item = (r.data as { broadcastReceived: { broadcast: { message: string } } } | null)?.broadcastReceived;
+          if (!item) {
+            failures += 1;
+            return;
+          }
+          if (!receipts[i]!.has(item.broadcast.message)) receipts[i]!.set(item.broadcast.message, performance.now());
+          sample ??= r;
+        },
+        error: () => (failures += 1),
+        complete: () => undefined,
+      },
+    );
+  });
+  const count = (message: string) => receipts.reduce((sum, r) => sum + (r.has(message) ? 1 : 0), 0);
+
+  // Warm-up: proves every subscription is live (and warms the code paths) before the measured send.
+  await api.ok('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'warm-up', type: 'notice', severity: 'info' });
+  await waitFor(() => count('warm-up'), n, DELIVERY_WAIT_MS);
+  const after = await memoryOf(app);
+
+  const t0 = performance.now();
+  const sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'measured', type: 'changelog', severity: 'breaking' });
+  const sendMs = performance.now() - t0;
+  await waitFor(() => count('measured'), n, DELIVERY_WAIT_MS);
+  const latencies = receipts.flatMap((r) => (r.has('measured') ? [r.get('measured')! - t0] : [])).sort((a, b) => a - b);
+
+  await Promise.all(clients.map((c) => c.dispose()));
+  return {
+    sample,
+    result: {
+      n,
+      transport: 'graphql-ws',
+      delivered: latencies.length,
+      latencies,
+      memory: perSubscriber(before, after, n),
+      note: `send ${sent.status} in ${sendMs.toFixed(1)} ms, ${sent.headers.get('x-sql-statements')} SQL statements, recipient_count ${sent.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
+    },
+  };
+}
+
+async function bareRun(n: number, payload: string): Promise<RunResult> {
+  const child = fork(__filename, ['--bare-ws-server'], { execArgv: probeArgs, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(child);
+  const messages: Array<{ type: string; port?: number; count?: number }> = [];
+  child.on('message', (m: { type: string }) => messages.push(m));
+  const waitMessage = async (type: string) => {
+    await waitFor(() => (messages.some((m) => m.type === type) ? 1 : 0), 1, 10_000);
+    const i = messages.findIndex((m) => m.type === type);
+    if (i < 0) throw new Error(`bare ws server: no ${type}`);
+    return messages.splice(i, 1)[0]!;
+  };
+  const { port } = await waitMessage('ready');
+  const before = await memoryOf(child);
+  const receipts = new Array<number | null>(n).fill(null);
+  let phase = 'warm-up';
+  const sockets: WebSocket[] = [];
+  await pool(Array.from({ length: n }, (_, i) => i), 100, async (i) => {
+    const socket = new WebSocket(`ws://${HOST}:${port}`);
+    sockets.push(socket);
+    socket.on('message', (data) => {
+      JSON.parse(String(data)); // parse like the graphql-ws client does
+      if (phase === 'measured' && receipts[i] === null) receipts[i] = performance.now();
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  });
+  child.send({ type: 'send', payload });
+  await waitMessage('sent');
+  await sleep(200);
+  const after = await memoryOf(child);
+  phase = 'measured';
+  const t0 = performance.now();
+  child.send({ type: 'send', payload });
+  await waitFor(() => receipts.filter((r) => r !== null).length, n, DELIVERY_WAIT_MS);
+  const latencies = receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b);
+  for (const s of sockets) s.terminate();
+  child.send({ type: 'stop' });
+  return { n, transport: 'plain ws', delivered: latencies.length, latencies, memory: perSubscriber(before, after, n), note: `same ${payload.length}-byte message, sent by a loop over wss.clients` };
+}
+
+function printResults(results: RunResult[]): void {
+  const rows = results.map((r) => [
+    String(r.n),
+    r.transport,
+    `${r.delivered}/${r.n}${r.delivered === r.n ? ' (100%)' : ` (${((100 * r.delivered) / r.n).toFixed(1)}%)`}`,
+    percentile(r.latencies, 50).toFixed(1),
+    percentile(r.latencies, 99).toFixed(1),
+    (r.latencies.at(-1) ?? NaN).toFixed(1),
+    `${(r.memory / 1024).toFixed(1)} KiB`,
+  ]);
+  const header = ['subscribers', 'transport', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'server memory/subscriber'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join(' | ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const r of rows) console.log(line(r));
+  console.log('');
+  for (const r of results) console.log(`${String(r.n).padStart(5)} ${r.transport.padEnd(10)} ${r.note}`);
+}
+
+async function cleanup(): Promise<void> {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  // The server drains its connections on SIGTERM; give it a few seconds before insisting.
+  await waitFor(() => children.filter((c) => c.exitCode !== null || c.signalCode !== null).length, children.length, 5000);
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await dropDatabase?.().catch((err) => console.error('could not drop the bench database:', err));
+  dropDatabase = null;
+}
+
+async function main(): Promise<void> {
+  const server = process.env.DATABASE_URL;
+  if (!server) {
+    console.error('bench:fanout needs DATABASE_URL (a PostgreSQL server; a fresh bw_bench_<random> database is made on it)');
+    process.exit(2);
+  }
+  const limit = setTimeout(() => {
+    console.error(`bench:fanout did not finish within ${RUN_LIMIT_MS / 1000} s; stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, RUN_LIMIT_MS);
+
+  const dbName = `bw_bench_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = withDatabase(server, dbName);
+  dropDatabase = () => adminQuery(server, `drop database if exists ${dbName} with (force)`);
+  const port = await freePort();
+  const main = path.join(__dirname, '..', 'src', 'main.js');
+  const app = fork(main, [], {
+    execArgv: probeArgs,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      EXPOSE_SQL_COUNT: '1',
+      // Every subscriber is its own agent session, all from 127.0.0.1.
+      SESSION_CREATES_PER_HOUR: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(app);
+  const api = new Api(`http://${HOST}:${port}`);
+  let ok = false;
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const healthy = await fetch(`${api.base}/healthz`).then((r) => r.ok, () => false);
+      if (healthy) break;
+      if (Date.now() > deadline || app.exitCode !== null) throw new Error('the server did not become healthy');
+      await sleep(200);
+    }
+    console.log(`fan-out bench: node ${process.version}, server pid ${app.pid} on ${HOST}:${port}, database ${dbName}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const owner = await api.session('bench owner');
+    const results: RunResult[] = [];
+    for (const n of SIZES) {
+      const { result, sample } = await graphqlRun(api, `ws://${HOST}:${port}/graphql`, app, owner, n);
+      results.push(result);
+      // The bare server sends exactly what graphql-ws put on the wire for one subscriber.
+      const payload = JSON.stringify({ id: randomBytes(16).toString('hex'), type: 'next', payload: sample });
+      results.push(await bareRun(n, payload));
+    }
+    console.log('');
+    printResults(results);
+    ok = results.every((r) => r.delivered === r.n);
+    if (!ok) console.error('\nFAILED: not every subscriber received the broadcast');
+  } catch (err) {
+    console.error('bench:fanout failed:', err);
+  } finally {
+    clearTimeout(limit);
+    await cleanup();
+  }
+  process.exit(ok ? 0 : 1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Child mode: a bare WebSocketServer that sends whatever the parent asks to every socket.
+function bareWsServer(): void {
+  const wss = new WebSocketServer({ host: HOST, port: 0 });
+  wss.on('listening', () => {
+    const address = wss.address();
+    process.send!({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
+  });
+  process.on('message', (msg: { type: string; payload?: string }) => {
+    if (msg.type === 'send') {
+      for (const socket of wss.clients) socket.send(msg.payload!);
+      process.send!({ type: 'sent' });
+    } else if (msg.type === 'count') process.send!({ type: 'count', count: wss.clients.size });
+    else if (msg.type === 'stop') wss.close(() => process.exit(0));
+  });
+}
+
+if (process.argv.includes('--bare-ws-server')) bareWsServer();
+else void main();

@@ -1,0 +1,43 @@
+import { requestContext } from '../platform/http';
+import { idParam, type RouteModule } from '../platform/routes';
+import { sendBroadcast, setSubscription } from './broadcast.service';
+import { toInboxBody, toSentBroadcastBody } from './broadcast.wire';
+import { listInbox, markInboxRead } from './inbox.service';
+
+type IdParams = { Params: { id: string } };
+
+export const broadcastRoutes: RouteModule = (app, deps) => {
+  /** Owner only. Answers 201 with the broadcast and `recipient_count`. */
+  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: { params: idParam('id') } }, async (request, reply) => {
+    const ctx = await requestContext(request, deps);
+    return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
+  });
+
+  for (const [method, on] of [['POST', true], ['DELETE', false]] as const) {
+    app.route<IdParams>({
+      method,
+      url: '/api/blueprints/:id/subscription',
+      schema: { params: idParam('id') },
+      handler: async (request) => {
+        const ctx = await requestContext(request, deps);
+        const state = await setSubscription(ctx, request.params.id, on);
+        return { blueprint_id: state.blueprintId, subscribed: state.subscribed };
+      },
+    });
+  }
+
+  app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>(
+    '/api/inbox',
+    { schema: { querystring: { type: 'object', properties: { unread: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } } } } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const page = await listInbox(ctx, request.query);
+      return { items: page.items.map(toInboxBody), total: page.total, limit: page.limit, offset: page.offset };
+    },
+  );
+
+  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: { params: idParam('deliveryId') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toInboxBody(await markInboxRead(ctx, request.params.deliveryId));
+  });
+};

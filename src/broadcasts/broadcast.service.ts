@@ -1,0 +1,122 @@
+import DataLoader from 'dataloader';
+import { requireViewer } from '../auth/auth.service';
+import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getOwnedBlueprint } from '../changelog/changelog.service';
+import type { Limits } from '../platform/config';
+import type { RequestContext } from '../platform/context';
+import { validationFailed } from '../platform/errors';
+import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
+import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
+
+/**
+ * One lock for every broadcast send. Sends run one at a time, so delivery `seq` values are handed out
+ * in commit order: a subscriber that has seen delivery N has seen every committed delivery before it,
+ * and "after N" (reconnect, replay) never skips one that commits later. Sends are rare and each is a
+ * single statement, so the lock costs little.
+ */
+const BROADCAST_LOCK = 7_342_001;
+
+export interface BroadcastInput {
+  message: string;
+  type: BroadcastType;
+  severity: BroadcastSeverity;
+}
+
+const types = Object.values(BroadcastType) as string[];
+const severities = Object.values(BroadcastSeverity) as string[];
+const issue = (path: string, message: string) => validationFailed(`${path} ${message}`, { issues: [{ path, message }] });
+
+/** `{message, type, severity}` from a request body; unknown enum values and fields are 400. */
+export function parseBroadcastInput(input: unknown, limits: Limits): BroadcastInput {
+  if (input === null || input === undefined || typeof input !== 'object' || Array.isArray(input))
+    throw validationFailed('The request body must be a JSON object with message, type and severity', { issues: [{ path: '', message: 'must be an object' }] });
+  const raw = input as Record<string, unknown>;
+  for (const key of Object.keys(raw)) if (!['message', 'type', 'severity'].includes(key)) throw issue(key, 'is not a known field (message, type, severity)');
+  if (raw.message === undefined) throw issue('message', 'is required');
+  if (typeof raw.message !== 'string') throw issue('message', 'must be a string');
+  const message = raw.message.trim();
+  if (message === '') throw issue('message', 'must not be blank');
+  if (message.length > limits.broadcastMessageMax) throw issue('message', `must be at most ${limits.broadcastMessageMax} characters`);
+  if (raw.type === undefined) throw issue('type', 'is required');
+  if (typeof raw.type !== 'string' || !types.includes(raw.type)) throw issue('type', `must be one of: ${types.join(', ')}`);
+  if (raw.severity === undefined) throw issue('severity', 'is required');
+  if (typeof raw.severity !== 'string' || !severities.includes(raw.severity)) throw issue('severity', `must be one of: ${severities.join(', ')}`);
+  return { message, type: raw.type as BroadcastType, severity: raw.severity as BroadcastSeverity };
+}
+
+/**
+ * Sends a broadcast about a blueprint the caller owns. Recipients: the owners of its direct forks and
+ * its explicit subscribers, each once, never the sender, and only those who may read the blueprint now.
+ * The broadcast and every inbox row are written by ONE set-based statement (CTE + INSERT ... SELECT), so
+ * the statement count does not grow with the number of recipients; one notification per broadcast (not
+ * per recipient) tells every server instance, on commit, to push the new rows to its live subscribers.
+ */
+export async function sendBroadcast(ctx: RequestContext, blueprintId: string, input: unknown): Promise<BroadcastRecord> {
+  const bp = await getOwnedBlueprint(ctx, blueprintId, 'send broadcasts');
+  const fields = parseBroadcastInput(input, ctx.config.limits);
+  const viewer = requireViewer(ctx);
+  return ctx.em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(?)', [BROADCAST_LOCK]);
+    const rows: Array<Record<string, unknown>> = await tx.execute(
+      `with src as (select id, owner_id, team_id, visibility from blueprint where id = ?),
+            recipients as (
+              select r.principal_id
+                from (select f.owner_id as principal_id from blueprint f where f.forked_from_id = ?
+                      union
+                      select s.principal_id from blueprint_subscription s where s.blueprint_id = ?) r
+                cross join src
+               where r.principal_id <> ?
+                 and (src.visibility = 'public' or r.principal_id = src.owner_id
+                      or exists (select 1 from team_member tm where tm.team_id = src.team_id and tm.principal_id = r.principal_id))),
+            b as (
+              insert into broadcast (id, source_blueprint_id, sender_id, message, type, severity, recipient_count)
+              select gen_random_uuid(), ?, ?, ?, ?, ?, (select count(*) from recipients)
+              returning *),
+            d as (
+              insert into inbox_delivery (broadcast_id, recipient_id)
+              select b.id, recipients.principal_id from b cross join recipients
+              returning seq)
+       select b.* from b`,
+      [bp.id, bp.id, bp.id, viewer.principalId, bp.id, viewer.principalId, fields.message, fields.type, fields.severity],
+    );
+    const broadcast = toBroadcastRecord(rows[0]!);
+    if (broadcast.recipientCount > 0) await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: broadcast.id });
+    return broadcast;
+  });
+}
+
+/** Subscribes the caller to a readable blueprint's broadcasts (or unsubscribes); both are idempotent. */
+export async function setSubscription(ctx: RequestContext, blueprintId: string, on: boolean): Promise<{ blueprintId: string; subscribed: boolean }> {
+  const viewer = requireViewer(ctx);
+  if (!on && isUuid(blueprintId)) {
+    // Leaving works even after the blueprint went out of sight (e.g. turned private).
+    const gone = await ctx.em.execute('delete from blueprint_subscription where principal_id = ? and blueprint_id = ?', [viewer.principalId, blueprintId.toLowerCase()], 'run');
+    if (((gone as { affectedRows?: number }).affectedRows ?? 0) > 0) {
+      ctx.loaders.clear();
+      return { blueprintId: blueprintId.toLowerCase(), subscribed: false };
+    }
+  }
+  const bp = await getBlueprint(ctx, blueprintId);
+  if (on)
+    await ctx.em.execute('insert into blueprint_subscription (blueprint_id, principal_id) values (?, ?) on conflict do nothing', [bp.id, viewer.principalId]);
+  else await ctx.em.execute('delete from blueprint_subscription where principal_id = ? and blueprint_id = ?', [viewer.principalId, bp.id]);
+  ctx.loaders.clear();
+  return { blueprintId: bp.id, subscribed: on };
+}
+
+/** Whether the caller subscribed to each blueprint, batched. */
+export function viewerIsSubscribed(ctx: RequestContext, blueprintId: string): Promise<boolean> {
+  const viewer = ctx.viewer;
+  if (!viewer) return Promise.resolve(false);
+  const loader = ctx.loaders.get('broadcasts.subscribedByViewer', () =>
+    new DataLoader<string, boolean>(async (ids) => {
+      const rows: Array<{ blueprint_id: string }> = await ctx.em.execute(
+        'select blueprint_id from blueprint_subscription where principal_id = ? and blueprint_id = any(?::uuid[])',
+        [viewer.principalId, `{${ids.join(',')}}`],
+      );
+      const set = new Set(rows.map((r) => r.blueprint_id));
+      return ids.map((id) => set.has(id));
+    }),
+  );
+  return loader.load(blueprintId);
+}

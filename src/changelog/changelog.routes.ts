@@ -1,0 +1,36 @@
+import { requestContext } from '../platform/http';
+import { pageFromQuery } from '../platform/pagination';
+import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import { listChangelog, publishChangelogEntry, updateChangelogEntry } from './changelog.service';
+import { toChangelogBody } from './changelog.wire';
+
+type IdParams = { Params: { id: string } };
+type EntryParams = { Params: { id: string; entryId: string } };
+
+export const changelogRoutes: RouteModule = (app, deps) => {
+  /** Public: no token needed for a public blueprint. Newest first. */
+  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
+    '/api/blueprints/:id/changelog',
+    { schema: { params: idParam('id'), querystring: pageQuery } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const page = await listChangelog(ctx, request.params.id, pageFromQuery(request.query, deps.config.limits));
+      return { items: page.items.map(toChangelogBody), total: page.total, limit: page.limit, offset: page.offset };
+    },
+  );
+
+  app.post<IdParams>('/api/blueprints/:id/changelog', { schema: { params: idParam('id') } }, async (request, reply) => {
+    const ctx = await requestContext(request, deps);
+    const entry = await publishChangelogEntry(ctx, request.params.id, request.body);
+    return reply.status(201).send(toChangelogBody(entry));
+  });
+
+  app.patch<EntryParams>(
+    '/api/blueprints/:id/changelog/:entryId',
+    { schema: { params: { type: 'object', required: ['id', 'entryId'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, entryId: { type: 'string', minLength: 1, maxLength: 200 } } } } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      return toChangelogBody(await updateChangelogEntry(ctx, request.params.id, request.params.entryId, request.body));
+    },
+  );
+};

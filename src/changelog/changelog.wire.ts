@@ -1,0 +1,12 @@
+import type { ChangelogEntry } from './changelog-entry.entity';
+
+/** The REST changelog entry of DESIGN.md section 8. */
+export function toChangelogBody(entry: ChangelogEntry) {
+  return {
+    id: entry.id,
+    title: entry.title,
+    body: entry.body,
+    created_at: entry.createdAt.toISOString(),
+    updated_at: entry.updatedAt.toISOString(),
+  };
+}

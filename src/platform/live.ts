@@ -1,0 +1,175 @@
+import { Repeater } from '@graphql-yoga/subscription';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+import type { RequestContext } from './context';
+import { AppError, unauthenticated } from './errors';
+import type { EventBus } from './events';
+
+/**
+ * Building blocks of live subscriptions (graphql-ws): a bounded per-subscriber queue, the end-of-stream
+ * marker, and authorization re-checked before every event. Re-checks are batched across all the
+ * subscribers of one server instance: an event that reaches 2,000 subscribers costs one token query,
+ * not 2,000.
+ */
+
+/** The last value of a stream that had to stop; the field resolver throws `error` to tell the client why. */
+export class StreamEnd {
+  constructor(readonly error: AppError) {}
+}
+
+/** For subscription field resolvers: the event, or the thrown reason its stream ended. */
+export function unlessEnded<T>(payload: T | StreamEnd): T {
+  if (payload instanceof StreamEnd) throw payload.error;
+  return payload;
+}
+
+/**
+ * Events waiting for one subscriber. Never blocks the producer: past `max` queued items it drops them
+ * all and raises `overflowed`, and the consumer decides (re-read durable rows, or end the stream).
+ */
+export class LiveQueue<T> {
+  private items: T[] = [];
+  private waiter: (() => void) | null = null;
+  private closed = false;
+  private overflow = false;
+
+  constructor(private readonly max: number) {}
+
+  push(item: T): void {
+    if (this.closed) return;
+    if (this.items.length >= this.max) {
+      this.items = [];
+      this.overflow = true;
+    } else this.items.push(item);
+    this.wake();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wake();
+  }
+
+  /** True once after items were dropped. */
+  takeOverflow(): boolean {
+    const was = this.overflow;
+    this.overflow = false;
+    return was;
+  }
+
+  /** Everything queued, waiting until there is something (or an overflow); null once closed. */
+  async take(): Promise<T[] | null> {
+    while (this.items.length === 0 && !this.overflow) {
+      if (this.closed) return null;
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
+    if (this.closed) return null;
+    const out = this.items;
+    this.items = [];
+    return out;
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  }
+}
+
+const scopedByBus = new WeakMap<EventBus, Map<string, unknown>>();
+
+/**
+ * A value shared by every live subscription of this server instance (keyed by its EventBus), created
+ * on first use with an EntityManager of its own. Used for uncached, batched loaders: the checks one event
+ * triggers in many subscribers in the same tick become one statement.
+ */
+export function instanceScoped<T>(ctx: RequestContext, name: string, create: (em: EntityManager) => T): T {
+  let scoped = scopedByBus.get(ctx.events);
+  if (!scoped) scopedByBus.set(ctx.events, (scoped = new Map()));
+  if (!scoped.has(name)) scoped.set(name, create(ctx.em.fork() as EntityManager));
+  return scoped.get(name) as T;
+}
+
+function tokenValidLoader(ctx: RequestContext): DataLoader<string, boolean> {
+  return instanceScoped(
+    ctx,
+    'live.tokenValid',
+    (em) =>
+      new DataLoader<string, boolean>(
+        async (hashes) => {
+          const rows: Array<{ token_hash: string }> = await em.execute(
+            `select token_hash from access_token
+              where token_hash = any(?::text[]) and revoked_at is null and (expires_at is null or expires_at > now())`,
+            [`{${hashes.join(',')}}`],
+          );
+          const valid = new Set(rows.map((r) => r.token_hash));
+          return hashes.map((h) => valid.has(h));
+        },
+        { cache: false },
+      ),
+  );
+}
+
+/** Whether the connection's bearer token still works; anonymous connections have none to lose. */
+export async function connectionStillAuthorized(ctx: RequestContext): Promise<boolean> {
+  if (!ctx.tokenHash) return true;
+  return tokenValidLoader(ctx).load(ctx.tokenHash);
+}
+
+/** Subscribe-time check: the token may have been revoked after the socket was opened. */
+export async function assertConnectionAuthorized(ctx: RequestContext): Promise<void> {
+  if (!(await connectionStillAuthorized(ctx))) throw unauthenticated('The bearer token is unknown, expired or revoked');
+}
+
+/**
+ * A live stream of the events of `source` that `matches` keeps (a cheap, synchronous filter) for one
+ * subscription. Before each kept event the connection's token is re-checked (revoked or expired: the
+ * stream ends with UNAUTHENTICATED), then `recheck` may end it with its own error (e.g. NOT_FOUND once
+ * the subject went out of sight). The source is drained into a bounded queue at once, so a slow client
+ * never holds up the event bus; one that falls `liveQueueMax` events behind is ended with an error.
+ * Unsubscribing releases the source immediately, even when no event ever comes.
+ */
+export function liveStream<T>(
+  ctx: RequestContext,
+  source: AsyncIterable<T>,
+  matches: (event: T) => boolean,
+  recheck?: (event: T) => Promise<AppError | null>,
+): AsyncIterable<T | StreamEnd> {
+  return new Repeater<T | StreamEnd>(async (push, stop) => {
+    const queue = new LiveQueue<T>(ctx.config.limits.liveQueueMax);
+    const iterator = source[Symbol.asyncIterator]();
+    void stop.then(() => {
+      queue.close();
+      void iterator.return?.();
+    });
+    void (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        if (matches(next.value)) queue.push(next.value);
+      }
+      queue.close();
+    })().catch(() => queue.close());
+    try {
+      for (;;) {
+        const batch = await queue.take();
+        if (batch === null) break;
+        if (queue.takeOverflow()) {
+          await push(new StreamEnd(new AppError('CONFLICT', 'The subscriber fell too far behind; subscribe again')));
+          break;
+        }
+        for (const event of batch) {
+          const failure = (await connectionStillAuthorized(ctx)) ? ((await recheck?.(event)) ?? null) : unauthenticated('The bearer token is unknown, expired or revoked');
+          if (failure) {
+            await push(new StreamEnd(failure));
+            return stop();
+          }
+          await push(event);
+        }
+      }
+    } finally {
+      queue.close();
+      void iterator.return?.();
+    }
+    stop();
+  });
+}
