@@ -270,9 +270,10 @@ describe('operationUpdated', () => {
     const denied = await ws(other).subscribe(OperationUpdatedDocument, { id: start.operation_id }).next();
     expect(denied.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     const sub = ws(token).subscribe(OperationUpdatedDocument, { id: start.operation_id });
-    await settle();
+    // The opening event is the current state; after it the subscription is live.
+    expect((await sub.next()).data?.operationUpdated).toMatchObject({ id: start.operation_id, status: 'ACTIVE', step: 1 });
     await server.rest.post(`/api/tools/operations/${start.operation_id}/submit`, { token, body: { token: start.token, submission: createSubmissions()[0] } });
-    expect((await sub.next()).data?.operationUpdated).toEqual({ id: start.operation_id, status: 'ACTIVE', step: 2 });
+    expect((await sub.next()).data?.operationUpdated).toMatchObject({ id: start.operation_id, status: 'ACTIVE', step: 2 });
     await server.rest.post(`/api/tools/operations/${start.operation_id}/cancel`, { token });
     expect((await sub.next()).data?.operationUpdated).toMatchObject({ status: 'CANCELLED' });
   });
