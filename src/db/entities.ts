@@ -1,3 +1,4 @@
+import { Architecture, ArchitectureEdge, ArchitectureNode } from '../architectures/architecture.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -8,4 +9,4 @@ import { Team, TeamMember } from '../teams/team.entity';
 import { BlueprintVersion } from '../versions/blueprint-version.entity';
 
 /** Every entity, listed so the ORM never scans folders (which differs between ts-jest and the build). */
-export const entities = [Principal, AccessToken, Team, TeamMember, Blueprint, Star, LineageLink, BlueprintVersion, ToolOperation];
+export const entities = [Principal, AccessToken, Team, TeamMember, Blueprint, Star, LineageLink, BlueprintVersion, ToolOperation, Architecture, ArchitectureNode, ArchitectureEdge];

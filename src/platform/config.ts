@@ -29,6 +29,10 @@ export interface Limits {
   planMaxModules: number;
   planMaxSteps: number;
   planMaxBytes: number;
+  /** Most nodes one architecture holds. */
+  architectureMaxNodes: number;
+  /** Most manual edges one architecture holds (computed lineage edges are not counted). */
+  architectureMaxEdges: number;
 }
 
 export interface Config {
@@ -58,6 +62,8 @@ export const defaultLimits: Limits = {
   planMaxModules: 500,
   planMaxSteps: 5000,
   planMaxBytes: 1024 * 1024,
+  architectureMaxNodes: 500,
+  architectureMaxEdges: 2000,
 };
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
