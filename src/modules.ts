@@ -1,4 +1,7 @@
 import type { NonEmptyArray } from 'type-graphql';
+import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
+import { ArchitectureResolver } from './architectures/architecture.resolver';
+import { architectureRoutes } from './architectures/architecture.routes';
 import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
@@ -27,6 +30,8 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
 import { versionRoutes } from './versions/version.routes';
+import { TeamResolver } from './teams/team.resolver';
+import { teamRoutes } from './teams/team.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`). */
 export const mcpTools: McpToolDefinition[] = [
@@ -46,6 +51,8 @@ export const routeModules: RouteModule[] = [
   changelogRoutes,
   broadcastRoutes,
   compareRoutes,
+  teamRoutes,
+  architectureRoutes,
   mcpRoutes(mcpTools),
 ];
 
@@ -68,4 +75,7 @@ export const resolvers: NonEmptyArray<Function> = [
   BlueprintBroadcastResolver,
   BlueprintActivityResolver,
   CompareResolver,
+  TeamResolver,
+  ArchitectureResolver,
+  ArchitectureNodeResolver,
 ];

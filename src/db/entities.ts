@@ -1,3 +1,4 @@
+import { Architecture, ArchitectureEdge, ArchitectureNode } from '../architectures/architecture.entity';
 import { AccessToken } from '../auth/access-token.entity';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -26,4 +27,7 @@ export const entities = [
   BlueprintSubscription,
   Broadcast,
   InboxDelivery,
+  Architecture,
+  ArchitectureNode,
+  ArchitectureEdge,
 ];

@@ -43,6 +43,10 @@ export interface Limits {
    * `broadcastReceived` then re-reads its durable inbox rows from its cursor, other subscriptions end.
    */
   liveQueueMax: number;
+  /** Most nodes one architecture holds. */
+  architectureMaxNodes: number;
+  /** Most manual edges one architecture holds (computed lineage edges are not counted). */
+  architectureMaxEdges: number;
 }
 
 export interface Config {
@@ -78,6 +82,8 @@ export const defaultLimits: Limits = {
   changelogBodyMax: 100_000,
   broadcastMessageMax: 10_000,
   liveQueueMax: 1000,
+  architectureMaxNodes: 500,
+  architectureMaxEdges: 2000,
 };
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../tool-definition';
 import type { ToolType } from '../tool-types';
+import { composeTool } from './compose.tool';
 import { createTool } from './create.tool';
 import { differenceTool } from './difference.tool';
 import { fuzzTool } from './fuzz.tool';
@@ -52,5 +53,6 @@ export const toolDefinitions: ReadonlyMap<ToolType, ToolDefinition> = new Map<To
     subtractTool,
     intersectTool,
     mutateTool,
+    composeTool,
   ].map((t) => [t.type, t as ToolDefinition]),
 );

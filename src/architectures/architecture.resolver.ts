@@ -1,0 +1,180 @@
+import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Principal } from '../auth/principal.entity';
+import { viewerTeamRoles } from '../blueprints/access';
+import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import type { RequestContext } from '../platform/context';
+import type { EventTopics } from '../platform/events';
+import { LazyConnection } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
+import { Team } from '../teams/team.entity';
+import { teamById } from '../teams/team.service';
+import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
+import {
+  canEditArchitecture,
+  canReadArchitecture,
+  edgesOf,
+  findArchitecture,
+  getArchitecture,
+  nodesOf,
+  type ArchitectureRecord,
+  type EdgeView,
+  type NodeView,
+} from './architecture.read';
+import { createArchitecture, listPublicArchitectures, transferArchitecture } from './architecture.service';
+import {
+  AddArchitectureEdgeInput,
+  AddArchitectureNodeInput,
+  ArchitectureChangeKindEnum,
+  ArchitectureConnection,
+  ArchitectureEdgeType,
+  ArchitectureNodeType,
+  ArchitectureType,
+  CreateArchitectureInput,
+  LayoutEntryInput,
+} from './architecture.types';
+
+@ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
+class ArchitectureChangeType {
+  @Field(() => ArchitectureChangeKindEnum) kind!: ArchitectureChangeKindEnum;
+  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer.' }) subjectId!: string | null;
+  @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
+  @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
+}
+
+/**
+ * Changes of one architecture, for as long as the subscriber may read it (a transfer can end a team
+ * member's access to a private one: later changes are then not sent).
+ */
+async function* visibleChanges(ctx: RequestContext, arch: ArchitectureRecord): AsyncGenerator<EventTopics['architecture.changed']> {
+  for await (const event of ctx.events.subscribe('architecture.changed')) {
+    if (event.architectureId !== arch.id) continue;
+    ctx.loaders.clear();
+    ctx.em.clear();
+    const current = await findArchitecture(ctx, arch.slug);
+    if (current && (await canReadArchitecture(ctx, current))) yield event;
+  }
+}
+
+/** Plain objects with the GraphQL field names, so edges resolve without per-field resolver wrappers. */
+function toEdgeType(e: EdgeView): ArchitectureEdgeType {
+  return { id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edgeType: e.edgeType, label: e.label, computed: e.computed };
+}
+
+async function orNull<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+@Resolver(() => ArchitectureType)
+export class ArchitectureResolver {
+  @Query(() => ArchitectureType, { nullable: true, description: 'One architecture by slug; null when missing or private to others.' })
+  architecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string): Promise<ArchitectureRecord | null> {
+    return orNull(getArchitecture(ctx, slug));
+  }
+
+  @Query(() => ArchitectureConnection, { description: 'Public architectures, newest first (no authentication needed).' })
+  architectures(
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<ArchitectureRecord> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => listPublicArchitectures(ctx, page));
+  }
+
+  @FieldResolver(() => Principal)
+  async owner(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<Principal> {
+    return (await blueprintLoaders(ctx).principalById.load(arch.ownerId))!;
+  }
+
+  @FieldResolver(() => Team, { nullable: true, description: 'The team it belongs to, when the caller is a member of it.' })
+  async team(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<Team | null> {
+    if (arch.teamId === null || !(await viewerTeamRoles(ctx)).has(arch.teamId)) return null;
+    return teamById(ctx, arch.teamId);
+  }
+
+  @FieldResolver(() => [ArchitectureNodeType], { description: 'Nodes in the order they were added.' })
+  nodes(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<NodeView[]> {
+    return nodesOf(ctx, arch);
+  }
+
+  @FieldResolver(() => ArchitectureNodeType, { nullable: true })
+  async node(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<NodeView | null> {
+    return (await nodesOf(ctx, arch)).find((n) => n.id === id.toLowerCase()) ?? null;
+  }
+
+  @FieldResolver(() => [ArchitectureEdgeType], { description: 'Manual edges in the order drawn, then computed lineage edges between nodes the caller may read.' })
+  async edges(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<ArchitectureEdgeType[]> {
+    return (await edgesOf(ctx, arch)).map(toEdgeType);
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the caller may add, move and remove nodes and edges.' })
+  viewerCanEdit(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return canEditArchitecture(ctx, arch);
+  }
+
+  @Mutation(() => ArchitectureType)
+  createArchitecture(@Ctx() ctx: RequestContext, @Arg('input', () => CreateArchitectureInput) input: CreateArchitectureInput): Promise<ArchitectureRecord> {
+    return createArchitecture(ctx, { name: input.name, visibility: input.visibility, ...(input.description != null ? { description: input.description } : {}) });
+  }
+
+  @Mutation(() => ArchitectureNodeType, { description: 'Adds a blueprint the caller may read as a node; without a position it goes to a free grid cell.' })
+  addArchitectureNode(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('input', () => AddArchitectureNodeInput) input: AddArchitectureNodeInput): Promise<NodeView> {
+    return addNode(ctx, slug, { blueprint_id: input.blueprintId, ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}) });
+  }
+
+  @Mutation(() => ArchitectureEdgeType, { description: 'Adds a manual edge; lineage edge types are FORBIDDEN (they are computed).' })
+  async addArchitectureEdge(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('input', () => AddArchitectureEdgeInput) input: AddArchitectureEdgeInput): Promise<ArchitectureEdgeType> {
+    return toEdgeType(await addEdge(ctx, slug, { source_node_id: input.sourceNodeId, target_node_id: input.targetNodeId, edge_type: input.edgeType, label: input.label ?? null }));
+  }
+
+  @Mutation(() => ArchitectureType, { description: 'Removes a node and every edge touching it.' })
+  async removeArchitectureNode(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('nodeId', () => ID) nodeId: string): Promise<ArchitectureRecord> {
+    await removeNode(ctx, slug, nodeId);
+    return getArchitecture(ctx, slug);
+  }
+
+  @Mutation(() => ArchitectureType, { description: 'Removes a manual edge; lineage edges are FORBIDDEN.' })
+  async removeArchitectureEdge(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('edgeId', () => ID) edgeId: string): Promise<ArchitectureRecord> {
+    await removeEdge(ctx, slug, edgeId);
+    return getArchitecture(ctx, slug);
+  }
+
+  @Mutation(() => ArchitectureType, { description: 'Moves several nodes at once, all or nothing.' })
+  async updateArchitectureLayout(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('layout', () => [LayoutEntryInput]) layout: LayoutEntryInput[],
+  ): Promise<ArchitectureRecord> {
+    await updateLayout(ctx, slug, layout.map((e) => ({ nodeId: e.nodeId, position: { x: e.position.x, y: e.position.y } })));
+    return getArchitecture(ctx, slug);
+  }
+
+  @Mutation(() => ArchitectureType, { description: "Moves the architecture to a team where the caller is owner or admin." })
+  transferArchitecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('teamId', () => ID) teamId: string): Promise<ArchitectureRecord> {
+    return transferArchitecture(ctx, slug, { team_id: teamId });
+  }
+
+  @Subscription(() => ArchitectureChangeType, {
+    description: 'Every node, edge, layout and transfer change of an architecture the caller may read.',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as RequestContext;
+      const arch = await getArchitecture(ctx, args.slug as string); // private to others: NOT_FOUND before anything is sent
+      return visibleChanges(ctx, arch);
+    },
+  })
+  async architectureChanged(
+    @Root() event: EventTopics['architecture.changed'],
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+  ): Promise<ArchitectureChangeType> {
+    ctx.loaders.clear();
+    ctx.em.clear();
+    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);
+    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
+  }
+}

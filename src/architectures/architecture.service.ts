@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireViewer } from '../auth/auth.service';
+import { canEditWith, canReadWith, viewerTeamRoles } from '../blueprints/access';
+import type { Visibility } from '../blueprints/blueprint.entity';
+import { uniqueSlug } from '../blueprints/slug';
+import type { RequestContext } from '../platform/context';
+import { conflict, forbidden, notFound } from '../platform/errors';
+import { assertValid, compileSchema } from '../platform/json-schema';
+import type { PageRequest } from '../platform/pagination';
+import { TeamRole } from '../teams/team.entity';
+import { managerRoles } from '../teams/team.service';
+import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
+
+/** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
+export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred';
+
+const createBody = compileSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'visibility'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    description: { type: 'string', maxLength: 5000, default: '' },
+    visibility: { type: 'string', enum: ['public', 'private'] },
+  },
+});
+
+const transferBody = compileSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['team_id'],
+  properties: { team_id: { type: 'string', format: 'uuid' } },
+});
+
+export interface NewArchitecture {
+  name: string;
+  description: string;
+  visibility: Visibility;
+}
+
+async function slugTaken(tx: EntityManager, slug: string): Promise<boolean> {
+  const rows: unknown[] = await tx.execute('select 1 from architecture where slug = ? limit 1', [slug]);
+  return rows.length > 0;
+}
+
+/** Writes a new, empty architecture owned by `ownerId` inside the caller's transaction (create and the compose tool). */
+export async function insertArchitecture(tx: EntityManager, ownerId: string, input: NewArchitecture): Promise<ArchitectureRecord> {
+  const slug = await uniqueSlug((s) => slugTaken(tx, s), input.name, 'architecture');
+  try {
+    // Raw SQL rather than a persisted entity: references created in a transaction's fork are merged
+    // back over entities the request already loaded (see architecture-edit.service.ts).
+    const rows: ArchitectureRow[] = await tx.execute(
+      `insert into architecture as a (id, slug, name, description, visibility, owner_id, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, now(), now()) returning ${architectureColumns}`,
+      [randomUUID(), slug, input.name.trim(), input.description, input.visibility, ownerId],
+    );
+    return toRecord(rows[0]!);
+  } catch (err) {
+    // Two creates with one name at once: the unique index decides, the loser may simply retry.
+    if (err instanceof UniqueConstraintViolationException) throw conflict('Another architecture took that slug a moment ago; retry', { slug });
+    throw err;
+  }
+}
+
+/** `POST /api/architectures`: an empty architecture owned by the caller, with a unique slug from its name. */
+export async function createArchitecture(ctx: RequestContext, body: unknown): Promise<ArchitectureRecord> {
+  const viewer = requireViewer(ctx);
+  const input = assertValid<NewArchitecture>(createBody, structuredClone(body ?? {}), 'body');
+  const arch = await ctx.em.transactional((tx) => insertArchitecture(tx, viewer.principalId, input));
+  ctx.loaders.clear();
+  return arch;
+}
+
+export interface ArchitectureSummary extends ArchitectureRecord {
+  nodeCount: number;
+  edgeCount: number;
+}
+
+/** Public architectures, newest first; the same for every caller (private ones are never listed). */
+export async function listPublicArchitectures(ctx: RequestContext, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+  const rows: Array<ArchitectureRow & { total: string; node_count: string; edge_count: string }> = await ctx.em.execute(
+    `select count(*) over () as total, ${architectureColumns},
+            (select count(*) from architecture_node n where n.architecture_id = a.id) as node_count,
+            (select count(*) from architecture_edge e where e.architecture_id = a.id) as edge_count
+       from architecture a where a.visibility = 'public'
+      order by a.created_at desc, a.id offset ? limit ?`,
+    [page.offset, page.limit],
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const counted: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from architecture where visibility = 'public'`);
+    total = Number(counted[0]!.total);
+  }
+  return { items: rows.map((r) => ({ ...toRecord(r), nodeCount: Number(r.node_count), edgeCount: Number(r.edge_count) })), total };
+}
+
+/**
+ * Locks the architecture row for the rest of the write transaction, so that concurrent edits of one
+ * architecture apply one after the other (auto-layout sees every node placed before it). 404 when the
+ * caller may not read it.
+ */
+export async function lockArchitecture(ctx: RequestContext, tx: EntityManager, slug: string): Promise<ArchitectureRecord> {
+  const rows: ArchitectureRow[] = await tx.execute(`select ${architectureColumns} from architecture a where a.slug = ? for update`, [slug]);
+  const arch = rows[0] ? toRecord(rows[0]) : null;
+  if (!arch || !canReadWith(ctx.viewer, await viewerTeamRoles(ctx), guardOfArchitecture(arch))) throw notFound('architecture', slug);
+  return arch;
+}
+
+/** Locks an architecture the caller may edit: 401 anonymous, 404 unreadable, 403 readable only. */
+export async function lockForEdit(ctx: RequestContext, tx: EntityManager, slug: string): Promise<ArchitectureRecord> {
+  requireViewer(ctx);
+  const arch = await lockArchitecture(ctx, tx, slug);
+  if (!canEditWith(ctx.viewer, await viewerTeamRoles(ctx), guardOfArchitecture(arch)))
+    throw forbidden('Only the owner of the architecture or an editor of its team (owner, admin, member) may change it');
+  return arch;
+}
+
+/** Marks the architecture changed and tells every subscriber once the transaction commits. */
+export async function publishChange(ctx: RequestContext, tx: EntityManager, arch: ArchitectureRecord, change: ArchitectureChangeKind, subjectId: string | null): Promise<void> {
+  await tx.execute('update architecture set updated_at = now() where id = ?', [arch.id]);
+  await ctx.events.publish(tx, 'architecture.changed', { architectureId: arch.id, slug: arch.slug, change, subjectId, actorId: ctx.viewer!.principalId });
+}
+
+/**
+ * Moves the architecture to a team. The caller must own the architecture (or own the team it is in:
+ * only a team owner transfers out) and be an owner or admin of the receiving team.
+ */
+export async function transferArchitecture(ctx: RequestContext, slug: string, body: unknown): Promise<ArchitectureRecord> {
+  const viewer = requireViewer(ctx);
+  await ctx.em.transactional(async (tx) => {
+    const arch = await lockArchitecture(ctx, tx, slug);
+    const roles = await viewerTeamRoles(ctx);
+    const ownsTeam = arch.teamId !== null && roles.get(arch.teamId) === TeamRole.OWNER;
+    if (arch.ownerId !== viewer.principalId && !ownsTeam)
+      throw forbidden('Only the owner of the architecture (or the owner of its current team) may transfer it');
+    const input = assertValid<{ team_id: string }>(transferBody, body ?? {}, 'body');
+    const teamId = input.team_id.toLowerCase();
+    const role = roles.get(teamId);
+    if (role === undefined) throw notFound('team', input.team_id);
+    if (!managerRoles.includes(role)) throw forbidden('Only an owner or admin of the receiving team may transfer an architecture to it');
+    if (arch.teamId === teamId) return;
+    await tx.execute('update architecture set team_id = ? where id = ?', [teamId, arch.id]);
+    await publishChange(ctx, tx, arch, 'transferred', teamId);
+  });
+  ctx.loaders.clear();
+  const rows: ArchitectureRow[] = await ctx.em.execute(`select ${architectureColumns} from architecture a where a.slug = ?`, [slug]);
+  return toRecord(rows[0]!);
+}
+
