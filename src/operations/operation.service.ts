@@ -8,7 +8,7 @@ import { getBlueprints, isUuid } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
 import { Loaders } from '../platform/loaders';
 import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
-import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
+import { assertValid, validatorFor, type JsonSchema } from '../platform/json-schema';
 import { hashToken, newToken, tokenMatches } from '../auth/tokens';
 import type { ToolContext, ToolDefinition, ToolStep } from './tool-definition';
 import { OperationStatus, ToolOperation } from './tool-operation.entity';
@@ -41,15 +41,6 @@ function definitionOf(toolType: unknown): ToolDefinition {
   return def;
 }
 
-const compiled = new WeakMap<JsonSchema, ReturnType<typeof compileSchema>>();
-function validatorFor(schema: JsonSchema) {
-  let v = compiled.get(schema);
-  if (!v) {
-    v = compileSchema(schema);
-    compiled.set(schema, v);
-  }
-  return v;
-}
 
 async function loadSources(ctx: RequestContext, def: ToolDefinition, ids: string[]): Promise<Blueprint[]> {
   const sources = await getBlueprints(ctx, ids);

@@ -25,7 +25,7 @@ export interface ToolContext<P = Record<string, unknown>, S = Record<string, unk
 export interface ToolStep<P = any, S = any> {
   title: string;
   prompt(c: ToolContext<P, S>): string;
-  /** A constant: compiled once and cached by identity (a schema built per call would grow Ajv's cache). */
+  /** JSON Schema of the submission; compiled once per distinct schema (`validatorFor`). */
   submissionSchema: JsonSchema;
   /**
    * Checks the submission beyond its schema (throw a 400 naming the path under `submission/`) and returns

@@ -38,7 +38,29 @@ export function assertValid<T>(validate: ValidateFunction, value: unknown, root:
   return value as T;
 }
 
-/** Compiles once per schema object (Ajv caches by identity). */
+/** Compiles a schema (Ajv keeps every compiled schema object: use `validatorFor` for repeated use). */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   return ajv.compile(schema);
+}
+
+const validatorsByText = new Map<string, ValidateFunction>();
+
+/**
+ * The validator of a schema, compiled once per distinct schema text. Tool steps build their schema
+ * objects afresh on every call; keyed by identity, each request would compile again and Ajv's own cache
+ * would grow without bound.
+ */
+export function validatorFor(schema: JsonSchema): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = validatorsByText.get(text);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validatorsByText.set(text, validate);
+  }
+  return validate;
+}
+
+/** How many distinct schemas have been compiled through `validatorFor` (tests watch it stay flat). */
+export function compiledValidatorCount(): number {
+  return validatorsByText.size;
 }

@@ -4,6 +4,7 @@ import { insertArchitecture } from '../../architectures/architecture.service';
 import { inferEdges } from '../../architectures/inference';
 import { placeNodes } from '../../architectures/layout';
 import type { Visibility } from '../../blueprints/blueprint.entity';
+import { defaultLimits } from '../../platform/config';
 import { validationFailed } from '../../platform/errors';
 import type { ValidationIssue } from '../../platform/json-schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
@@ -49,6 +50,31 @@ function lineageList(c: Ctx): string {
  * The `compose` tool: a NEW architecture with the sources as nodes (laid out on the grid) and the edges
  * the agent confirms, starting from edges inferred from module kinds; lineage edges appear by themselves.
  */
+/** Constant, so Ajv compiles it once; the configured edge limit is checked in `accept`. */
+const edgesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['edges'],
+  properties: {
+    edges: {
+      type: 'array',
+      maxItems: defaultLimits.architectureMaxEdges,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['source_blueprint_id', 'target_blueprint_id', 'edge_type'],
+        properties: {
+          source_blueprint_id: { type: 'string', maxLength: 100 },
+          target_blueprint_id: { type: 'string', maxLength: 100 },
+          edge_type: { type: 'string', maxLength: 40 },
+          label: { type: ['string', 'null'], maxLength: 200 },
+          reason: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
 export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
   type: 'compose',
   summary: 'Compose two or more blueprints into a new architecture: the blueprints become nodes, joined by inferred and confirmed edges.',
@@ -80,37 +106,17 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
     }));
     return { lineage: lineage.map((l) => ({ parent_id: l.parent_id, child_id: l.child_id, kind: l.kind })), inferred };
   },
-  steps: (c) => [
+  steps: () => [
     {
       title: 'Edges',
       prompt: (c) =>
         `Compose these blueprints into one architecture; each becomes a node:\n${sourceList(c)}\n\nLineage (drawn automatically as lineage_fork / lineage_breed edges; do not submit these):\n${lineageList(c)}\n\n` +
         `Edges inferred from the modules (with the reason for each):\n${JSON.stringify(c.state.inferred, null, 2)}\n\n` +
         'Step 1 of 2: submit the edges of the architecture as {"edges": [{"source_blueprint_id", "target_blueprint_id", "edge_type", "label"}]}: keep the inferred ones that hold ("reason" may stay), remove the wrong ones, add missing ones. edge_type is one of api_call (HTTP/gRPC), event (queues, pub/sub), shared_db, auth, custom (custom needs a label).',
-      submissionSchema: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['edges'],
-        properties: {
-          edges: {
-            type: 'array',
-            maxItems: c.ctx.config.limits.architectureMaxEdges,
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['source_blueprint_id', 'target_blueprint_id', 'edge_type'],
-              properties: {
-                source_blueprint_id: { type: 'string', maxLength: 100 },
-                target_blueprint_id: { type: 'string', maxLength: 100 },
-                edge_type: { type: 'string', maxLength: 40 },
-                label: { type: ['string', 'null'], maxLength: 200 },
-                reason: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
+      submissionSchema: edgesSchema,
       accept: (c, s: { edges: WireEdge[] }) => {
+        const max = c.ctx.config.limits.architectureMaxEdges;
+        if (s.edges.length > max) throw validationFailed(`submission/edges has ${s.edges.length} edges; at most ${max} are allowed`, { issues: [{ path: 'submission/edges', message: `must hold at most ${max} edges` }] });
         const ids = new Set(c.sources.map((b) => b.id));
         const issues: ValidationIssue[] = [];
         const seen = new Set<string>();
