@@ -8,9 +8,9 @@
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultLimits, type Config } from '../src/platform/config';
+import { adminQuery, withDatabase } from '../src/platform/database';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -33,22 +33,6 @@ const ECOSYSTEM_QUERY = `query Ecosystem($slug: String!) {
 
 const KINDS = ['frontend', 'backend', 'data', 'service', 'infra', 'queue', 'auth'];
 const EDGE_TYPES = ['api_call', 'event', 'shared_db', 'auth', 'custom'];
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 class Api {
   constructor(

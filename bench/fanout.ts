@@ -18,8 +18,8 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
-import { Client as PgClient } from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
+import { adminQuery, withDatabase } from '../src/platform/database';
 
 /** Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles there. */
 const SIZES = (process.env.BENCH_SIZES ?? '500,2000').split(',').map(Number);
@@ -35,22 +35,6 @@ const SUBSCRIPTION = `subscription Inbox($after: ID) {
 
 const children: ChildProcess[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new PgClient({ connectionString: withDatabase(url, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

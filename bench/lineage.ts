@@ -23,6 +23,7 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres';
+import { adminQuery, withDatabase } from '../src/platform/database';
 
 const breadths = (process.env.BENCH_BREADTHS ?? '50,5').split(',').map((b) => Number(b.trim()));
 const seedMode = process.env.BENCH_SEED === 'http' ? 'http' : 'sql';
@@ -35,22 +36,6 @@ const FORK_TREE_QUERY = `query ForkTree($id: ID!, $first: Int) {
     forks(first: $first) { edges { node { forks(first: $first) { edges { node { forks { totalCount } } } } } } }
   }
 }`;
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function http<T = any>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T; sql: number }> {
   const headers: Record<string, string> = {};

@@ -23,6 +23,24 @@ export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolM
   });
 }
 
+/** The same server URL with another database name. */
+export function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Runs one statement on the server's `postgres` database (create or drop a database). */
+export async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Creates the database named in the URL when the server has no such database yet. */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);

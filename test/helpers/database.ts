@@ -1,22 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { adminQuery, withDatabase } from '../../src/platform/database';
 
-/** The server URL with another database name. */
-export function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-export async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(url, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export { adminQuery, withDatabase };
 
 /**
  * A fresh database for one test file, copied from the migrated template the global setup made:
