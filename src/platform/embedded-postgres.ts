@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -87,21 +87,38 @@ export async function startEmbeddedPostgres(options: {
   const databaseDir = path.resolve(options.dataDir, 'pg');
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   await mkdir(path.resolve(options.dataDir), { recursive: true, mode: 0o755 });
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port: options.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp'],
-    onLog: () => undefined,
-    onError: (err: unknown) => log(`embedded PostgreSQL: ${String(err)}`),
-  });
+  // PostgreSQL's own output, kept short, so a failed start can say why.
+  const recent: string[] = [];
+  const remember = (line: unknown) => {
+    recent.push(String(line).trim());
+    if (recent.length > 20) recent.shift();
+  };
+  const cluster = (dir: string) =>
+    new EmbeddedPostgres({
+      databaseDir: dir,
+      port: options.port,
+      user: USER,
+      password: PASSWORD,
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp'],
+      onLog: remember,
+      onError: (err: unknown) => {
+        remember(err);
+        log(`embedded PostgreSQL: ${String(err)}`);
+      },
+    });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    // initdb runs in a staging folder that is renamed when complete: an interrupted first start leaves no
+    // half-made cluster behind to fail every later start.
+    const staging = `${databaseDir}.initdb`;
+    await rm(staging, { recursive: true, force: true });
+    await rm(databaseDir, { recursive: true, force: true }); // without PG_VERSION it holds no cluster
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
-    await pg.initialise();
+    await cluster(staging).initialise();
+    await rename(staging, databaseDir);
   }
+  const pg = cluster(databaseDir);
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   const running = postmasterState(databaseDir);
   if (running.state === 'in-use') {
@@ -112,7 +129,8 @@ export async function startEmbeddedPostgres(options: {
   try {
     await pg.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start on port ${options.port}: ${String(err ?? 'unknown error')}`);
+    const output = recent.filter(Boolean).slice(-5).join(' | ');
+    throw new Error(`embedded PostgreSQL did not start on port ${options.port} (${databaseDir}): ${String(err ?? 'no reason given')}${output ? `; its output: ${output}` : ''}`);
   }
   await writeFile(ownerFile(databaseDir), String(process.pid));
   return {
