@@ -26,6 +26,7 @@ import { ProvenanceResolver } from './lineage/provenance.resolver';
 import { OperationResolver } from './operations/operation.resolver';
 import { operationRoutes } from './operations/operation.routes';
 import type { RouteModule } from './platform/routes';
+import { BreedSuggestionsResolver } from './registry/breed-suggestions.resolver';
 import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
@@ -64,6 +65,7 @@ export const resolvers: NonEmptyArray<Function> = [
   LineageResolver,
   ProvenanceResolver,
   RegistryResolver,
+  BreedSuggestionsResolver,
   OperationResolver,
   ExecutionResolver,
   BlueprintExecutionResolver,

@@ -5,6 +5,7 @@ import { childrenOf, forksOf, parentsOf } from '../lineage/lineage.service';
 import { cancelOperation, getOperation, startOperation, submitStep } from '../operations/operation.service';
 import { toOperationBody } from '../operations/operation.wire';
 import { pageFromQuery } from '../platform/pagination';
+import { breedSuggestions } from '../registry/breed-suggestions.service';
 import { parseTags, parseWindowDays, searchRegistry, trending } from '../registry/registry.service';
 import { mcpTool } from './mcp-tool';
 
@@ -51,6 +52,16 @@ export const coreMcpTools = [
         parents: parents.map((r) => ({ kind: r.kind, blueprint: toCard(r.blueprint) })),
         children: children.map((r) => ({ kind: r.kind, blueprint: toCard(r.blueprint) })),
       };
+    },
+  }),
+  mcpTool({
+    name: 'blueprint_breed_suggestions',
+    description: 'Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks.',
+    input: { blueprint_id: z.string().min(1), limit: z.number().int().optional() },
+    readOnly: true,
+    handler: async (ctx, a) => {
+      const r = await breedSuggestions(ctx, a.blueprint_id, a.limit);
+      return { blueprint_id: r.blueprintId, items: r.items.map((s) => ({ blueprint: toCard(s.blueprint), score: s.score, shared_modules: s.sharedModules, new_modules: s.newModules })) };
     },
   }),
   mcpTool({

@@ -2,7 +2,8 @@ import { toCard } from '../blueprints/blueprint.wire';
 import { validationFailed } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import type { RouteModule } from '../platform/routes';
+import { idParam, type RouteModule } from '../platform/routes';
+import { BREED_SUGGESTIONS_MAX, breedSuggestions } from './breed-suggestions.service';
 import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
 
 type RegistryQuerystring = { q?: string; tags?: string; limit?: string; offset?: string; sort?: string };
@@ -31,6 +32,21 @@ export const registryRoutes: RouteModule = (app, deps) => {
       return {
         window_days: windowDays,
         items: entries.map((e) => ({ ...toCard(e.blueprint), description: e.blueprint.description, tags: e.blueprint.tags, score: e.score, activity: { stars: e.stars, forks: e.forks, executions: e.executions } })),
+      };
+    },
+  );
+
+  /** Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks. */
+  app.get<{ Params: { id: string }; Querystring: { limit?: string } }>(
+    '/api/blueprints/:id/breed-suggestions',
+    { schema: { params: idParam('id'), querystring: stringProps('limit') } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const limit = request.query.limit === undefined ? undefined : pageFromQuery({ limit: request.query.limit }, { ...deps.config.limits, pageMax: BREED_SUGGESTIONS_MAX }).limit;
+      const result = await breedSuggestions(ctx, request.params.id, limit);
+      return {
+        blueprint_id: result.blueprintId,
+        items: result.items.map((s) => ({ blueprint: toCard(s.blueprint), score: s.score, shared_modules: s.sharedModules, new_modules: s.newModules })),
       };
     },
   );

@@ -3,11 +3,10 @@ import { planSimilarityBreakdown } from '../../plans/algebra';
 import { keyPattern } from '../../plans/plan.schema';
 import type { PlanModule } from '../../plans/plan';
 import { validationFailed } from '../../platform/errors';
+import { CANDIDATES_MAX, relatedCandidates } from '../../registry/candidates';
 import { blueprintRef, reportResult, round } from '../tool-output.report';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 
-/** At most this many readable blueprints are scored: those sharing a module key or kind, most starred first. */
-export const CANDIDATES_MAX = 500;
 
 interface QueryModule {
   key: string;
@@ -45,24 +44,11 @@ function queryModules(c: Ctx): Pick<PlanModule, 'key' | 'kind' | 'dependsOn'>[] 
   return c.params.query!.modules.map((m) => ({ key: m.key, kind: m.kind, dependsOn: m.depends_on ?? [] }));
 }
 
-const textArray = (items: string[]) => `{${[...new Set(items)].map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
-
 /** Scores the bounded candidate set with `planSimilarity`; best first, then most starred, then by id. */
 async function search(c: Ctx): Promise<SearchState> {
   const modules = queryModules(c);
   const query = { modules: modules.map((m) => ({ key: m.key, name: m.key, summary: '', kind: m.kind, dependsOn: m.dependsOn })) };
-  const readable = readableSql('b', c.ctx.viewer);
-  const exclude = c.sources[0] ? 'and b.id <> ?' : '';
-  const rows: Array<{ id: string; slug: string; name: string; stars_count: number; module_count: number; step_count: number; modules: PlanModule[] }> = await c.tx.execute(
-    `select b.id, b.slug, b.name, b.stars_count, b.module_count, b.step_count, b.plan->'modules' as modules
-       from blueprint b
-      where ${readable.sql} ${exclude}
-        and exists (select 1 from jsonb_array_elements(b.plan->'modules') m
-                     where m->>'key' = any(?::text[]) or m->>'kind' = any(?::text[]))
-      order by b.stars_count desc, b.created_at desc, b.id
-      limit ?`,
-    [...readable.params, ...(c.sources[0] ? [c.sources[0].id] : []), textArray(modules.map((m) => m.key)), textArray(modules.map((m) => m.kind)), CANDIDATES_MAX],
-  );
+  const rows = await relatedCandidates(c.tx, c.ctx.viewer, modules, c.sources[0] ? [c.sources[0].id] : []);
   const matches = rows
     .map((r): Match => {
       const b = planSimilarityBreakdown(query, { modules: r.modules });
