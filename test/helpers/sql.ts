@@ -1,5 +1,14 @@
 import { Client } from 'pg';
 
+/**
+ * A test's connection may be cut by the server it inspects (a shutdown test stops PostgreSQL while the
+ * test is closing it). Queries still reject on errors; an idle connection's error must not crash jest.
+ */
+function idleSafe(client: Client): Client {
+  client.on('error', () => undefined);
+  return client;
+}
+
 /** Tables every write in the blueprint, lineage and operation areas touches. */
 export const writtenTables = ['blueprint', 'star', 'lineage_link', 'blueprint_version', 'tool_operation', 'team', 'team_member'] as const;
 
@@ -12,7 +21,7 @@ export class SqlClient {
   private constructor(private readonly client: Client) {}
 
   static async connect(databaseUrl: string): Promise<SqlClient> {
-    const client = new Client({ connectionString: databaseUrl });
+    const client = idleSafe(new Client({ connectionString: databaseUrl }));
     await client.connect();
     return new SqlClient(client);
   }
@@ -65,7 +74,7 @@ export function openSql(databaseUrl: string): Promise<SqlClient> {
 
 /** Runs `fn` with a plain pg client on `url` (a test's own database), then disconnects. */
 export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
+  const client = idleSafe(new Client({ connectionString: url }));
   await client.connect();
   try {
     return await fn(client);
