@@ -11,10 +11,16 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const server = process.env.BW_TEST_SERVER_URL;
   const template = process.env.BW_TEST_TEMPLATE_DB;
   if (!server || !template) throw new Error('test/helpers/global-setup.ts did not run');
-  const name = `bw_test_${randomBytes(6).toString('hex')}`;
+  // Named after the run's template, so the global teardown can drop what a crashed file left behind.
+  const name = `${testDatabasePrefix(template)}${randomBytes(6).toString('hex')}`;
   await adminQuery(server, `create database ${name} template ${template}`);
   return {
     url: withDatabase(server, name),
     drop: () => adminQuery(server, `drop database if exists ${name} with (force)`),
   };
+}
+
+/** Per-file databases of one run start with this (the template is `bw_template_<run>`). */
+export function testDatabasePrefix(template: string): string {
+  return `bw_test_${template.replace(/^bw_template_/, '')}_`;
 }
