@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { createSubmissions } from '../fixtures/blueprints';
-import type { RestResponse } from './rest';
+import type { AgentSession, RestResponse } from './rest';
 import { startTestServer, type TestServer } from './server';
 import { openSql, type SqlPeek } from './sql';
 
@@ -17,16 +17,8 @@ export let db: SqlPeek;
 export let owner: Session;
 export let stranger: Session;
 
-export interface Session {
-  token: string;
-  id: string;
-}
-
-export async function session(name: string): Promise<Session> {
-  const res = await server.rest.post('/api/agent/sessions', { body: { name } });
-  expect(res.status).toBe(201);
-  return { token: res.body.token, id: res.body.session_id };
-}
+export type Session = AgentSession;
+export const session = (name: string): Promise<Session> => server.rest.agentSession(name);
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -4,6 +4,12 @@ export interface RestResponse<T = any> {
   headers: Headers;
 }
 
+/** An agent session as tests use it. */
+export interface AgentSession {
+  token: string;
+  id: string;
+}
+
 export interface RestOptions {
   token?: string;
   body?: unknown;
@@ -54,10 +60,15 @@ export class RestClient {
     return this.request<T>('DELETE', path, options);
   }
 
-  /** A new agent session's bearer token. */
-  async agentToken(name = 'test-agent'): Promise<string> {
+  /** A new agent session: its bearer token and its principal id. */
+  async agentSession(name = 'test-agent'): Promise<AgentSession> {
     const res = await this.post('/api/agent/sessions', { body: { name } });
     if (res.status !== 201) throw new Error(`agent session: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.token as string;
+    return { token: res.body.token as string, id: res.body.session_id as string };
+  }
+
+  /** A new agent session's bearer token. */
+  async agentToken(name = 'test-agent'): Promise<string> {
+    return (await this.agentSession(name)).token;
   }
 }

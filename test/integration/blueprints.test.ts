@@ -9,21 +9,15 @@ import {
   UnstarBlueprintDocument,
 } from '../generated/graphql';
 import { createBlueprint, defaultModules, defaultSteps } from '../fixtures/blueprints';
+import type { AgentSession } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
 let sql: SqlClient;
 
-interface Agent {
-  token: string;
-  id: string;
-}
-
-async function agent(name: string): Promise<Agent> {
-  const res = await server.rest.post('/api/agent/sessions', { body: { name } });
-  return { token: res.body.token, id: res.body.session_id };
-}
+type Agent = AgentSession;
+const agent = (name: string): Promise<Agent> => server.rest.agentSession(name);
 
 /** Puts `blueprintId` in a new team with `members` ({principal id: role}); teams have no API in this area. */
 async function shareWithTeam(blueprintId: string, members: Record<string, string>): Promise<string> {

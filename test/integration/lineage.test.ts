@@ -8,21 +8,15 @@ import {
   RelativesDocument,
 } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import type { AgentSession } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
 let sql: SqlClient;
 
-interface Agent {
-  token: string;
-  id: string;
-}
-
-async function agent(name: string): Promise<Agent> {
-  const res = await server.rest.post('/api/agent/sessions', { body: { name } });
-  return { token: res.body.token, id: res.body.session_id };
-}
+type Agent = AgentSession;
+const agent = (name: string): Promise<Agent> => server.rest.agentSession(name);
 
 let owner: Agent;
 let forker: Agent;

@@ -26,11 +26,7 @@ let owner: { token: string; id: string };
 let stranger: { token: string; id: string };
 const sockets: WsClient[] = [];
 
-async function session(name: string) {
-  const res = await server.rest.post('/api/agent/sessions', { body: { name } });
-  expect(res.status).toBe(201);
-  return { token: res.body.token as string, id: res.body.session_id as string };
-}
+const session = (name: string) => server.rest.agentSession(name);
 
 beforeAll(async () => {
   server = await startTestServer();
