@@ -12,6 +12,7 @@ import type { PageRequest } from '../platform/pagination';
 import { TeamRole } from '../teams/team.entity';
 import { managerRoles } from '../teams/team.service';
 import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
+import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
 
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
 export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred';
@@ -21,9 +22,9 @@ const createBody = compileSchema({
   additionalProperties: false,
   required: ['name', 'visibility'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-    description: { type: 'string', maxLength: 5000, default: '' },
-    visibility: { type: 'string', enum: ['public', 'private'] },
+    name: nameField,
+    description: withDefault(descriptionField, ''),
+    visibility: visibilityField,
   },
 });
 

@@ -11,6 +11,7 @@ import type { Plan } from '../plans/plan';
 import type { JsonSchema } from '../platform/json-schema';
 import type { ToolContext, ToolStep } from './tool-definition';
 import { planOutline } from './tool-prompts';
+import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 
 /** The name, description, tags and visibility of a new blueprint. */
 export interface Identity {
@@ -20,17 +21,16 @@ export interface Identity {
   visibility: Visibility;
 }
 
-export const tagSchema: JsonSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
 
 /** Every field optional: a deterministic tool's agent may just confirm the server's defaults with `{}`. */
 export const identitySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-    description: { type: 'string', maxLength: 5000 },
-    tags: { type: 'array', items: tagSchema, maxItems: 20, uniqueItems: true },
-    visibility: { type: 'string', enum: ['public', 'private'] },
+    name: nameField,
+    description: descriptionField,
+    tags: tagsField,
+    visibility: visibilityField,
   },
 };
 

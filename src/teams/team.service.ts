@@ -8,6 +8,7 @@ import { conflict, forbidden, notFound, validationFailed } from '../platform/err
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { groupByKeys } from '../platform/loaders';
 import { Team, TeamRole } from './team.entity';
+import { nameField } from '../platform/field-schemas';
 
 /** Roles that may manage members (never the owner) and conventions (DESIGN.md section 6). */
 export const managerRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN];
@@ -24,7 +25,7 @@ const nameBody = compileSchema({
   type: 'object',
   additionalProperties: false,
   required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } },
+  properties: { name: nameField },
 });
 const addBody = compileSchema({
   type: 'object',

@@ -8,6 +8,7 @@ import { defaultLimits } from '../../platform/config';
 import { validationFailed } from '../../platform/errors';
 import type { ValidationIssue } from '../../platform/json-schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
+import { descriptionField, nameField, visibilityField, withDefault } from '../../platform/field-schemas';
 
 interface ComposeParams {
   name?: string;
@@ -85,9 +86,9 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-      description: { type: 'string', maxLength: 5000 },
-      visibility: { type: 'string', enum: ['public', 'private'] },
+      name: nameField,
+      description: descriptionField,
+      visibility: visibilityField,
     },
   },
   async initialState(c) {
@@ -151,9 +152,9 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
         additionalProperties: false,
         required: ['name', 'visibility'],
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-          description: { type: 'string', maxLength: 5000, default: '' },
-          visibility: { type: 'string', enum: ['public', 'private'] },
+          name: nameField,
+          description: withDefault(descriptionField, ''),
+          visibility: visibilityField,
         },
       },
       accept: (c, s: { name: string; description: string; visibility: Visibility }) => ({ ...c.state, final: s }),

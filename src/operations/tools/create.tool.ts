@@ -5,6 +5,7 @@ import { freeObjectSchema, moduleSchema, stepSchema } from '../../plans/plan.sch
 import { planIssues } from '../../plans/plan.validation';
 import { validationFailed } from '../../platform/errors';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
+import { descriptionField, nameField, tagsField, visibilityField, withDefault } from '../../platform/field-schemas';
 
 interface CreateParams {
   description?: string;
@@ -59,8 +60,6 @@ function brief(c: Ctx): string {
 function moduleList(c: Ctx): string {
   return (c.state.modules ?? []).map((m) => `- ${m.key} (${m.kind}): ${m.name}${m.dependsOn.length ? ` — depends on ${m.dependsOn.join(', ')}` : ''}`).join('\n');
 }
-
-const tagSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
 
 /** The `create` tool: exactly five submissions (DESIGN.md section 8), then a new blueprint and its version 1. */
 export const createTool: ToolDefinition<CreateParams, CreateState> = {
@@ -141,10 +140,10 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
         additionalProperties: false,
         required: ['name', 'visibility'],
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-          description: { type: 'string', maxLength: 5000, default: '' },
-          tags: { type: 'array', items: tagSchema, maxItems: 20, uniqueItems: true, default: [] },
-          visibility: { type: 'string', enum: ['public', 'private'] },
+          name: nameField,
+          description: withDefault(descriptionField, ''),
+          tags: withDefault(tagsField, []),
+          visibility: visibilityField,
         },
       },
       accept: (c, s) => ({ ...c.state, final: s }) as CreateState,
