@@ -10,7 +10,7 @@ import { recordProvenance, type ModuleSource } from '../lineage/provenance.servi
 import type { Plan } from '../plans/plan';
 import type { JsonSchema } from '../platform/json-schema';
 import type { ToolContext, ToolStep } from './tool-definition';
-import { planOutline } from './tool-prompts';
+import { planOutline } from './plan-outline';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 
 /** The name, description, tags and visibility of a new blueprint. */
