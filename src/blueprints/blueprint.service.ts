@@ -172,4 +172,3 @@ export function assertVisibility(value: unknown): Visibility {
   throw validationFailed('visibility must be "public" or "private"', { issues: [{ path: 'visibility', message: 'must be public or private' }] });
 }
 
-export { Star };
