@@ -9,6 +9,8 @@ import { EventBus } from './platform/events';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { createHttpServer } from './platform/http';
 import type { AppDeps } from './platform/request-context';
+import { viewerFromToken } from './auth/auth.service';
+import { databaseSchema } from './db';
 
 export interface RunningApp {
   /** `http://host:port` the server listens on. */
@@ -42,11 +44,11 @@ export async function startApp(config: Config): Promise<RunningApp> {
   let orm: Orm | undefined;
   let events: EventBus | undefined;
   try {
-    orm = await openDatabase(databaseUrl);
+    orm = await openDatabase(databaseUrl, databaseSchema);
     let log: FastifyInstance['log'] | undefined;
     events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
     await events.start();
-    const deps: AppDeps = { orm, config, events };
+    const deps: AppDeps = { orm, config, events, resolveViewer: viewerFromToken };
     const http = await createHttpServer(deps);
     log = http.log;
     for (const routes of routeModules) routes(http, deps);

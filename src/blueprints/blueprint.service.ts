@@ -5,6 +5,7 @@ import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
 import { assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
@@ -12,12 +13,6 @@ import { blueprintLoaders } from './blueprint.loaders';
 import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
 import { Star } from './star.entity';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return uuidPattern.test(value);
-}
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {

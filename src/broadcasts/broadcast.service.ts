@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import { readableBySql } from '../blueprints/access';
 import { getOwnedBlueprint } from '../changelog/changelog.service';
 import type { Limits } from '../platform/config';

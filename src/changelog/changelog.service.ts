@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
