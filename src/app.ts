@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { resolvers, routeModules } from './modules';
+import { jobs, resolvers, routeModules } from './modules';
 import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
@@ -52,6 +52,14 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const http = await createHttpServer(deps);
     log = http.log;
     for (const routes of routeModules) routes(http, deps);
+    // Jobs run while the server is up, and stop (awaited) when it closes, before the database goes away.
+    const stopJobs: Array<() => Promise<void>> = [];
+    http.addHook('onReady', async () => {
+      for (const job of jobs) stopJobs.push(job.start(deps, (err) => http.log.error({ err }, `${job.name} failed`)));
+    });
+    http.addHook('onClose', async () => {
+      await Promise.all(stopJobs.map((stop) => stop()));
+    });
     const graphql = await mountGraphQL(http, deps, await graphQLSchema());
     await http.listen({ port: config.port, host: config.host });
     const address = http.server.address();
