@@ -12,7 +12,6 @@ import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
 import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
-import { Star } from './star.entity';
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
