@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
+import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/events';
 import { notFound } from '../platform/errors';
@@ -76,7 +76,7 @@ export class ArchitectureResolver {
 
   @FieldResolver(() => Principal)
   async owner(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(arch.ownerId))!;
+    return (await principalById(ctx, arch.ownerId))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team it belongs to, when the caller is a member of it.' })
@@ -177,7 +177,7 @@ export class ArchitectureResolver {
     const event = unlessEnded(payload);
     ctx.loaders.clear();
     ctx.em.clear();
-    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);
+    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
     return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
   }
 }

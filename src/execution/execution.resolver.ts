@@ -10,6 +10,7 @@ import { ExecutionRun } from './execution-run.entity';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { ExecutionReportStatus, ExecutionRunConnection, ExecutionStart, ExecutionStatsType, ExecutionStepResult } from './execution.types';
+import { principalById } from '../auth/principal.loaders';
 
 @Resolver(() => ExecutionRun)
 export class ExecutionResolver {
@@ -58,7 +59,7 @@ export class ExecutionResolver {
 
   @FieldResolver(() => Principal, { description: 'Who ran it.' })
   async principal(@Root() run: ExecutionRun, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(run.principal.id))!;
+    return (await principalById(ctx, run.principal.id))!;
   }
 }
 
