@@ -5,6 +5,7 @@ import { viewerTeamRoles } from '../blueprints/access';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/events';
 import { notFound } from '../platform/errors';
+import { orNull } from '../platform/or-null';
 import { assertConnectionAuthorized, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
@@ -46,15 +47,6 @@ class ArchitectureChangeType {
 /** Plain objects with the GraphQL field names, so edges resolve without per-field resolver wrappers. */
 function toEdgeType(e: EdgeView): ArchitectureEdgeType {
   return { id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edgeType: e.edgeType, label: e.label, computed: e.computed };
-}
-
-async function orNull<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-    throw err;
-  }
 }
 
 @Resolver(() => ArchitectureType)

@@ -10,6 +10,7 @@ import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
+import { orNull } from '../platform/or-null';
 
 @Resolver(() => Blueprint)
 export class BlueprintResolver {
@@ -21,12 +22,7 @@ export class BlueprintResolver {
   ): Promise<Blueprint | null> {
     const key = id ?? slug;
     if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
-    try {
-      return await getBlueprint(ctx, key);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getBlueprint(ctx, key));
   }
 
   @FieldResolver(() => Principal)

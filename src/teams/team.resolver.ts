@@ -4,6 +4,7 @@ import { principalsById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { Team, TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, teamMembers, updateTeamMember, viewerRoleIn } from './team.service';
+import { orNull } from '../platform/or-null';
 
 @ObjectType('TeamMember', { simpleResolvers: true })
 class TeamMemberType {
@@ -16,12 +17,7 @@ class TeamMemberType {
 export class TeamResolver {
   @Query(() => Team, { nullable: true, description: 'A team the caller belongs to; null otherwise.' })
   async team(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Team | null> {
-    try {
-      return await getTeam(ctx, id);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getTeam(ctx, id));
   }
 
   @FieldResolver(() => [TeamMemberType], { description: 'Owner first, then admins, members and viewers.' })
