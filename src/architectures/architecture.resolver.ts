@@ -36,7 +36,7 @@ import {
 @ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
 class ArchitectureChangeType {
   @Field(() => ArchitectureChangeKindEnum) kind!: ArchitectureChangeKindEnum;
-  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer.' }) subjectId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer (null unless the caller is in it).' }) subjectId!: string | null;
   @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
 }
@@ -175,6 +175,8 @@ export class ArchitectureResolver {
     ctx.loaders.clear();
     ctx.em.clear();
     const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);
-    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
+    // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
+    const subjectId = event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId) ? null : event.subjectId;
+    return { kind: event.change as ArchitectureChangeKindEnum, subjectId, actor, architecture };
   }
 }
