@@ -4,7 +4,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
@@ -12,8 +12,8 @@ import { buildSchema } from 'type-graphql';
 import { viewerFromToken } from '../auth/auth.service';
 import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext, Viewer } from './context';
-import { AppError } from './errors';
-import { assertQueryCost, limitRules } from './graphql-limits';
+import { AppError, validationFailed } from './errors';
+import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
 import type { AppDeps } from './request-context';
@@ -82,14 +82,19 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
   };
 }
 
-/** Applies the cost limit once the operation is known (it needs the variables). */
-function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
+/**
+ * Once the operation is known: subscriptions belong on the WebSocket (400 over HTTP), and the node limit
+ * is applied (it needs the variables).
+ */
+function operationLimitPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, operation }) {
           try {
-            assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+            if (operation?.operation === 'subscription')
+              throw validationFailed('Subscriptions are served over WebSocket (graphql-transport-ws on /graphql), not over HTTP');
+            assertNodeLimit(deps.config.limits, schema, document, request.variables, request.operationName);
           } catch (err) {
             // Apollo answers errors thrown here with HTTP 500 unless told otherwise; this is a bad request.
             if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
@@ -116,7 +121,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     if (cached) return { document: cached };
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parseLimited(query, deps.config.limits);
     } catch (err) {
       return { errors: [new GraphQLError((err as Error).message, { extensions: { code: 'VALIDATION_FAILED' } })] };
     }
@@ -155,7 +160,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
         try {
-          assertQueryCost(deps.config.limits, schema, document, payload.variables ?? undefined, payload.operationName);
+          assertNodeLimit(deps.config.limits, schema, document, payload.variables, payload.operationName);
         } catch (err) {
           return [err as AppError];
         }
@@ -187,6 +192,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const apollo = new ApolloServer<RequestContext>({
     schema,
     validationRules: rules,
+    // The parser itself stops at the token limit: a huge document costs no more than a small one to refuse.
+    parseOptions: { maxTokens: deps.config.limits.queryTokensMax },
     formatError: formatGraphQLError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
@@ -195,7 +202,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
-      costPlugin(deps),
+      operationLimitPlugin(deps),
       internalErrorPlugin(app.log),
       {
         async serverWillStart() {
