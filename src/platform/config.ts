@@ -69,6 +69,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   logLevel: string;
+  /** Unset: rate-limit buckets live in this process; set: in Redis, shared by every instance. */
+  redisUrl?: string;
+  /** Prefix of this deployment's Redis keys (instances sharing buckets use the same one). */
+  redisKeyPrefix?: string;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
   limits: Limits;
@@ -119,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
     logLevel: env.LOG_LEVEL || 'info',
+    redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'bw:rate:',
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
     limits: {
       ...defaultLimits,

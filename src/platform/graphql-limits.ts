@@ -21,6 +21,7 @@ import {
 } from 'graphql';
 import type { Limits } from './config';
 import { validationFailed } from './errors';
+import { stringLiteralGate } from './input-gate';
 
 /**
  * GraphQL defences that cost nothing before they refuse. Every check here is linear in the size of the
@@ -202,9 +203,9 @@ function structureLimit(limits: Limits): ValidationRule {
   });
 }
 
-/** Depth, directive, cycle and alias limits: validation rules, applied to HTTP and WebSocket operations alike. */
+/** Depth, directive, cycle and alias limits, and the input gate for string literals: validation rules, applied to HTTP and WebSocket operations alike. */
 export function limitRules(limits: Limits): ValidationRule[] {
-  return [structureLimit(limits), aliasLimit(limits.queryAliasMax)];
+  return [structureLimit(limits), aliasLimit(limits.queryAliasMax), stringLiteralGate()];
 }
 
 /**
