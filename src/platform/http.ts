@@ -154,6 +154,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
+    if (error instanceof AppError && request.routeOptions.url === '/graphql')
+      return reply.status(error.status).send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
     if (error instanceof AppError) return reply.status(error.status).send(errorBody(error));
     if (error.validation) {
       const issues = issuesFrom(error.validation as never, error.validationContext ?? 'request');
