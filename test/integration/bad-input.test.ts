@@ -156,7 +156,7 @@ function literalFor(arg: GraphQLArgument): string {
 }
 
 function selectionFor(type: ReturnType<typeof getNamedType>): string {
-  if (isScalarType(type) || !('getFields' in type)) return '';
+  if (!type || isScalarType(type) || !('getFields' in type)) return '';
   return '{ __typename }';
 }
 
