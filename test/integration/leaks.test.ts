@@ -1,4 +1,4 @@
-import { createTeam, principalIdOf, sql } from '../fixtures/architectures';
+import { createArchitecture, createTeam, principalIdOf, sql } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { runTool } from '../fixtures/tool-driver';
 import { mcpCall } from '../helpers/mcp';
@@ -95,6 +95,21 @@ describe('Blueprint.team', () => {
     }
     const seen = await server.gql.request(query, { id: bp.id }, member);
     expect((seen.data as any).blueprint.team).toMatchObject({ id: team.id, name: 'Secret team' });
+  });
+});
+
+describe('a live architectureChanged event', () => {
+  it("names a transfer's receiving team to its members only", async () => {
+    const team = await createTeam(server.rest, owner, [], 'Receiving team');
+    const arch = await createArchitecture(server.rest, owner, { name: 'Moving', visibility: 'public' });
+    const query = 'subscription C($slug: String!) { architectureChanged(slug: $slug) { kind subjectId } }';
+    const strangerSub = ws(stranger).subscribe<any, any>(query, { slug: arch.slug });
+    const ownerSub = ws(owner).subscribe<any, any>(query, { slug: arch.slug });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner, body: { team_id: team.id } })).status).toBe(200);
+    const seen = await strangerSub.next();
+    expect(seen.data).toEqual({ architectureChanged: { kind: 'TRANSFERRED', subjectId: null } });
+    expect((await ownerSub.next()).data).toEqual({ architectureChanged: { kind: 'TRANSFERRED', subjectId: team.id } });
   });
 });
 
