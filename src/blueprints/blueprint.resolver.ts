@@ -6,10 +6,12 @@ import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
-import { blueprintLoaders } from './blueprint.loaders';
 import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
+import { teamById } from '../teams/team.service';
+import { principalById } from '../auth/principal.loaders';
+import { orNull } from '../platform/or-null';
 
 @Resolver(() => Blueprint)
 export class BlueprintResolver {
@@ -21,24 +23,19 @@ export class BlueprintResolver {
   ): Promise<Blueprint | null> {
     const key = id ?? slug;
     if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
-    try {
-      return await getBlueprint(ctx, key);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getBlueprint(ctx, key));
   }
 
   @FieldResolver(() => Principal)
   async owner(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(bp.owner.id))!;
+    return (await principalById(ctx, bp.owner.id))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, when the caller is a member of it.' })
   async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
     // A public team blueprint is readable by anyone; its team (members, conventions) only by the team.
     if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
-    return blueprintLoaders(ctx).teamById.load(bp.team.id);
+    return teamById(ctx, bp.team.id);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })
