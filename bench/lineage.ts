@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       logLevel: 'warn',
       exposeSqlCount: true,
       // The load must measure the query, not the rate limiter; a 50 x 50 page pair is over the default cost.
-      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryCostMax: 10_000_000 },
+      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryNodeMax: 10_000_000 },
     };
     app = await startApp(config);
     db = new Client({ connectionString: databaseUrl });

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedde
 import { EventBus } from './platform/events';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { createHttpServer } from './platform/http';
+import { createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import type { AppDeps } from './platform/request-context';
 import { viewerFromToken } from './auth/auth.service';
 import { databaseSchema } from './db';
@@ -43,12 +44,14 @@ export async function startApp(config: Config): Promise<RunningApp> {
   }
   let orm: Orm | undefined;
   let events: EventBus | undefined;
+  let limiter: RateLimiter | undefined;
   try {
     orm = await openDatabase(databaseUrl, databaseSchema);
     let log: FastifyInstance['log'] | undefined;
     events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
     await events.start();
-    const deps: AppDeps = { orm, config, events, resolveViewer: viewerFromToken };
+    limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:');
+    const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken };
     const http = await createHttpServer(deps);
     log = http.log;
     for (const routes of routeModules) routes(http, deps);
@@ -67,6 +70,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const ormRef = orm;
     const eventsRef = events;
+    const limiterRef = limiter;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${host}:${port}`,
@@ -81,6 +85,8 @@ export async function startApp(config: Config): Promise<RunningApp> {
           step('http and websocket drained');
           await eventsRef.stop();
           step('event listener closed');
+          await limiterRef.close();
+          step('rate limiter closed');
           await ormRef.close();
           step('database pool closed');
           await embedded?.stop();
@@ -90,6 +96,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
       },
     };
   } catch (err) {
+    await limiter?.close();
     await events?.stop();
     await orm?.close();
     await embedded?.stop();

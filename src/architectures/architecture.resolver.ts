@@ -39,7 +39,7 @@ import {
 @ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
 class ArchitectureChangeType {
   @Field(() => ArchitectureChangeKindEnum) kind!: ArchitectureChangeKindEnum;
-  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer.' }) subjectId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer (null unless the caller is in it).' }) subjectId!: string | null;
   @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
 }
@@ -152,11 +152,14 @@ export class ArchitectureResolver {
         ctx,
         ctx.events.subscribe('architecture.changed'),
         (event) => event.architectureId === arch.id,
-        async () => {
+        async (event) => {
           ctx.loaders.clear();
           ctx.em.clear();
           const current = await findArchitecture(ctx, arch.slug);
-          return current && (await canReadArchitecture(ctx, current)) ? null : notFound('architecture', slug);
+          if (!current || !(await canReadArchitecture(ctx, current))) return notFound('architecture', slug);
+          // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
+          if (event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId)) return { ...event, subjectId: null };
+          return event;
         },
       );
     },

@@ -1,4 +1,5 @@
 import { requestContext } from '../platform/http';
+import { sessionCreateKey } from '../platform/rate-limit';
 import type { RouteModule } from '../platform/routes';
 import { createAgentSession, revokeViewerToken } from './auth.service';
 
@@ -7,7 +8,7 @@ export const authRoutes: RouteModule = (app, deps) => {
   app.post<{ Body: { name?: string } | undefined }>(
     '/api/agent/sessions',
     {
-      config: { rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
+      config: { rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => sessionCreateKey(req.ip) } },
       schema: {
         // No body at all is fine (Fastify validates a missing body as null).
         body: { type: ['object', 'null'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } },

@@ -4,6 +4,7 @@ import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
+import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
 import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
@@ -30,9 +31,11 @@ export class BlueprintResolver {
     return (await principalById(ctx, bp.owner.id))!;
   }
 
-  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, if any.' })
+  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, when the caller is a member of it.' })
   async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
-    return bp.team ? teamById(ctx, bp.team.id) : null;
+    // A public team blueprint is readable by anyone; its team (members, conventions) only by the team.
+    if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
+    return teamById(ctx, bp.team.id);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })

@@ -80,12 +80,12 @@ export class BlueprintActivityResolver {
       const ctx = context as RequestContext;
       await assertConnectionAuthorized(ctx);
       const bp = await getBlueprint(ctx, args.id as string); // 404 before anything is sent
-      return liveStream(
-        ctx,
-        ctx.events.subscribe('blueprint.activity'),
-        (event) => event.blueprintId === bp.id,
-        async () => ((await readableNow(ctx, bp.id)) ? null : notFound('blueprint', args.id as string)),
-      );
+      return liveStream(ctx, ctx.events.subscribe('blueprint.activity'), (event) => event.blueprintId === bp.id, async (event) => {
+        if (!(await readableNow(ctx, bp.id))) return notFound('blueprint', args.id as string);
+        // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
+        if (event.kind === 'forked' && event.subjectId !== null && !(await readableNow(ctx, event.subjectId))) return { ...event, subjectId: null };
+        return event;
+      });
     },
   })
   blueprintActivity(@Root() payload: ActivityEvent | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) _id: string): BlueprintActivity {

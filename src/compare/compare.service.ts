@@ -108,7 +108,8 @@ export async function compareWithParent(ctx: RequestContext, idOrSlug: string): 
   if (!fork.forkedFrom)
     throw invalid('id', 'is not a fork', 'This blueprint is not a fork, so it has no parent to compare with');
   const parent = await blueprintLoaders(ctx).byId.load(fork.forkedFrom.id);
-  if (!parent || !(await canRead(ctx, guardOf(parent)))) throw notFound('parent blueprint', fork.forkedFrom.id);
+  // The message names nothing the caller did not send: the parent's id is the parent's own to reveal.
+  if (!parent || !(await canRead(ctx, guardOf(parent)))) throw notFound('The parent blueprint of ' + JSON.stringify(idOrSlug));
   const point = await forkPoint(ctx, fork.id, parent.id);
   const base: Plan = point?.base_plan ?? point?.fork_point_plan ?? parent.plan;
   const ahead = diffPlans(base, fork.plan);

@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
-import { StreamEnd, assertConnectionAuthorized, liveStream, unlessEnded } from '../platform/live';
+import { StreamEnd, assertConnectionAuthorized, liveStream, sameSight, unlessEnded } from '../platform/live';
 import { JSONObjectScalar } from '../platform/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
 import { operationStream, type OperationUpdate } from './operation-stream';
@@ -97,9 +97,10 @@ export class OperationResolver {
       requireViewer(ctx);
       await assertConnectionAuthorized(ctx);
       await getOperation(ctx, id); // 404 for operations of others, before anything is sent
-      // liveStream re-checks the connection's token before every event; operationStream adds the current
+      // liveStream re-checks the connection's token before every event (the payload names only the
+      // operation and its owner, both the caller's own); operationStream adds the current
       // state first and ends the stream once the operation is over.
-      const live = liveStream(ctx, ctx.events.subscribe('operation.updated'), (e) => e.operationId === id);
+      const live = liveStream(ctx, ctx.events.subscribe('operation.updated'), (e) => e.operationId === id, sameSight);
       return operationStream(live, id, () => getOperation(ctx, id));
     },
   })

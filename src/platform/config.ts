@@ -9,12 +9,25 @@ export interface Limits {
   pageMax: number;
   /** Deepest lineage traversal (`lineage(depth)`). */
   lineageDepthMax: number;
-  /** Largest request body in bytes; more is a 413 PAYLOAD_TOO_LARGE. */
+  /** Largest request body in bytes; more is a 413 PAYLOAD_TOO_LARGE. Also the largest WebSocket message (closed with 1009). */
   bodyBytes: number;
   /** Deepest GraphQL selection set accepted, for HTTP and WebSocket alike. */
   queryDepthMax: number;
-  /** Highest estimated GraphQL query cost (each field 1, lists multiplied by their page size). */
-  queryCostMax: number;
+  /**
+   * Most nodes a GraphQL operation could return (GitHub's rule: the page sizes multiplied down each path
+   * of paged fields, summed), for HTTP and WebSocket alike.
+   */
+  queryNodeMax: number;
+  /** Most lexical tokens in one GraphQL document; the parser stops there. */
+  queryTokensMax: number;
+  /** Most directives written in one GraphQL document. */
+  queryDirectivesMax: number;
+  /** Deepest JSON nesting accepted in a body, a WebSocket message or GraphQL variables. */
+  jsonDepthMax: number;
+  /** Most subscriptions running at once on one WebSocket. */
+  wsSubscriptionsMax: number;
+  /** Most WebSocket connections open at once per bearer token (per server instance). */
+  wsConnectionsPerToken: number;
   /** Most aliases in one GraphQL operation. */
   queryAliasMax: number;
   /** Requests per minute per bearer token (or per IP when anonymous). */
@@ -56,6 +69,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   logLevel: string;
+  /** Unset: rate-limit buckets live in this process; set: in Redis, shared by every instance. */
+  redisUrl?: string;
+  /** Prefix of this deployment's Redis keys (instances sharing buckets use the same one). */
+  redisKeyPrefix?: string;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
   limits: Limits;
@@ -67,7 +84,12 @@ export const defaultLimits: Limits = {
   lineageDepthMax: 50,
   bodyBytes: 1024 * 1024,
   queryDepthMax: 15,
-  queryCostMax: 20_000,
+  queryNodeMax: 500_000,
+  queryTokensMax: 5_000,
+  queryDirectivesMax: 50,
+  jsonDepthMax: 64,
+  wsSubscriptionsMax: 100,
+  wsConnectionsPerToken: 20,
   queryAliasMax: 30,
   rateLimitPerMinute: 600,
   sessionCreatesPerHour: 30,
@@ -101,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
     logLevel: env.LOG_LEVEL || 'info',
+    redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'bw:rate:',
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
     limits: {
       ...defaultLimits,
@@ -108,7 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateLimitPerMinute: intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', defaultLimits.rateLimitPerMinute),
       sessionCreatesPerHour: intFromEnv(env, 'SESSION_CREATES_PER_HOUR', defaultLimits.sessionCreatesPerHour),
       queryDepthMax: intFromEnv(env, 'QUERY_DEPTH_MAX', defaultLimits.queryDepthMax),
-      queryCostMax: intFromEnv(env, 'QUERY_COST_MAX', defaultLimits.queryCostMax),
+      queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
+      wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
+      wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
     },
   };
 }

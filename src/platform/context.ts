@@ -28,4 +28,6 @@ export interface RequestContext {
    * subscription event so that a token revoked or expired mid-connection stops delivery.
    */
   tokenHash?: string | null;
+  /** GraphQL operations only: the caller's IP address (per-IP rate-limit buckets). */
+  clientIp?: string;
 }

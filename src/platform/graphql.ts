@@ -5,15 +5,17 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext, Viewer } from './context';
-import { AppError } from './errors';
-import { assertQueryCost, limitRules } from './graphql-limits';
+import { AppError, validationFailed } from './errors';
+import { ConnectionCounter, chargeOperation } from './graphql-guards';
+import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
+import { gateError } from './input-gate';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
 import type { AppDeps } from './request-context';
@@ -82,17 +84,29 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
   };
 }
 
-/** Applies the cost limit once the operation is known (it needs the variables). */
-function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
+/**
+ * Once the operation is known: subscriptions belong on the WebSocket (400 over HTTP), and the node limit
+ * is applied (it needs the variables).
+ */
+function operationLimitPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, operation, contextValue }) {
           try {
-            assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+            if (operation?.operation === 'subscription')
+              throw validationFailed('Subscriptions are served over WebSocket (graphql-transport-ws on /graphql), not over HTTP');
+            assertNodeLimit(deps.config.limits, schema, document, request.variables, request.operationName);
+            const who = { tokenHash: null, ip: contextValue.clientIp ?? 'unknown' };
+            const limited = await chargeOperation(deps.limiter, deps.config.limits, who, document, operation, false);
+            if (limited) throw limited;
           } catch (err) {
             // Apollo answers errors thrown here with HTTP 500 unless told otherwise; this is a bad request.
-            if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
+            if (err instanceof AppError) {
+              const retryAfter = err.details?.retry_after_seconds;
+              const headers = retryAfter === undefined ? undefined : new Map([['retry-after', String(retryAfter)]]);
+              Object.assign(err.extensions, { http: { status: err.status, ...(headers ? { headers } : {}) } });
+            }
             throw err;
           }
         },
@@ -116,7 +130,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     if (cached) return { document: cached };
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parseLimited(query, deps.config.limits);
     } catch (err) {
       return { errors: [new GraphQLError((err as Error).message, { extensions: { code: 'VALIDATION_FAILED' } })] };
     }
@@ -129,11 +143,15 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     return { document };
   };
 
-  const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
-  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null }>(
+  const limits = deps.config.limits;
+  const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
+  // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
+  const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
+  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
     {
       schema,
       onConnect: async (ctx) => {
+        if (gateError(ctx.connectionParams ?? null, 'connectionParams', limits.jsonDepthMax)) return false;
         const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         if (raw !== undefined && raw !== null && typeof raw !== 'string') return false; // a token is a string; anything else is a bad credential, not anonymity
         const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
@@ -144,18 +162,38 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         }
         try {
           ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
-          ctx.extra.tokenHash = hashToken(token);
-          return true;
         } catch {
           return false; // graphql-ws closes with 4403 Forbidden
         }
+        ctx.extra.tokenHash = hashToken(token);
+        if (!connections.tryOpen(ctx.extra.tokenHash)) {
+          // 4429 (graphql-ws's "too many" code) says why; the 4403 graphql-ws sends after `false` is then ignored.
+          ctx.extra.socket.close(4429, `At most ${limits.wsConnectionsPerToken} connections per token`);
+          return false;
+        }
+        ctx.extra.counted = true;
+        return true;
       },
-      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+      onClose: (ctx) => {
+        if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
+        ctx.extra.counted = false;
+      },
+      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        // The input gate, for everything the message carries, before anything else reads it.
+        const refused = gateError(id, 'id', limits.jsonDepthMax) ?? gateError(payload, 'payload', limits.jsonDepthMax);
+        if (refused) return [refused];
+        // graphql-ws marks the new operation before calling us, so it is counted here.
+        if (Object.keys(ctx.subscriptions).length > limits.wsSubscriptionsMax)
+          return [validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, { max_subscriptions: limits.wsSubscriptionsMax })];
         const checked = checkedDocument(payload.query);
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
+        const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        const operation = getOperationAST(document, payload.operationName ?? undefined);
+        const limited = await chargeOperation(deps.limiter, limits, { tokenHash: ctx.extra.tokenHash, ip }, document, operation, true);
+        if (limited) return [limited];
         try {
-          assertQueryCost(deps.config.limits, schema, document, payload.variables ?? undefined, payload.operationName);
+          assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
         } catch (err) {
           return [err as AppError];
         }
@@ -165,8 +203,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           loaders: new Loaders(),
           config: deps.config,
           events: deps.events,
-          requestId: `ws-${_id}`,
+          requestId: `ws-${id}`,
           tokenHash: ctx.extra.tokenHash ?? null,
+          clientIp: ip,
         };
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
@@ -187,6 +226,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const apollo = new ApolloServer<RequestContext>({
     schema,
     validationRules: rules,
+    // The parser itself stops at the token limit: a huge document costs no more than a small one to refuse.
+    parseOptions: { maxTokens: deps.config.limits.queryTokensMax },
     formatError: formatGraphQLError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
@@ -195,7 +236,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
-      costPlugin(deps),
+      operationLimitPlugin(deps),
       internalErrorPlugin(app.log),
       {
         async serverWillStart() {
@@ -222,7 +263,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const handler = fastifyApolloHandler(apollo, {
     context: async (request) => {
       try {
-        return await requestContext(request, deps);
+        return { ...(await requestContext(request, deps)), clientIp: request.ip };
       } catch (err) {
         if (err instanceof AppError)
           throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });

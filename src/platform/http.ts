@@ -6,7 +6,9 @@ import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
 import { AppError, errorBody, validationFailed } from './errors';
+import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
+import { callerKey, fastifyRateStore } from './rate-limit';
 import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
@@ -46,8 +48,8 @@ function requestValidators(): { body: Ajv; other: Ajv } {
  */
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
-  if (typeof token === 'string' && (await requestContext(request, deps).then((ctx) => ctx.viewer !== null, () => false))) return `token:${hashToken(token)}`;
-  return `ip:${request.ip}`;
+  if (typeof token === 'string' && (await requestContext(request, deps).then((ctx) => ctx.viewer !== null, () => false))) return callerKey(hashToken(token), request.ip);
+  return callerKey(null, request.ip);
 }
 
 /**
@@ -78,13 +80,38 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   // JSON is the only body type the API reads; Fastify's default text/plain parser would let strings through.
   app.removeAllContentTypeParsers();
   // An empty body on a JSON request is "no body" (e.g. POST .../fork), not a parse error.
+  // The input gate's first half: nesting is measured on the raw text by a loop, before JSON.parse or
+  // anything recursive sees the body (see input-gate.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDeeperThan(text, config.limits.jsonDepthMax))
+      return done(validationFailed(`The request body nests deeper than ${config.limits.jsonDepthMax} levels`, { issues: [{ path: 'body', message: `nests deeper than ${config.limits.jsonDepthMax} levels` }] }), undefined);
     try {
       done(null, JSON.parse(text));
     } catch {
       done(validationFailed('The request body is not valid JSON'), undefined);
+    }
+  });
+  // Its second half, for every route (REST, /graphql, /mcp): no NUL or lone surrogate in any path param,
+  // query string value or body string (keys included). GraphQL-over-GET variables are JSON in the query string.
+  app.addHook('preValidation', async (request) => {
+    const max = config.limits.jsonDepthMax;
+    const problem = gateError(request.params, 'params', max) ?? gateError(request.query, 'query', max) ?? gateError(request.body, 'body', max);
+    if (problem) throw problem;
+    const query = request.query as Record<string, unknown> | undefined;
+    for (const name of ['variables', 'extensions']) {
+      const raw = query?.[name];
+      if (typeof raw !== 'string' || request.routeOptions.url !== '/graphql') continue;
+      if (jsonDeeperThan(raw, max)) throw validationFailed(`query.${name} nests deeper than ${max} levels`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        continue; // Apollo answers malformed variables itself, with 400
+      }
+      const nested = gateError(parsed, `query.${name}`, max);
+      if (nested) throw nested;
     }
   });
 
@@ -115,6 +142,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     global: true,
     max: config.limits.rateLimitPerMinute,
     timeWindow: 60_000,
+    // The buckets graphql-ws counts in too (in Redis when REDIS_URL is set); a Redis outage lets requests through.
+    store: fastifyRateStore(deps.limiter),
+    skipOnError: true,
     allowList: (req) => req.url === '/healthz',
     keyGenerator: (req) => (req.url === '/healthz' ? 'healthz' : rateLimitKey(req, deps)),
     errorResponseBuilder: (_req, ctx) => {
@@ -124,6 +154,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
+    if (error instanceof AppError && request.routeOptions.url === '/graphql')
+      return reply.status(error.status).send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
     if (error instanceof AppError) return reply.status(error.status).send(errorBody(error));
     if (error.validation) {
       const issues = issuesFrom(error.validation as never, error.validationContext ?? 'request');

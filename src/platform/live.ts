@@ -121,18 +121,28 @@ export async function assertConnectionAuthorized(ctx: RequestContext): Promise<v
 }
 
 /**
+ * What one receiver may see of an event: the event itself, a copy with every id the receiver may not read
+ * replaced by null, or an error that ends the stream (e.g. NOT_FOUND once the subject went out of sight).
+ * The rule: an event names only what its receiver may read, so every id of the payload is checked here.
+ */
+export type EventSight<T> = (event: T) => Promise<T | AppError>;
+
+/** For events whose every id names something the subscription's own check already covers. */
+export const sameSight = async <T>(event: T): Promise<T> => event;
+
+/**
  * A live stream of the events of `source` that `matches` keeps (a cheap, synchronous filter) for one
  * subscription. Before each kept event the connection's token is re-checked (revoked or expired: the
- * stream ends with UNAUTHENTICATED), then `recheck` may end it with its own error (e.g. NOT_FOUND once
- * the subject went out of sight). The source is drained into a bounded queue at once, so a slow client
- * never holds up the event bus; one that falls `liveQueueMax` events behind is ended with an error.
- * Unsubscribing releases the source immediately, even when no event ever comes.
+ * stream ends with UNAUTHENTICATED), then `sight` decides what of the event this receiver may see (see
+ * `EventSight`). The source is drained into a bounded queue at once, so a slow client never holds up the
+ * event bus; one that falls `liveQueueMax` events behind is ended with an error. Unsubscribing releases
+ * the source immediately, even when no event ever comes.
  */
 export function liveStream<T>(
   ctx: RequestContext,
   source: AsyncIterable<T>,
   matches: (event: T) => boolean,
-  recheck?: (event: T) => Promise<AppError | null>,
+  sight: EventSight<T>,
 ): AsyncIterable<T | StreamEnd> {
   return new Repeater<T | StreamEnd>(async (push, stop) => {
     const queue = new LiveQueue<T>(ctx.config.limits.liveQueueMax);
@@ -158,12 +168,12 @@ export function liveStream<T>(
           break;
         }
         for (const event of batch) {
-          const failure = (await connectionStillAuthorized(ctx)) ? ((await recheck?.(event)) ?? null) : unauthenticated('The bearer token is unknown, expired or revoked');
-          if (failure) {
-            await push(new StreamEnd(failure));
+          const seen = (await connectionStillAuthorized(ctx)) ? await sight(event) : unauthenticated('The bearer token is unknown, expired or revoked');
+          if (seen instanceof AppError) {
+            await push(new StreamEnd(seen));
             return stop();
           }
-          await push(event);
+          await push(seen);
         }
       }
     } finally {

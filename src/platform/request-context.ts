@@ -7,12 +7,15 @@ import type { Orm } from './database';
 import { unauthenticated } from './errors';
 import type { EventBus } from './events';
 import { Loaders } from './loaders';
+import type { RateLimiter } from './rate-limit';
 
 /** The long-lived parts every request context is made from. */
 export interface AppDeps {
   orm: Orm;
   config: Config;
   events: EventBus;
+  /** Rate-limit buckets shared by HTTP and WebSocket (and by instances, with Redis). */
+  limiter: RateLimiter;
   /**
    * Who a bearer token belongs to: the auth area's lookup, passed in so that platform code (HTTP,
    * GraphQL, WebSocket) resolves viewers without importing a domain. Unknown, expired or revoked: throws 401.

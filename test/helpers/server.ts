@@ -18,7 +18,7 @@ export interface TestServer {
  * Boots the real server on a random port over its own fresh database. Tests talk to it over HTTP and
  * WebSocket only. `close()` drains it and drops the database.
  */
-export async function startTestServer(options: { limits?: Partial<Limits>; databaseUrl?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { limits?: Partial<Limits>; databaseUrl?: string; redisUrl?: string; redisKeyPrefix?: string } = {}): Promise<TestServer> {
   const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   const config: Config = {
     port: 0,
@@ -26,6 +26,8 @@ export async function startTestServer(options: { limits?: Partial<Limits>; datab
     databaseUrl: db.url,
     dataDir: '.data',
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    redisUrl: options.redisUrl,
+    redisKeyPrefix: options.redisKeyPrefix ?? 'bw:test:',
     exposeSqlCount: true,
     limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
   };

@@ -24,8 +24,17 @@ function aliasQuery(count: number): string {
   return `{ ${Array.from({ length: count }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`;
 }
 
-/** Three nested pages of 100: a million nodes in the worst case. */
-const costlyQuery = `query Costly($n: Int) { registry(first: $n) { edges { node { forks(first: $n) { edges { node { forks(first: $n) { totalCount edges { node { id name } } } } } } } } } }`;
+/** Pages of n, n and 60 nested: n + n·(n + n·60) nodes in the worst case (610,100 at n = 100). */
+const nodeHeavyQuery = `query Heavy($n: Int) { registry(first: $n) { edges { node { forks(first: $n) { edges { node { forks(first: 60) { totalCount edges { node { id name } } } } } } } } } }`;
+
+/** The fork tree of issue 8: 50 + 50·50 + 50·50·50 = 127,550 possible nodes (GitHub accepts it). */
+const forkTree = `query Tree($id: ID!) { blueprint(id: $id) { forks(first: 50) { totalCount edges { node { id name stars forks(first: 50) { totalCount edges { node { id name stars forks(first: 50) { totalCount } } } } } } } } }`;
+
+let agentToken: string | undefined;
+async function token(): Promise<string> {
+  agentToken ??= await server.rest.agentToken('limits');
+  return agentToken;
+}
 
 /** The errors of one operation sent over graphql-ws. */
 async function overWs(query: string, variables?: Record<string, unknown>, operationName?: string) {
@@ -101,18 +110,25 @@ describe('query limits', () => {
     expectOnlyValidationFailed((await overWs(aliasQuery(defaultLimits.queryAliasMax + 1))).errors as never);
   });
 
-  it('rejects an operation whose estimated cost is over the limit (page sizes from variables count), over HTTP and graphql-ws', async () => {
-    const cheap = await server.gql.request(costlyQuery, { n: 5 });
-    expect(cheap.errors).toBeUndefined();
-    const costly = await server.gql.request(costlyQuery, { n: 100 });
-    expect(costly.status).toBe(400);
-    expect(costly.data ?? null).toBeNull();
-    expectOnlyValidationFailed(costly.errors);
-    expect(costly.errors![0]!.extensions!.details).toEqual({ cost: expect.any(Number), max: defaultLimits.queryCostMax });
-    expect(costly.errors![0]!.extensions!.details.cost).toBeGreaterThan(defaultLimits.queryCostMax);
+  it('accepts the 3-level forks(first: 50) tree (127,550 possible nodes) and refuses a 610,100-node query naming both limits, over HTTP and graphql-ws', async () => {
+    const tree = await server.gql.request(forkTree, { id: '00000000-0000-4000-8000-000000000000' }, await token());
+    expect(tree.errors).toBeUndefined();
+    expect(tree.data).toEqual({ blueprint: null });
+    expect((await overWs(forkTree, { id: '00000000-0000-4000-8000-000000000000' })).errors).toBeUndefined();
 
-    expect((await overWs(costlyQuery, { n: 5 })).errors).toBeUndefined();
-    expectOnlyValidationFailed((await overWs(costlyQuery, { n: 100 })).errors as never);
+    const cheap = await server.gql.request(nodeHeavyQuery, { n: 5 });
+    expect(cheap.errors).toBeUndefined();
+    const heavy = await server.gql.request(nodeHeavyQuery, { n: 100 });
+    expect(heavy.status).toBe(400);
+    expect(heavy.data ?? null).toBeNull();
+    expectOnlyValidationFailed(heavy.errors);
+    expect(heavy.errors![0]!.extensions!.details).toEqual({ nodes: 610_100, max_nodes: defaultLimits.queryNodeMax, max_page_size: defaultLimits.pageMax });
+    expect(heavy.errors![0]!.message).toMatch(/500000 .*100/);
+
+    expect((await overWs(nodeHeavyQuery, { n: 5 })).errors).toBeUndefined();
+    const wsHeavy = await overWs(nodeHeavyQuery, { n: 100 });
+    expectOnlyValidationFailed(wsHeavy.errors as never);
+    expect((wsHeavy.errors as any)[0].extensions.details.nodes).toBe(610_100);
   });
 
   it.each([[101], [0], [-1]])('answers first: %d with VALIDATION_FAILED naming `first`, over HTTP and graphql-ws', async (first) => {

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createBlueprint } from '../fixtures/blueprints';
+import { mcpCall, mcpResultBody } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -108,5 +109,21 @@ describe('MCP tools at POST /mcp', () => {
     const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('MCP errors in the section 5 shape', () => {
+  it('answers an unknown tool and bad arguments with isError results carrying the error body, and NUL with 400', async () => {
+    const token = await server.rest.agentToken('mcp-errors');
+    const unknown = await mcpCall(server.url, token, 'no_such_tool', {});
+    expect(unknown.body.result.isError).toBe(true);
+    expect(mcpResultBody(unknown)).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('no_such_tool') } });
+    const badArgs = await mcpCall(server.url, token, 'blueprint_get', { blueprint_id: 42 });
+    expect(badArgs.body.result.isError).toBe(true);
+    expect(mcpResultBody(badArgs)).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: { issues: [{ path: 'blueprint_id', message: expect.any(String) }] } } });
+    expect(mcpResultBody(await mcpCall(server.url, token, 'blueprint_get', {}))).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+    const nul = await mcpCall(server.url, token, 'registry_search', { q: 'a\u0000b' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: { issues: [{ path: 'body.params.arguments.q' }] } } });
   });
 });

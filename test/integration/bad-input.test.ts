@@ -1,0 +1,262 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSchema, getNamedType, isInputObjectType, isScalarType, type GraphQLArgument, type GraphQLField } from 'graphql';
+import { createArchitecture, principalIdOf } from '../fixtures/architectures';
+import { createBlueprint } from '../fixtures/blueprints';
+import { startTool } from '../fixtures/tool-driver';
+import { mcpCall, mcpRequest } from '../helpers/mcp';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { connectWs, Subscription, type WsClient } from '../helpers/ws';
+
+/**
+ * The bad-input table: one list of rows generated from what the service serves (every REST route as the
+ * router lists it, every GraphQL argument of schema.graphql, every subscription over graphql-ws, every MCP
+ * tool as tools/list names it) crossed with hostile values (NUL, lone surrogates, JSON nested 100 deep,
+ * wrong types). Every row must answer 4xx in the documented shape, or succeed harmlessly: no 5xx, no
+ * INTERNAL, no SQL, no stack.
+ */
+let server: TestServer;
+let token: string;
+/** For the route that revokes the caller's own session: the other rows keep a working token. */
+let throwaway: string;
+let ws: WsClient;
+const fixture: Record<string, string> = {};
+
+const NUL = 'a\u0000b';
+const SURROGATE = 'a\ud800b';
+const deep = (levels: number): unknown => {
+  let v: unknown = 'x';
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+const DEEP = deep(100);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  token = await server.rest.agentToken('hostile');
+  throwaway = await server.rest.agentToken('throwaway');
+  const bp = await createBlueprint(server.rest, token, { name: 'Target' });
+  const arch = await createArchitecture(server.rest, token, { name: 'Target arch' });
+  const op = await startTool(server.rest, token, { tool_type: 'create' });
+  const run = await server.rest.get(`/api/blueprints/${bp.id}/start`, { token });
+  fixture.id = bp.id;
+  fixture.slug = arch.slug;
+  fixture.operationId = op.operation_id;
+  fixture.runId = run.body.run_id;
+  fixture.principalId = await principalIdOf(server.gql, token);
+  fixture.n = '1';
+  ws = connectWs(server.url, token);
+});
+afterAll(async () => {
+  await ws.close();
+  await server.close();
+});
+
+/** An answer as the table judges it. */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+type Row = { name: string; send: () => Promise<Answer> };
+
+/** Every `METHOD path` the router serves, read from Fastify's route tree. */
+function routesOf(tree: string): Array<{ method: string; path: string }> {
+  const out: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^(.*?)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const level = m[1]!.length / 4;
+    stack.length = level;
+    stack.push(m[2]!);
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter((s) => s && s !== 'HEAD' && s !== 'OPTIONS')) out.push({ method, path: stack.join('') });
+  }
+  return out;
+}
+
+const rawPathValue = { nul: '%00', surrogate: '%ED%A0%80', slash: '..%2F..%2Fetc' } as const;
+
+function restRows(): Row[] {
+  const rows: Row[] = [];
+  for (const { method, path } of routesOf(server.app.http.printRoutes({ commonPrefix: false }))) {
+    if (path === '/graphql' || path === '/mcp') continue; // covered by their own rows below
+    const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    const filled = (bad?: { param: string; raw: string }) => path.replace(/:(\w+)/g, (_, p: string) => (bad?.param === p ? `x${bad.raw}y` : encodeURIComponent(fixture[p] ?? 'x')));
+    const send = (url: string, init: { body?: unknown; raw?: string } = {}) => async (): Promise<Answer> => {
+      const res = await server.rest.request(method, url, { token: path.endsWith('/sessions/current') ? throwaway : token, ...(init.raw !== undefined ? { rawBody: init.raw } : init.body !== undefined ? { body: init.body } : {}) });
+      return { status: res.status, body: res.body };
+    };
+    for (const param of params)
+      for (const [kind, raw] of Object.entries(rawPathValue)) rows.push({ name: `${method} ${path} :${param}=${kind}`, send: send(filled({ param, raw })) });
+    rows.push({ name: `${method} ${path} ?query NUL`, send: send(`${filled()}?limit=%00&q=a%00b&tags=x%00&offset=1`) });
+    rows.push({ name: `${method} ${path} ?query surrogate`, send: send(`${filled()}?q=a%ED%A0%80b&unread=%ED%A0%80`) });
+    if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
+      const everyField = (v: unknown) => ({ name: v, description: v, message: v, token: v, submission: { modules: v }, tool_type: v, params: { language: v }, team_id: v, principal_id: v, role: v, blueprint_id: v, label: v, title: v, body: v, status: v, notes: v });
+      rows.push({ name: `${method} ${path} body NUL`, send: send(filled(), { body: everyField(NUL) }) });
+      rows.push({ name: `${method} ${path} body surrogate`, send: send(filled(), { body: everyField(SURROGATE) }) });
+      rows.push({ name: `${method} ${path} body key NUL`, send: send(filled(), { body: { [NUL]: 1 } }) });
+      rows.push({ name: `${method} ${path} body deep`, send: send(filled(), { raw: '['.repeat(10_000) + ']'.repeat(10_000) }) });
+      rows.push({ name: `${method} ${path} body deep object`, send: send(filled(), { body: { submission: DEEP, params: DEEP } }) });
+      rows.push({ name: `${method} ${path} body wrong type`, send: send(filled(), { body: [1, 'two', null] }) });
+    }
+  }
+  return rows;
+}
+
+/** A value of the wrong kind for any argument, and hostile strings for string-like ones. */
+function graphqlRows(): Row[] {
+  const schema = buildSchema(readFileSync(join(__dirname, '../../schema.graphql'), 'utf8'));
+  const rows: Row[] = [];
+  const roots = [
+    ['query', schema.getQueryType()],
+    ['mutation', schema.getMutationType()],
+    ['subscription', schema.getSubscriptionType()],
+  ] as const;
+  const post = (query: string, variables?: Record<string, unknown>) => async (): Promise<Answer> => {
+    const res = await server.rest.post('/graphql', { token, body: { query, variables } });
+    return { status: res.status, body: res.body };
+  };
+  for (const [kind, type] of roots) {
+    for (const field of Object.values(type!.getFields()) as Array<GraphQLField<unknown, unknown>>) {
+      for (const arg of field.args as GraphQLArgument[]) {
+        const others = field.args.filter((a) => a !== arg && String(a.type).endsWith('!') && a.defaultValue === undefined);
+        // Other required arguments get a plausible literal so the row reaches the argument under test.
+        const filler = others.map((a) => `${a.name}: ${literalFor(a)}`).join(', ');
+        const call = (value: string) => `${field.name}(${[`${arg.name}: ${value}`, filler].filter(Boolean).join(', ')})`;
+        const selection = selectionFor(getNamedType(field.type));
+        const doc = (value: string, vars = '') => `${kind} Q${vars} { ${call(value)} ${selection} }`;
+        const varDoc = doc('$v', `($v: ${String(arg.type)})`);
+        rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) variable NUL`, send: post(varDoc, { v: valueFor(arg, NUL) }) });
+        rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) variable surrogate`, send: post(varDoc, { v: valueFor(arg, SURROGATE) }) });
+        rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) literal \\u0000`, send: post(doc('"a\\u0000b"')) });
+        rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) variable deep`, send: post(varDoc, { v: DEEP }) });
+        if (kind === 'subscription')
+          for (const [what, value] of [['NUL', NUL], ['surrogate', SURROGATE], ['deep', DEEP]] as const)
+            rows.push({ name: `ws subscribe ${field.name}(${arg.name}) ${what}`, send: overWs(varDoc, { v: what === 'deep' ? value : valueFor(arg, value as string) }) });
+      }
+    }
+  }
+  return rows;
+}
+
+/** The hostile string where the argument takes a string, or inside every string field of an input object. */
+function valueFor(arg: GraphQLArgument, bad: string): unknown {
+  const named = getNamedType(arg.type);
+  if (isInputObjectType(named)) return Object.fromEntries(Object.keys(named.getFields()).map((k) => [k, bad]));
+  const list = String(arg.type).startsWith('[');
+  return list ? [bad] : bad;
+}
+
+function literalFor(arg: GraphQLArgument): string {
+  const named = getNamedType(arg.type);
+  if (isScalarType(named)) return named.name === 'Int' || named.name === 'Float' ? '1' : named.name === 'Boolean' ? 'true' : `"${fixture.id}"`;
+  if (isInputObjectType(named)) return '{}';
+  return 'X';
+}
+
+function selectionFor(type: ReturnType<typeof getNamedType>): string {
+  if (!type || isScalarType(type) || !('getFields' in type)) return '';
+  return '{ __typename }';
+}
+
+function overWs(query: string, variables?: Record<string, unknown>) {
+  return async (): Promise<Answer> => {
+    const sub = new Subscription<unknown>();
+    let closed: unknown = null;
+    sub.dispose = ws.client.subscribe(
+      { query, variables },
+      {
+        next: (r) => sub.push(r as never),
+        // an array: the server's error message for this operation; anything else: the socket went away
+        error: (e) => (Array.isArray(e) ? sub.push({ errors: e } as never) : ((closed = e), sub.push({} as never))),
+        complete: () => sub.push({ data: null } as never),
+      },
+    );
+    try {
+      const result = await sub.next(5000);
+      if (closed) return { status: 599, body: { closed: (closed as { code?: number }).code ?? String(closed) } };
+      return { status: result.errors ? 400 : 200, body: result };
+    } finally {
+      sub.dispose();
+    }
+  };
+}
+
+async function mcpRows(): Promise<Row[]> {
+  const list = await mcpRequest(server.url, token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  const tools = list.body.result.tools as Array<{ name: string; inputSchema: { properties?: Record<string, { type?: string }> } }>;
+  const call = (name: string, args: unknown) => async (): Promise<Answer> => mcpCall(server.url, token, name, args);
+  const rows: Row[] = [
+    { name: 'mcp unknown tool', send: call('no_such_tool', {}) },
+    { name: 'mcp unknown tool NUL', send: call(NUL, {}) },
+    { name: 'mcp not JSON-RPC', send: async () => mcpRequest(server.url, token, { hello: 'world' }) },
+  ];
+  for (const tool of tools) {
+    rows.push({ name: `mcp ${tool.name} arguments wrong type`, send: call(tool.name, 'not an object') });
+    rows.push({ name: `mcp ${tool.name} arguments deep`, send: call(tool.name, DEEP) });
+    for (const prop of Object.keys(tool.inputSchema.properties ?? {})) {
+      rows.push({ name: `mcp ${tool.name}.${prop} NUL`, send: call(tool.name, { [prop]: NUL }) });
+      rows.push({ name: `mcp ${tool.name}.${prop} surrogate`, send: call(tool.name, { [prop]: SURROGATE }) });
+      rows.push({ name: `mcp ${tool.name}.${prop} wrong type`, send: call(tool.name, { [prop]: { nested: [true] } }) });
+    }
+  }
+  return rows;
+}
+
+function wsMessageRows(): Row[] {
+  return [
+    { name: 'ws query NUL in literal', send: overWs('{ blueprint(id: "a\\u0000b") { id } }') },
+    { name: 'ws variables key NUL', send: overWs('{ viewer { id } }', { [NUL]: 1 }) },
+    { name: 'ws query with a lone surrogate', send: overWs(`{ blueprint(slug: "${SURROGATE}") { id } }`) },
+    { name: 'ws operationName NUL', send: async () => overWs('query A { viewer { id } }', undefined)() },
+  ];
+}
+
+const CODES = new Set(['VALIDATION_FAILED', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'STALE_STEP_TOKEN', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED']);
+
+/** Why an answer breaks the contract, or null. */
+function verdict(answer: Answer): string | null {
+  const text = JSON.stringify(answer.body) ?? '';
+  if (answer.status >= 500) return `status ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`;
+  if (/"INTERNAL"/.test(text)) return 'INTERNAL';
+  if (/\b(select|insert|update|delete)\b[^"]{0,40}\b(from|into|set|where)\b/i.test(text)) return 'SQL in the answer';
+  if (/\bat \S+ \(|\.ts:\d+|\.js:\d+/.test(text)) return 'a stack in the answer';
+  const body = answer.body as any;
+  if (body?.jsonrpc) {
+    // MCP: a tool result carries the section 5 body when it is an error
+    if (body.result?.isError) {
+      const inner = JSON.parse(body.result.content[0].text);
+      return CODES.has(inner?.error?.code) ? null : `MCP error body ${body.result.content[0].text.slice(0, 80)}`;
+    }
+    return body.result || body.error ? null : 'MCP answer without result';
+  }
+  if (answer.status >= 400) {
+    const codes: string[] = body?.error ? [body.error.code] : Array.isArray(body?.errors) ? body.errors.map((e: any) => e.extensions?.code) : [];
+    if (codes.length === 0 || codes.some((c) => !CODES.has(c))) return `4xx not in the documented shape: ${text.slice(0, 120)}`;
+  }
+  for (const e of Array.isArray(body?.errors) ? body.errors : []) if (!CODES.has(e.extensions?.code)) return `GraphQL error without a documented code: ${JSON.stringify(e).slice(0, 120)}`;
+  return null;
+}
+
+it('answers every row of the table with 4xx in the documented shape, or harmlessly: 0 5xx, 0 INTERNAL', async () => {
+  const rows = [...restRows(), ...graphqlRows(), ...wsMessageRows(), ...(await mcpRows())];
+  expect(rows.length).toBeGreaterThanOrEqual(300);
+  const failures: string[] = [];
+  const tally = { rows: rows.length, '2xx/3xx': 0, '4xx': 0, '5xx': 0 };
+  for (let i = 0; i < rows.length; i += 8) {
+    await Promise.all(
+      rows.slice(i, i + 8).map(async (row) => {
+        const answer = await row.send();
+        tally[answer.status >= 500 ? '5xx' : answer.status >= 400 ? '4xx' : '2xx/3xx']++;
+        const problem = verdict(answer);
+        if (problem) failures.push(`${row.name}: ${problem}`);
+      }),
+    );
+  }
+  console.log(`bad-input table: ${JSON.stringify(tally)}`);
+  expect(failures.slice(0, 40)).toEqual([]);
+  expect(tally['5xx']).toBe(0);
+  // the server is still healthy afterwards
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+}, 180_000); // 772 requests: about 12 s alone, several times that on a loaded 2-core machine
