@@ -6,6 +6,7 @@ import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
 import { EventBus } from './platform/events';
+import { HealthProbe } from './platform/health';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { createHttpServer } from './platform/http';
 import type { AppDeps } from './platform/request-context';
@@ -41,13 +42,14 @@ export async function startApp(config: Config): Promise<RunningApp> {
   }
   let orm: Orm | undefined;
   let events: EventBus | undefined;
+  const health = new HealthProbe(databaseUrl, config.database.healthzTimeoutMs);
   try {
-    orm = await openDatabase(databaseUrl);
     let log: FastifyInstance['log'] | undefined;
+    orm = await openDatabase(databaseUrl, { settings: config.database, warn: (msg) => (log ? log.warn(msg) : console.warn(msg)) });
     events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
     await events.start();
     const deps: AppDeps = { orm, config, events };
-    const http = await createHttpServer(deps);
+    const http = await createHttpServer(deps, health);
     log = http.log;
     for (const routes of routeModules) routes(http, deps);
     const graphql = await mountGraphQL(http, deps, await graphQLSchema());
@@ -70,6 +72,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
           await graphql.stop();
           step('http and websocket drained');
           await eventsRef.stop();
+          await health.close();
           step('event listener closed');
           await ormRef.close();
           step('database pool closed');
@@ -81,6 +84,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     };
   } catch (err) {
     await events?.stop();
+    await health.close();
     await orm?.close();
     await embedded?.stop();
     throw err;

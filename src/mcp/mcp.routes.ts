@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestContext } from '../platform/context';
-import { AppError, errorBody, unauthenticated } from '../platform/errors';
+import { AppError, errorBody, knownError, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import type { McpToolDefinition } from './mcp-tool';
@@ -23,7 +23,8 @@ function serverFor(ctx: RequestContext, tools: McpToolDefinition[]): McpServer {
           return toolResult(await tool.handler(ctx, args as never));
         } catch (err) {
           // The same error body as REST, flagged as a tool error so the agent can read and react.
-          if (err instanceof AppError) return { ...toolResult(errorBody(err)), isError: true };
+          const known = knownError(err, ctx.config.database.retryAfterSeconds);
+          if (known) return { ...toolResult(errorBody(known)), isError: true };
           throw err;
         }
       },
