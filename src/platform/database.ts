@@ -17,6 +17,11 @@ export interface DatabaseOptions {
   warn?: (message: string) => void;
 }
 
+function knexLog(warn: (message: string) => void) {
+  const say = (message: unknown) => warn(`database: ${message instanceof Error ? message.message : String(message)}`);
+  return { warn: say, error: say, deprecate: say, debug: () => undefined };
+}
+
 export function ormConfig(databaseUrl: string, options: DatabaseOptions = {}) {
   const settings = options.settings ?? defaultDatabaseSettings;
   return defineConfig({
@@ -30,6 +35,8 @@ export function ormConfig(databaseUrl: string, options: DatabaseOptions = {}) {
     driverOptions: {
       // A request that cannot get a connection in time is answered 503 UNAVAILABLE, never left hanging.
       acquireConnectionTimeout: settings.acquireTimeoutMs,
+      // knex reports dropped connections on console.log by default; send them where the server logs.
+      log: knexLog(options.warn ?? ((m) => console.warn(m))),
       // Set by PostgreSQL on each pooled connection at connect time (pg passes them as startup options).
       connection: {
         statement_timeout: settings.statementTimeoutMs,
