@@ -75,7 +75,7 @@ test('answers 503 UNAVAILABLE with Retry-After while the database is unreachable
   const health = await fetch(`${a.url}/healthz`);
   expect(health.status).toBe(503);
   expect(health.headers.get('retry-after')).toBe('2');
-  expect((await health.json()).error.code).toBe('UNAVAILABLE');
+  expect(((await health.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
 
   const read = await a.rest.get(`/api/blueprints/${bp.id}`);
   expect(read.status).toBe(503);
