@@ -7,6 +7,7 @@ import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
 import { EventBus } from './platform/events';
 import { HealthProbe } from './platform/health';
+import { registerIdempotency } from './platform/idempotency';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { createHttpServer } from './platform/http';
 import type { AppDeps } from './platform/request-context';
@@ -51,6 +52,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const deps: AppDeps = { orm, config, events };
     const http = await createHttpServer(deps, health);
     log = http.log;
+    registerIdempotency(http, deps);
     for (const routes of routeModules) routes(http, deps);
     const graphql = await mountGraphQL(http, deps, await graphQLSchema());
     await http.listen({ port: config.port, host: config.host });
