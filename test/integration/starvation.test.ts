@@ -55,6 +55,26 @@ function watchHealth(url: string): { stop(): Promise<{ probes: number; failures:
   };
 }
 
+/**
+ * Every route that can write, read from the server's own route table (`printRoutes`), as "METHOD /path":
+ * a write route added later without a round here fails the test.
+ */
+function writeRoutes(printed: (method: string) => string): string[] {
+  const routes: string[] = [];
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+    const stack: string[] = [];
+    for (const line of printed(method).split('\n')) {
+      const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
+      if (!match) continue;
+      const depth = match[1]!.length / 4;
+      stack.length = depth;
+      stack.push(match[2]!);
+      if (match[3]?.split(', ').includes(method)) routes.push(`${method} ${stack.join('')}`);
+    }
+  }
+  return routes;
+}
+
 type Round = [name: string, send: (i: number) => Promise<RestResponse | { status: number; body: unknown }>];
 
 test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz always answers', async () => {
@@ -123,7 +143,16 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
     ['PUT /api/architectures/:slug/layout', (i) =>
       rest.put(`/api/architectures/${arch.slug}/layout`, { token: member.token, body: nodes.map((nodeId, n) => ({ nodeId, position: { x: i * 10, y: n * 10 } })) })],
     ['POST /api/architectures/:slug/transfer', () => rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner.token, body: { team_id: team.id } })],
-    ['GraphQL addArchitectureNode', async () => {
+    ['POST /mcp (blueprint_fork)', async (i) => {
+      const res = await rest.post('/mcp', {
+        token: member.token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'blueprint_fork', arguments: { blueprint_id: bp.id } } },
+      });
+      const failed = res.body?.result?.isError === true || res.body?.error !== undefined;
+      return { status: res.status >= 300 ? res.status : failed ? 409 : 200, body: res.body };
+    }],
+    ['POST /graphql (addArchitectureNode)', async () => {
       const res = await gql.request(AddArchitectureNodeDocument, { slug: arch.slug, input: { blueprintId: bp.id } }, member.token);
       const code = res.errors?.[0]?.extensions?.code;
       return { status: res.status >= 500 || code === 'INTERNAL' ? 500 : code ? 409 : 200, body: res };
@@ -149,6 +178,13 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
     ['POST /api/executions/:runId/report', (i) => rest.post(`/api/executions/${run.run_id}/report`, { token: member.token, body: { status: i % 2 ? 'completed' : 'failed', notes: 'n' } })],
     ['DELETE /api/agent/sessions/current', (i) => rest.delete('/api/agent/sessions/current', { token: sessions[i]!.token })],
   ];
+
+  // Every write route has a round (GET /start and /step also write: they start and advance runs).
+  const covered = rounds.map(([name]) => name.split(' (')[0]);
+  const routes = writeRoutes((method) => server.app.http.printRoutes({ commonPrefix: false, method } as never));
+  expect(routes.length).toBeGreaterThan(20);
+  const notWrites = ['DELETE /mcp']; // answers 405: the MCP endpoint is stateless
+  expect(routes.filter((route) => !covered.includes(route) && !notWrites.includes(route))).toEqual([]);
 
   const health = watchHealth(server.url);
   const summary: Record<string, Record<number, number>> = {};
