@@ -164,7 +164,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           ctx.extra.viewer = await viewerFromToken(deps.orm.em.fork(), token);
           ctx.extra.tokenHash = hashToken(token);
           return true;
-        } catch {
+        } catch (err) {
+          // A database outage is not a bad token: 1013 "try again later" rather than 4403.
+          if (isUnavailable(err)) ctx.extra.socket.close(1013, 'The database is unavailable; retry later');
           return false; // graphql-ws closes with 4403 Forbidden
         }
       },

@@ -3,7 +3,7 @@ import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { TcpProxy } from '../helpers/tcp-proxy';
-import { connectWs, type Subscription, type WsClient } from '../helpers/ws';
+import { closeCodeFor, connectWs, type Subscription, type WsClient } from '../helpers/ws';
 
 /**
  * Issue 12, item 6: a database outage. Server A reaches PostgreSQL through a TCP proxy this test cuts
@@ -89,6 +89,9 @@ test('answers 503 UNAVAILABLE with Retry-After while the database is unreachable
   const query = await a.gql.request(ViewerDocument, {}, owner.token);
   expect(query.status).toBe(503);
   expect(query.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+
+  // A new WebSocket with a token cannot be authenticated now: 1013 (try again later), not 4403.
+  expect(await closeCodeFor(a.url, { authorization: `Bearer ${owner.token}` })).toBe(1013);
 
   // Sent through B while A cannot hear PostgreSQL's notification: A must re-read it from the cursor.
   await broadcast('during');
