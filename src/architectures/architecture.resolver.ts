@@ -4,6 +4,8 @@ import { viewerTeamRoles } from '../blueprints/access';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/events';
+import { notFound } from '../platform/errors';
+import { assertConnectionAuthorized, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { Team } from '../teams/team.entity';
@@ -39,20 +41,6 @@ class ArchitectureChangeType {
   @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer.' }) subjectId!: string | null;
   @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
-}
-
-/**
- * Changes of one architecture, for as long as the subscriber may read it (a transfer can end a team
- * member's access to a private one: later changes are then not sent).
- */
-async function* visibleChanges(ctx: RequestContext, arch: ArchitectureRecord): AsyncGenerator<EventTopics['architecture.changed']> {
-  for await (const event of ctx.events.subscribe('architecture.changed')) {
-    if (event.architectureId !== arch.id) continue;
-    ctx.loaders.clear();
-    ctx.em.clear();
-    const current = await findArchitecture(ctx, arch.slug);
-    if (current && (await canReadArchitecture(ctx, current))) yield event;
-  }
 }
 
 /** Plain objects with the GraphQL field names, so edges resolve without per-field resolver wrappers. */
@@ -163,15 +151,30 @@ export class ArchitectureResolver {
     description: 'Every node, edge, layout and transfer change of an architecture the caller may read.',
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
-      const arch = await getArchitecture(ctx, args.slug as string); // private to others: NOT_FOUND before anything is sent
-      return visibleChanges(ctx, arch);
+      await assertConnectionAuthorized(ctx);
+      const slug = args.slug as string;
+      const arch = await getArchitecture(ctx, slug); // private to others: NOT_FOUND before anything is sent
+      // Re-read for every event: a transfer or a visibility change can end the subscriber's access, and the
+      // stream then ends with NOT_FOUND (a revoked token ends it with UNAUTHENTICATED, in liveStream).
+      return liveStream(
+        ctx,
+        ctx.events.subscribe('architecture.changed'),
+        (event) => event.architectureId === arch.id,
+        async () => {
+          ctx.loaders.clear();
+          ctx.em.clear();
+          const current = await findArchitecture(ctx, arch.slug);
+          return current && (await canReadArchitecture(ctx, current)) ? null : notFound('architecture', slug);
+        },
+      );
     },
   })
   async architectureChanged(
-    @Root() event: EventTopics['architecture.changed'],
+    @Root() payload: EventTopics['architecture.changed'] | StreamEnd,
     @Ctx() ctx: RequestContext,
     @Arg('slug', () => String) slug: string,
   ): Promise<ArchitectureChangeType> {
+    const event = unlessEnded(payload);
     ctx.loaders.clear();
     ctx.em.clear();
     const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);

@@ -2,12 +2,17 @@ import { TransactionContext } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { Client } from 'pg';
-import { entities } from '../db/entities';
-import { migrations } from '../db/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
 import { defaultDatabaseSettings, type DatabaseSettings } from './config';
 import { CountingLogger } from './sql-counter';
 
 export type Orm = MikroORM;
+
+/** What the database holds: the entity classes and the committed migrations, from the domain areas. */
+export interface DatabaseSchema {
+  entities: Array<Function>;
+  migrations: MigrationObject[];
+}
 
 export interface DatabaseOptions {
   debug?: boolean;
@@ -22,7 +27,8 @@ function knexLog(warn: (message: string) => void) {
   return { warn: say, error: say, deprecate: say, debug: () => undefined };
 }
 
-export function ormConfig(databaseUrl: string, options: DatabaseOptions = {}) {
+export function ormConfig(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}) {
+  const { entities, migrations } = schema;
   const settings = options.settings ?? defaultDatabaseSettings;
   return defineConfig({
     clientUrl: databaseUrl,
@@ -121,9 +127,9 @@ function guardNestedAcquire(orm: Orm, settings: DatabaseSettings, warn: (message
 }
 
 /** Connects and applies every pending migration. */
-export async function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): Promise<Orm> {
+export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}): Promise<Orm> {
   await ensureDatabase(databaseUrl);
-  const orm = await MikroORM.init(ormConfig(databaseUrl, options));
+  const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
   await orm.getMigrator().up();
   guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
   return orm;
