@@ -1,10 +1,11 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
+import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/events';
 import { notFound } from '../platform/errors';
+import { orNull } from '../platform/or-null';
 import { assertConnectionAuthorized, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
@@ -48,15 +49,6 @@ function toEdgeType(e: EdgeView): ArchitectureEdgeType {
   return { id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edgeType: e.edgeType, label: e.label, computed: e.computed };
 }
 
-async function orNull<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-    throw err;
-  }
-}
-
 @Resolver(() => ArchitectureType)
 export class ArchitectureResolver {
   @Query(() => ArchitectureType, { nullable: true, description: 'One architecture by slug; null when missing or private to others.' })
@@ -76,7 +68,7 @@ export class ArchitectureResolver {
 
   @FieldResolver(() => Principal)
   async owner(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(arch.ownerId))!;
+    return (await principalById(ctx, arch.ownerId))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team it belongs to, when the caller is a member of it.' })
@@ -177,7 +169,7 @@ export class ArchitectureResolver {
     const event = unlessEnded(payload);
     ctx.loaders.clear();
     ctx.em.clear();
-    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);
+    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
     return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
   }
 }
