@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { startApp, type RunningApp } from '../src/app';
-import { defaultLimits, type Config } from '../src/platform/config';
+import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/database';
 
 interface AutocannonResult {
@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     logLevel: 'warn',
     exposeSqlCount: true,
     limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
+    database: defaultDatabaseSettings,
   };
   let app: RunningApp | undefined;
   try {

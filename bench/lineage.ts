@@ -21,7 +21,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
-import { defaultLimits, type Config } from '../src/platform/config';
+import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres';
 import { adminQuery, withDatabase } from '../src/platform/database';
 
@@ -188,6 +188,7 @@ async function main(): Promise<void> {
       exposeSqlCount: true,
       // The load must measure the query, not the rate limiter; a 50 x 50 page pair is over the default cost.
       limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryNodeMax: 10_000_000 },
+      database: defaultDatabaseSettings,
     };
     app = await startApp(config);
     db = new Client({ connectionString: databaseUrl });

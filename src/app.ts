@@ -6,6 +6,8 @@ import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
 import { EventBus } from './platform/events';
+import { HealthProbe } from './platform/health';
+import { registerIdempotency } from './platform/idempotency';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { createHttpServer } from './platform/http';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit';
@@ -45,15 +47,17 @@ export async function startApp(config: Config): Promise<RunningApp> {
   let orm: Orm | undefined;
   let events: EventBus | undefined;
   let limiter: RateLimiter | undefined;
+  const health = new HealthProbe(databaseUrl, config.database.healthzTimeoutMs);
   try {
-    orm = await openDatabase(databaseUrl, databaseSchema);
     let log: FastifyInstance['log'] | undefined;
+    orm = await openDatabase(databaseUrl, databaseSchema, { settings: config.database, warn: (msg) => (log ? log.warn(msg) : console.warn(msg)) });
     events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
     await events.start();
     limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:');
     const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken };
-    const http = await createHttpServer(deps);
+    const http = await createHttpServer(deps, health);
     log = http.log;
+    registerIdempotency(http, deps);
     for (const routes of routeModules) routes(http, deps);
     // Jobs run while the server is up, and stop (awaited) when it closes, before the database goes away.
     const stopJobs: Array<() => Promise<void>> = [];
@@ -84,6 +88,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
           await graphql.stop();
           step('http and websocket drained');
           await eventsRef.stop();
+          await health.close();
           step('event listener closed');
           await limiterRef.close();
           step('rate limiter closed');
@@ -98,6 +103,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
   } catch (err) {
     await limiter?.close();
     await events?.stop();
+    await health.close();
     await orm?.close();
     await embedded?.stop();
     throw err;

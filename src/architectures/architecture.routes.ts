@@ -22,7 +22,7 @@ const subjectParams = (name: string) => ({
  * caller learns 401 before anything about the body), and their 400s name each offending path.
  */
 export const architectureRoutes: RouteModule = (app, deps) => {
-  app.post<{ Body: unknown }>('/api/architectures', async (request, reply) => {
+  app.post<{ Body: unknown }>('/api/architectures', { config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     const arch = await createArchitecture(ctx, request.body);
     return reply.status(201).send(toArchitectureBody({ architecture: arch, nodes: [], edges: [] }));
@@ -41,7 +41,7 @@ export const architectureRoutes: RouteModule = (app, deps) => {
     return toArchitectureBody(await architectureView(ctx, await getArchitecture(ctx, request.params.slug)));
   });
 
-  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: { params: slugParam } }, async (request, reply) => {
+  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: { params: slugParam }, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toNodeBody(await addNode(ctx, request.params.slug, request.body)));
   });

@@ -11,7 +11,7 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
     return toBlueprintBody(ctx, await getBlueprint(ctx, request.params.id));
   });
 
-  app.post<IdParams>('/api/blueprints/:id/fork', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/fork', { schema: { params: idParam('id') }, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     const fork = await forkBlueprint(ctx, request.params.id);
     return reply.status(201).send(await toBlueprintBody(ctx, fork));

@@ -8,7 +8,7 @@ type IdParams = { Params: { id: string } };
 
 export const broadcastRoutes: RouteModule = (app, deps) => {
   /** Owner only. Answers 201 with the broadcast and `recipient_count`. */
-  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: { params: idParam('id') }, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
   });

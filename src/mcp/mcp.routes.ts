@@ -4,7 +4,7 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { RequestContext } from '../platform/context';
-import { AppError, errorBody, unauthenticated, validationFailed } from '../platform/errors';
+import { AppError, errorBody, knownError, unauthenticated, validationFailed } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import type { McpToolDefinition } from '../platform/mcp-tool';
@@ -37,7 +37,8 @@ async function callTool(ctx: RequestContext, tools: Map<string, McpToolDefinitio
     return toolResult(await tool.handler(ctx, parsed.data as never));
   } catch (err) {
     // The same error body as REST, flagged as a tool error so the agent can read and react.
-    if (err instanceof AppError) return errorResult(err);
+    const known = knownError(err, ctx.config.database.retryAfterSeconds);
+    if (known) return errorResult(known);
     log.error({ err, requestId: ctx.requestId, tool: name }, 'unhandled MCP tool error');
     return errorResult(new AppError('INTERNAL', 'Internal server error', { request_id: ctx.requestId }));
   }

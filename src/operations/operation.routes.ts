@@ -11,7 +11,7 @@ const objectBody = { type: 'object' };
 export const operationRoutes: RouteModule = (app, deps) => {
   app.post<{ Body: { tool_type?: unknown; source_blueprint_ids?: unknown; params?: unknown } }>(
     '/api/tools/operations',
-    { schema: { body: objectBody } },
+    { schema: { body: objectBody }, config: { idempotent: true } },
     async (request, reply) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};
@@ -22,7 +22,7 @@ export const operationRoutes: RouteModule = (app, deps) => {
 
   app.post<OpParams & { Body: { token?: unknown; submission?: unknown } }>(
     '/api/tools/operations/:operationId/submit',
-    { schema: { params: idParam('operationId'), body: objectBody } },
+    { schema: { params: idParam('operationId'), body: objectBody }, config: { idempotent: true } },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};

@@ -62,6 +62,40 @@ export interface Limits {
   architectureMaxEdges: number;
 }
 
+/** The connection pool and the database-side timeouts (docs/reliability.md explains each). */
+export interface DatabaseSettings {
+  /** Connections in the pool. A request holds at most one at a time (see `strictTransactions`). */
+  poolMax: number;
+  /** How long a request waits for a free pooled connection before it is answered 503 UNAVAILABLE. */
+  acquireTimeoutMs: number;
+  /** PostgreSQL `statement_timeout` of every pooled connection: a longer statement is cancelled (503). */
+  statementTimeoutMs: number;
+  /** PostgreSQL `lock_timeout`: a statement waiting longer for a row lock is cancelled (503, retry). */
+  lockTimeoutMs: number;
+  /** `/healthz` answers 503 when its own connection does not answer `select 1` within this. */
+  healthzTimeoutMs: number;
+  /** Seconds a 503 UNAVAILABLE asks the client to wait (`Retry-After`). */
+  retryAfterSeconds: number;
+  /**
+   * Guard against pool starvation: taking a second pooled connection while the same request's
+   * transaction is open throws (and logs) instead of silently waiting on the pool. Tests turn it on.
+   */
+  strictTransactions: boolean;
+  /** How long an `Idempotency-Key` is remembered (per principal). */
+  idempotencyKeyMs: number;
+}
+
+export const defaultDatabaseSettings: DatabaseSettings = {
+  poolMax: 10,
+  acquireTimeoutMs: 10_000,
+  statementTimeoutMs: 30_000,
+  lockTimeoutMs: 10_000,
+  healthzTimeoutMs: 500,
+  retryAfterSeconds: 5,
+  strictTransactions: false,
+  idempotencyKeyMs: 24 * 60 * 60 * 1000,
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -76,6 +110,7 @@ export interface Config {
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
   limits: Limits;
+  database: DatabaseSettings;
 }
 
 export const defaultLimits: Limits = {
@@ -135,6 +170,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
+    },
+    database: {
+      poolMax: Math.max(1, intFromEnv(env, 'DB_POOL_MAX', defaultDatabaseSettings.poolMax)),
+      acquireTimeoutMs: intFromEnv(env, 'DB_ACQUIRE_TIMEOUT_MS', defaultDatabaseSettings.acquireTimeoutMs),
+      statementTimeoutMs: intFromEnv(env, 'DB_STATEMENT_TIMEOUT_MS', defaultDatabaseSettings.statementTimeoutMs),
+      lockTimeoutMs: intFromEnv(env, 'DB_LOCK_TIMEOUT_MS', defaultDatabaseSettings.lockTimeoutMs),
+      healthzTimeoutMs: intFromEnv(env, 'HEALTHZ_TIMEOUT_MS', defaultDatabaseSettings.healthzTimeoutMs),
+      retryAfterSeconds: intFromEnv(env, 'RETRY_AFTER_SECONDS', defaultDatabaseSettings.retryAfterSeconds),
+      strictTransactions: env.DB_STRICT_TRANSACTIONS === '1',
+      idempotencyKeyMs: intFromEnv(env, 'IDEMPOTENCY_KEY_MS', defaultDatabaseSettings.idempotencyKeyMs),
     },
   };
 }

@@ -1,7 +1,9 @@
-import { MikroORM, defineConfig } from '@mikro-orm/postgresql';
+import { TransactionContext } from '@mikro-orm/core';
+import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { Client } from 'pg';
 import type { MigrationObject } from '@mikro-orm/core';
+import { defaultDatabaseSettings, type DatabaseSettings } from './config';
 import { CountingLogger } from './sql-counter';
 
 export type Orm = MikroORM;
@@ -15,10 +17,19 @@ export interface DatabaseSchema {
 export interface DatabaseOptions {
   debug?: boolean;
   poolMax?: number;
+  settings?: DatabaseSettings;
+  /** Where the starvation guard reports a second connection taken inside a transaction. */
+  warn?: (message: string) => void;
+}
+
+function knexLog(warn: (message: string) => void) {
+  const say = (message: unknown) => warn(`database: ${message instanceof Error ? message.message : String(message)}`);
+  return { warn: say, error: say, deprecate: say, debug: () => undefined };
 }
 
 export function ormConfig(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}) {
   const { entities, migrations } = schema;
+  const settings = options.settings ?? defaultDatabaseSettings;
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -26,7 +37,20 @@ export function ormConfig(databaseUrl: string, schema: DatabaseSchema, options: 
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     debug: options.debug ?? false,
     loggerFactory: (o) => CountingLogger.create(o),
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: { min: 0, max: options.poolMax ?? settings.poolMax },
+    driverOptions: {
+      // A request that cannot get a connection in time is answered 503 UNAVAILABLE, never left hanging.
+      acquireConnectionTimeout: settings.acquireTimeoutMs,
+      // knex reports dropped connections on console.log by default; send them where the server logs.
+      log: knexLog(options.warn ?? ((m) => console.warn(m))),
+      // Set by PostgreSQL on each pooled connection at connect time (pg passes them as startup options).
+      connection: {
+        statement_timeout: settings.statementTimeoutMs,
+        lock_timeout: settings.lockTimeoutMs,
+        connectionTimeoutMillis: Math.min(settings.acquireTimeoutMs, 5_000),
+        keepAlive: true,
+      },
+    },
     // Reads by id inside one request hit the identity map; nothing is loaded lazily behind our back.
     forceUndefined: false,
     allowGlobalContext: false,
@@ -70,10 +94,43 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * The EntityManager of one request (or WebSocket operation). It resolves the transaction context: inside
+ * `em.transactional(cb)`, every call on it, including reads through loaders and helpers that only hold
+ * the request context, runs on the transaction's connection. A request therefore never holds a
+ * transaction's connection while waiting for a second one from the pool (the starvation of issue 12).
+ */
+export function requestEntityManager(orm: Orm): EntityManager {
+  return orm.em.fork({ useContext: true }) as EntityManager;
+}
+
+export const STARVATION_MESSAGE =
+  'A second pooled connection was requested while this request holds an open transaction; read through the transaction (ctx.em inside ctx.em.transactional), see docs/reliability.md';
+
+/**
+ * The guard that finds the next starvation bug: every connection taken from the pool while the same
+ * async flow has a transaction open is reported (and refused when `strictTransactions` is on, as in
+ * tests). Savepoints and queries of the transaction itself use its own connection and never get here.
+ */
+function guardNestedAcquire(orm: Orm, settings: DatabaseSettings, warn: (message: string) => void): void {
+  const client = (orm.em.getConnection().getKnex() as unknown as { client: { acquireConnection(): Promise<unknown> } }).client;
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = () => {
+    const tx = TransactionContext.getEntityManager(orm.em.name)?.getTransactionContext<{ isCompleted?(): boolean }>();
+    if (tx && !tx.isCompleted?.()) {
+      const error = new Error(STARVATION_MESSAGE);
+      warn(`${STARVATION_MESSAGE}\n${error.stack ?? ''}`);
+      if (settings.strictTransactions) return Promise.reject(error);
+    }
+    return acquire();
+  };
+}
+
 /** Connects and applies every pending migration. */
 export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}): Promise<Orm> {
   await ensureDatabase(databaseUrl);
   const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
   await orm.getMigrator().up();
+  guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
   return orm;
 }

@@ -11,6 +11,7 @@ export const errorStatus = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -66,4 +67,49 @@ export interface ErrorBody {
 
 export function errorBody(error: AppError): ErrorBody {
   return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
+
+/** Node socket errors that mean "the database cannot be reached right now". */
+const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/**
+ * PostgreSQL SQLSTATEs of a transient failure a retry may cure: connection exceptions (class 08), the
+ * server shutting down or starting (57P0x), too many connections, a statement or lock timeout (57014,
+ * 55P03), a deadlock or serialization failure (40P01, 40001).
+ */
+const transientStates = new Set(['57P01', '57P02', '57P03', '53300', '57014', '55P03', '40P01', '40001']);
+const unreachableMessages = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Timeout acquiring a connection',
+  'connection error and is not queryable',
+  'Connection terminated due to connection timeout',
+  'the database system is starting up',
+  'the database system is shutting down',
+];
+
+/**
+ * True when `error` (or what it wraps) says the database is unreachable, overloaded or timed out, rather
+ * than that the request was wrong: such failures are answered 503 UNAVAILABLE with `Retry-After`.
+ */
+export function isUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = error as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+    seen.add(e);
+    if (e instanceof AppError) return e.code === 'UNAVAILABLE';
+    const code = typeof e.code === 'string' ? e.code : typeof e.sqlState === 'string' ? e.sqlState : '';
+    if (unreachableCodes.has(code) || transientStates.has(code) || code.startsWith('08')) return true;
+    if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException' || e.name === 'DeadlockException') return true;
+    if (typeof e.message === 'string' && unreachableMessages.some((m) => (e!.message as string).includes(m))) return true;
+    e = (e.cause ?? e.previous ?? e.originalError) as Record<string, unknown> | undefined;
+  }
+  return false;
+}
+
+export const unavailable = (retryAfterSeconds: number) =>
+  new AppError('UNAVAILABLE', `The database is unavailable or busy; retry after ${retryAfterSeconds} s`, { retry_after_seconds: retryAfterSeconds });
+
+/** `error` as the AppError it is or stands for (a database outage is UNAVAILABLE), or null when unexpected. */
+export function knownError(error: unknown, retryAfterSeconds: number): AppError | null {
+  if (error instanceof AppError) return error;
+  return isUnavailable(error) ? unavailable(retryAfterSeconds) : null;
 }

@@ -54,11 +54,22 @@ export class EventBus {
       }
     });
     client.on('error', (err) => {
+      // Only the live listener reconnects (once): a client that failed while starting is its caller's to retry.
+      if (this.listener !== client) return;
       this.log('event listener connection failed; reconnecting', err);
       void this.reconnect();
     });
-    await client.connect();
-    await client.query(`listen ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
   }
 

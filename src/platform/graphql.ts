@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
@@ -12,7 +12,8 @@ import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext, Viewer } from './context';
-import { AppError, validationFailed } from './errors';
+import { requestEntityManager } from './database';
+import { AppError, isUnavailable, unavailable, validationFailed } from './errors';
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
@@ -47,6 +48,8 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (original instanceof AppError)
     return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
   const code = String(formatted.extensions?.code ?? '');
+  if (code === 'UNAVAILABLE' || isUnavailable(original))
+    return { message: 'The database is unavailable or busy; retry later', locations: formatted.locations, path: formatted.path, extensions: { code: 'UNAVAILABLE' } };
   if (code === 'UNAUTHENTICATED') return { message: formatted.message, extensions: { code } };
   if (badRequestCodes.has(code) || (original instanceof GraphQLError && !original.originalError && code === ''))
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'VALIDATION_FAILED' } };
@@ -78,6 +81,21 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind === 'single' && response.body.singleResult.errors)
             response.body.singleResult.errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
+        },
+      };
+    },
+  };
+}
+
+/** A response carrying UNAVAILABLE (the database is down or busy) is a 503 with `Retry-After`. */
+function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single' || !response.body.singleResult.errors?.some((e) => e.extensions?.code === 'UNAVAILABLE')) return;
+          response.http.status = 503;
+          response.http.headers.set('retry-after', String(retryAfterSeconds));
         },
       };
     },
@@ -162,7 +180,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         }
         try {
           ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
-        } catch {
+        } catch (err) {
+          // A database outage is not a bad token: 1013 "try again later" rather than 4403.
+          if (isUnavailable(err)) ctx.extra.socket.close(1013, 'The database is unavailable; retry later');
           return false; // graphql-ws closes with 4403 Forbidden
         }
         ctx.extra.tokenHash = hashToken(token);
@@ -198,7 +218,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           return [err as AppError];
         }
         const contextValue: RequestContext = {
-          em: deps.orm.em.fork(),
+          em: requestEntityManager(deps.orm),
           viewer: ctx.extra.viewer ?? null,
           loaders: new Loaders(),
           config: deps.config,
@@ -238,6 +258,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       ApolloServerPluginCacheControlDisabled(),
       operationLimitPlugin(deps),
       internalErrorPlugin(app.log),
+      unavailablePlugin(deps.config.database.retryAfterSeconds),
       {
         async serverWillStart() {
           return {
@@ -267,6 +288,10 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       } catch (err) {
         if (err instanceof AppError)
           throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });
+        if (isUnavailable(err)) {
+          const retry = deps.config.database.retryAfterSeconds;
+          throw new GraphQLError(unavailable(retry).message, { extensions: { code: 'UNAVAILABLE', http: { status: 503, headers: new HeaderMap([['retry-after', String(retry)]]) } } });
+        }
         throw err;
       }
     },

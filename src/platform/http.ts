@@ -5,7 +5,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
-import { AppError, errorBody, validationFailed } from './errors';
+import { AppError, errorBody, knownError, validationFailed } from './errors';
+import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
@@ -56,7 +57,7 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
  * Fastify with the API's conventions: request ids, JSON bodies up to the limit, the documented error
  * shape for every failure (never a stack trace), per-token rate limits, and SQL statement counting.
  */
-export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> {
+export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -158,6 +159,8 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     if (error instanceof AppError && request.routeOptions.url === '/graphql')
       return reply.status(error.status).send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
     if (error instanceof AppError) return reply.status(error.status).send(errorBody(error));
+    const outage = knownError(error, config.database.retryAfterSeconds);
+    if (outage) return reply.status(outage.status).header('retry-after', String(config.database.retryAfterSeconds)).send(errorBody(outage));
     if (error.validation) {
       const issues = issuesFrom(error.validation as never, error.validationContext ?? 'request');
       const first = issues[0];
@@ -178,9 +181,12 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
 
+  // Its own connection (never the request pool) and a short timeout: see HealthProbe.
   app.get('/healthz', async (_request, reply) => {
-    await deps.orm.em.getConnection().execute('select 1');
-    return reply.send({ status: 'ok' });
+    if (health ? await health.check() : await deps.orm.em.getConnection().execute('select 1').then(() => true, () => false))
+      return reply.send({ status: 'ok' });
+    const retry = config.database.retryAfterSeconds;
+    return reply.status(503).header('retry-after', String(retry)).send({ status: 'unavailable', ...errorBody(new AppError('UNAVAILABLE', 'The database does not answer', { retry_after_seconds: retry })) });
   });
 
   return app;

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { bearerFrom } from './tokens';
 import type { Config } from './config';
 import type { RequestContext, Viewer } from './context';
-import type { Orm } from './database';
+import { requestEntityManager, type Orm } from './database';
 import { unauthenticated } from './errors';
 import type { EventBus } from './events';
 import { Loaders } from './loaders';
@@ -28,7 +28,7 @@ export interface AppDeps {
  * viewer behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
  */
 export async function createRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string = randomUUID()): Promise<RequestContext> {
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = requestEntityManager(deps.orm);
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
   const viewer = token === undefined ? null : await deps.resolveViewer(em, token);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { startApp, type RunningApp } from '../../src/app';
-import { defaultLimits, type Config, type Limits } from '../../src/platform/config';
+import { defaultDatabaseSettings, defaultLimits, type Config, type DatabaseSettings, type Limits } from '../../src/platform/config';
 import { createTestDatabase } from './database';
 import { RestClient } from './rest';
 import { GraphQLClient } from './graphql';
@@ -18,7 +18,7 @@ export interface TestServer {
  * Boots the real server on a random port over its own fresh database. Tests talk to it over HTTP and
  * WebSocket only. `close()` drains it and drops the database.
  */
-export async function startTestServer(options: { limits?: Partial<Limits>; databaseUrl?: string; redisUrl?: string; redisKeyPrefix?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { limits?: Partial<Limits>; database?: Partial<DatabaseSettings>; databaseUrl?: string; redisUrl?: string; redisKeyPrefix?: string } = {}): Promise<TestServer> {
   const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   const config: Config = {
     port: 0,
@@ -30,6 +30,8 @@ export async function startTestServer(options: { limits?: Partial<Limits>; datab
     redisKeyPrefix: options.redisKeyPrefix ?? 'bw:test:',
     exposeSqlCount: true,
     limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
+    // Every test run doubles as the starvation guard: a second connection inside a transaction fails.
+    database: { ...defaultDatabaseSettings, strictTransactions: true, ...options.database },
   };
   const app = await startApp(config);
   return {

@@ -151,7 +151,10 @@ describe('node dist/src/main.js', () => {
 
     // SIGTERM with a request in flight (held by a table lock): the request finishes on a live database,
     // then the embedded postgres stops and the process exits 0.
-    const embeddedUrl = `postgres://postgres:postgres@127.0.0.1:${env.EMBEDDED_PG_PORT}/blueprint_workshop`;
+    // The superuser password is random, kept 0600 in the data folder.
+    const password = readFileSync(path.join(dataDir, 'embedded-pg.password'), 'utf8').trim();
+    expect(password).not.toBe('postgres');
+    const embeddedUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${env.EMBEDDED_PG_PORT}/blueprint_workshop`;
     await withPg(embeddedUrl, async (blocker) => {
       await blocker.query('begin');
       await blocker.query('lock table principal in exclusive mode');
