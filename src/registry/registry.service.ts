@@ -1,6 +1,6 @@
 import { readableSql } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
+import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
@@ -42,7 +42,7 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
  * Public blueprints matching a keyword query (PostgreSQL full-text search over name, tags and
  * description, ranked) and all of the given tags. Only public blueprints are ever listed.
  */
-export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
+export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, page: PageRequest, projection = fullProjection): Promise<{ items: Blueprint[]; total: number }> {
   const q = query.q?.trim() ?? '';
   if (q.length > 200) throw validationFailed('q must be at most 200 characters', { issues: [{ path: 'q', message: 'is longer than 200 characters' }] });
   const where: string[] = [readableSql('b', null).sql];
@@ -66,12 +66,12 @@ export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, 
           : 'b.stars_count desc, b.created_at desc, b.id';
   const orderParams = sort === 'relevance' && q ? [q] : sort === 'trending' ? [DEFAULT_WINDOW_DAYS, DEFAULT_WINDOW_DAYS, DEFAULT_WINDOW_DAYS] : [];
   const rows: Array<Record<string, unknown> & { total: string }> = await ctx.em.execute(
-    `select count(*) over () as total, ${columnsOf('b')} from blueprint b
+    `select count(*) over () as total, ${projection.sql('b')} from blueprint b
       where ${where.join(' and ')} order by ${order} offset ? limit ?`,
     [...params, ...orderParams, page.offset, page.limit],
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : page.offset > 0 ? await countMatches(ctx, where, params) : 0;
-  return { items: rows.map((r) => mapBlueprint(ctx.em, r)), total };
+  return { items: rows.map((r) => projection.map(r)), total };
 }
 
 /**
@@ -102,7 +102,7 @@ export interface TrendingEntry {
  * Public blueprints ranked by activity inside the last `windowDays` days: stars given, forks made and
  * executions started in the window, weighted by `trendingWeights`. Blueprints with no activity are left out.
  */
-export async function trending(ctx: RequestContext, windowDays: number, limit: number): Promise<TrendingEntry[]> {
+export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
   const rows: Array<Record<string, unknown> & { stars: string; forks: string; executions: string; score: string }> = await ctx.em.execute(
     `with since as (select now() - make_interval(days => ?) as t),
           activity as (
@@ -113,14 +113,14 @@ export async function trending(ctx: RequestContext, windowDays: number, limit: n
             select blueprint_id, 0, 0, count(*) from execution_run, since where execution_run.started_at >= since.t group by blueprint_id
           ),
           totals as (select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from activity group by blueprint_id)
-     select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${columnsOf('b')}
+     select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${projection.sql('b')}
        from totals t join blueprint b on b.id = t.blueprint_id
       where b.visibility = 'public'
       order by score desc, b.stars_count desc, b.id limit ?`,
     [windowDays, limit],
   );
   return rows.map((r) => ({
-    blueprint: mapBlueprint(ctx.em, r),
+    blueprint: projection.map(r),
     score: Number(r.score),
     stars: Number(r.stars),
     forks: Number(r.forks),
