@@ -11,11 +11,17 @@ export interface SqlCount {
 
 export const sqlCountScope = new AsyncLocalStorage<SqlCount>();
 
+/** Called with the text of every statement counted in a request scope (tests check what SQL a read sends). */
+export const sqlListeners = new Set<(sql: string) => void>();
+
 /** MikroORM logger that counts every statement in the current request scope, then logs as usual. */
 export class CountingLogger extends DefaultLogger {
   override logQuery(context: { query: string } & LogContext): void {
     const scope = sqlCountScope.getStore();
-    if (scope) scope.statements += 1;
+    if (scope) {
+      scope.statements += 1;
+      for (const listener of sqlListeners) listener(context.query);
+    }
     super.logQuery(context);
   }
 
