@@ -216,6 +216,17 @@ function blueprintFieldsBelow(info: GraphQLResolveInfo): Set<string> | null {
   return unsafe ? null : names;
 }
 
+/** The projection for these `Blueprint` field names; null when one of them is not in the field map. */
+export function projectionForFields(fields: Iterable<string>): BlueprintProjection | null {
+  const columns: BlueprintColumn[] = [];
+  for (const f of fields) {
+    const cols = columnsOfField[f];
+    if (!cols) return null;
+    columns.push(...cols);
+  }
+  return projectionOf(columns);
+}
+
 /** Projections per field node: every parent of one level shares one field node, so this runs once per level. */
 const memo = new WeakMap<FieldNode, BlueprintProjection>();
 
@@ -230,20 +241,7 @@ export function projectionFor(info?: GraphQLResolveInfo): BlueprintProjection {
   const cached = info.fieldNodes.length === 1 ? memo.get(node) : undefined;
   if (cached) return cached;
   const fields = blueprintFieldsBelow(info);
-  let projection = fullProjection;
-  if (fields) {
-    const columns: BlueprintColumn[] = [];
-    let known = true;
-    for (const f of fields) {
-      const cols = columnsOfField[f];
-      if (!cols) {
-        known = false;
-        break;
-      }
-      columns.push(...cols);
-    }
-    if (known) projection = projectionOf(columns);
-  }
+  const projection = (fields && projectionForFields(fields)) ?? fullProjection;
   if (info.fieldNodes.length === 1) memo.set(node, projection);
   return projection;
 }

@@ -7,6 +7,7 @@ import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
+import { forkTree, forkTreePlan, prefetchedForks, type LoadedConnection } from './fork-tree';
 import { LineageKind } from './lineage-link.entity';
 import { childrenOf, forkCountOf, forksOf, lineageGraph, parentsOf, type LineageDirection, type Relative } from './lineage.service';
 
@@ -62,7 +63,12 @@ export class LineageResolver {
     @Info() info: GraphQLResolveInfo,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
+  ): LazyConnection<Blueprint> | LoadedConnection | Promise<LoadedConnection> {
+    // Inside a fork tree read in one statement, this level is already loaded; at the top of one, load it.
+    const loaded = prefetchedForks(bp, info);
+    if (loaded) return loaded;
+    const tree = forkTreePlan(info, ctx.config.limits);
+    if (tree) return forkTree(ctx, bp.id, tree);
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     const selected = selectedFields(info);
     const wantsPage = selected.has('edges') || selected.has('pageInfo');

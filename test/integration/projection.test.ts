@@ -1,4 +1,4 @@
-import { ProjectedForksDocument, ProjectedForksWithModulesDocument, ProjectedRegistryDocument } from '../generated/graphql';
+import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ProjectedForksDocument, ProjectedForksWithModulesDocument, ProjectedRegistryDocument } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { query } from '../helpers/sql';
@@ -86,5 +86,27 @@ describe('the blueprint read projection', () => {
     expect(childIds(asOther)).toContain(privateChildId);
     expect(lineageIds(asOther)).toContain(privateChildId);
     expect(asOther.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
+  });
+});
+
+describe('a fork tree read in one statement', () => {
+  it('answers exactly as the batched path (one statement per level) does, page by page', async () => {
+    const grandchild = await fork(server.rest, owner, (await server.gql.ok(ProjectedForksDocument, { id: rootId })).blueprint!.forks.edges[0]!.node.id);
+    for (const args of [{ first: 1 }, { first: 1, after: undefined as string | undefined }, { first: 5 }]) {
+      const one = await server.gql.request(ForkTreeOneStatementDocument, { id: rootId, ...args });
+      const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args });
+      expect(one.errors).toBeUndefined();
+      expect(one.data).toEqual(batched.data);
+      // root lookup + the whole tree, against root + one statement per level (+1 for the inner counts)
+      expect(one.sqlStatements).toBe(2);
+      expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
+    }
+    const page2 = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
+    const page2Batched = await server.gql.ok(ForkTreeBatchedDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
+    expect(page2).toEqual(page2Batched);
+    expect(page2.blueprint!.forks.totalCount).toBe(2);
+    const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 });
+    expect(all.blueprint!.forks.edges[0]!.node.forks.edges.map((e) => e.node.id)).toEqual([grandchild.id]);
+    expect(all.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
   });
 });
