@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionForFields, type BlueprintProjection } from '../blueprints/blueprint.projection';
@@ -160,4 +160,19 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
       }),
     )
     .load(parentId);
+}
+
+/**
+ * Answers `Blueprint.forks` synchronously when an enclosing fork tree already loaded it. type-graphql
+ * makes every resolver with an `@Arg` asynchronous (argument validation is an async step), and one
+ * promise per node makes graphql-js settle every object of the tree through promises; the tree's
+ * inner levels need neither the arguments (they were read when the tree was planned) nor a promise.
+ */
+export function withPrefetchedForks(schema: GraphQLSchema): GraphQLSchema {
+  const blueprintType = schema.getType('Blueprint');
+  const field = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+  const resolve = field?.resolve;
+  if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
+  field.resolve = (root, args, context, info) => (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
+  return schema;
 }
