@@ -53,7 +53,8 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
       databaseUrl,
       dataDir: '.data',
       logLevel: 'warn',
-      exposeSqlCount: true,
+      // BENCH_SQL_COUNT=0: no per-request AsyncLocalStorage scope (what production runs).
+      exposeSqlCount: process.env.BENCH_SQL_COUNT !== '0',
       limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, ...limits },
     };
     app = await startApp(config);
@@ -129,4 +130,36 @@ export function run(main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * The floor: one hand-written SQL statement that builds the same answer as JSON inside PostgreSQL, sent
+ * through `pg` by `concurrency` clients in a loop for `seconds` (no HTTP, no GraphQL). Returns
+ * statements per second and latency percentiles, to print beside the server's req/s.
+ */
+export async function floor(databaseUrl: string, sql: string, params: unknown[], seconds = duration, concurrency = connections): Promise<LoadResult & { bytes: number }> {
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
+  const latencies: number[] = [];
+  let bytes = 0;
+  try {
+    const first = await pool.query(sql, params);
+    bytes = JSON.stringify(first.rows[0]).length;
+    const end = Date.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < end) {
+          const t = performance.now();
+          const res = await pool.query(sql, params);
+          JSON.stringify(res.rows[0]); // a server would serialise it too
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+  } finally {
+    await pool.end();
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, non2xx: 0, errors: 0, bytes };
 }

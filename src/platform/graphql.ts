@@ -82,14 +82,32 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
   };
 }
 
-/** Applies the cost limit once the operation is known (it needs the variables). */
+/** Operation-and-variables keys kept per accepted document. */
+const ACCEPTED_COSTS_PER_DOCUMENT = 100;
+
+/**
+ * Applies the cost limit once the operation is known (it needs the variables). Apollo's document store
+ * hands back the same parsed document for the same text, so a document already accepted with the same
+ * operation and variables is not walked again (the walk cost about a millisecond a request).
+ */
 function costPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
+  // Per server: the limits are this server's.
+  const acceptedCosts = new WeakMap<DocumentNode, Set<string>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
+          const key = `${request.operationName ?? ''}\u0000${JSON.stringify(request.variables ?? {})}`;
+          const accepted = acceptedCosts.get(document);
+          if (accepted?.has(key)) return;
           try {
             assertQueryCost(deps.config.limits, schema, document, request.variables, request.operationName);
+            if (key.length <= DOCUMENT_CACHE_MAX_CHARS) {
+              const set = accepted ?? new Set<string>();
+              if (set.size >= ACCEPTED_COSTS_PER_DOCUMENT) set.clear();
+              set.add(key);
+              acceptedCosts.set(document, set);
+            }
           } catch (err) {
             // Apollo answers errors thrown here with HTTP 500 unless told otherwise; this is a bad request.
             if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
