@@ -231,7 +231,7 @@ async function main(): Promise<void> {
       const withToken = await statementsFor(app.url, rootId, breadth, token);
       console.log(`${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`);
     }
-    console.log('(anonymous: root, forks page, forks page of all forks, fork counts of all grandchildren; a token adds its lookup and the team roles)');
+    console.log('(anonymous: the root, then the whole tree as one json_agg statement (src/lineage/fork-tree.ts); a token adds its lookup)');
     console.log('');
 
     console.log(`load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1, same process and database`);
