@@ -1,32 +1,20 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
-import type { Blueprint } from '../blueprints/blueprint.entity';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { invalid, notFound } from '../platform/errors';
 import type { Page, PageRequest } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 
 const entryColumns = 'e.id, e.blueprint_id, e.author_id, e.title, e.body, e.created_at, e.updated_at';
-
-/**
- * The blueprint, when the caller owns it. Anonymous: 401; may not see it: 404; may see it but is not
- * its owner: 403. Team editors are not owners: changelogs and broadcasts speak for the owner only.
- */
-export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, action: string): Promise<Blueprint> {
-  const viewer = requireViewer(ctx);
-  const bp = await getBlueprint(ctx, idOrSlug);
-  if (bp.owner.id !== viewer.principalId) throw forbidden(`Only the blueprint's owner may ${action}`);
-  return bp;
-}
 
 export interface EntryFields {
   title?: string;
   body?: string;
 }
 
-const issue = (path: string, message: string) => validationFailed(`${path} ${message}`, { issues: [{ path, message }] });
 
 /**
  * `{title, body}` from a request body. Publishing needs both (the body may be empty); an update needs
@@ -34,23 +22,23 @@ const issue = (path: string, message: string) => validationFailed(`${path} ${mes
  */
 export function parseEntryFields(input: unknown, limits: Limits, mode: 'publish' | 'update'): EntryFields {
   if (input === null || input === undefined || typeof input !== 'object' || Array.isArray(input))
-    throw validationFailed('The request body must be a JSON object with title and body', { issues: [{ path: '', message: 'must be an object' }] });
+    throw invalid('', 'must be an object', 'The request body must be a JSON object with title and body');
   const raw = input as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (key !== 'title' && key !== 'body') throw issue(key, 'is not a known field (title, body)');
+  for (const key of Object.keys(raw)) if (key !== 'title' && key !== 'body') throw invalid(key, 'is not a known field (title, body)');
   const out: EntryFields = {};
   if (raw.title !== undefined) {
-    if (typeof raw.title !== 'string') throw issue('title', 'must be a string');
+    if (typeof raw.title !== 'string') throw invalid('title', 'must be a string');
     const title = raw.title.trim();
-    if (title === '') throw issue('title', 'must not be blank');
-    if (title.length > limits.changelogTitleMax) throw issue('title', `must be at most ${limits.changelogTitleMax} characters`);
+    if (title === '') throw invalid('title', 'must not be blank');
+    if (title.length > limits.changelogTitleMax) throw invalid('title', `must be at most ${limits.changelogTitleMax} characters`);
     out.title = title;
-  } else if (mode === 'publish') throw issue('title', 'is required');
+  } else if (mode === 'publish') throw invalid('title', 'is required');
   if (raw.body !== undefined) {
-    if (typeof raw.body !== 'string') throw issue('body', 'must be a string');
-    if (raw.body.length > limits.changelogBodyMax) throw issue('body', `must be at most ${limits.changelogBodyMax} characters`);
+    if (typeof raw.body !== 'string') throw invalid('body', 'must be a string');
+    if (raw.body.length > limits.changelogBodyMax) throw invalid('body', `must be at most ${limits.changelogBodyMax} characters`);
     out.body = raw.body;
-  } else if (mode === 'publish') throw issue('body', 'is required');
-  if (mode === 'update' && out.title === undefined && out.body === undefined) throw issue('', 'must change title or body');
+  } else if (mode === 'publish') throw invalid('body', 'is required');
+  if (mode === 'update' && out.title === undefined && out.body === undefined) throw invalid('', 'must change title or body');
   return out;
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from '../../architectures/architecture.entity';
 import { insertArchitecture } from '../../architectures/architecture.service';
+import { insertEdges, insertNodes } from '../../architectures/architecture.write';
 import { inferEdges } from '../../architectures/inference';
 import { placeNodes } from '../../architectures/layout';
 import type { Visibility } from '../../blueprints/blueprint.entity';
 import { defaultLimits } from '../../platform/config';
-import { validationFailed } from '../../platform/errors';
+import { invalid, invalidAll } from '../../platform/errors';
 import type { ValidationIssue } from '../../platform/json-schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { descriptionField, nameField, visibilityField, withDefault } from '../../platform/field-schemas';
@@ -117,7 +118,7 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
       submissionSchema: edgesSchema,
       accept: (c, s: { edges: WireEdge[] }) => {
         const max = c.ctx.config.limits.architectureMaxEdges;
-        if (s.edges.length > max) throw validationFailed(`submission/edges has ${s.edges.length} edges; at most ${max} are allowed`, { issues: [{ path: 'submission/edges', message: `must hold at most ${max} edges` }] });
+        if (s.edges.length > max) throw invalid('submission/edges', `must hold at most ${max} edges`, `submission/edges has ${s.edges.length} edges; at most ${max} are allowed`);
         const ids = new Set(c.sources.map((b) => b.id));
         const issues: ValidationIssue[] = [];
         const seen = new Set<string>();
@@ -137,7 +138,7 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
           seen.add(key);
           return { source_blueprint_id: source, target_blueprint_id: target, edge_type: e.edge_type, label };
         });
-        if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+        if (issues.length > 0) throw invalidAll(issues);
         return { ...c.state, edges };
       },
     },
@@ -164,30 +165,17 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
     const final = c.state.final!;
     const arch = await insertArchitecture(c.tx, c.operation.principal.id, { name: final.name, description: final.description, visibility: final.visibility });
     const positions = placeNodes([], c.sources.length);
-    const nodes = c.sources.map((s, i) => ({ id: randomUUID(), blueprint_id: s.id, x: positions[i]!.x, y: positions[i]!.y, n: i }));
-    const nodeOf = new Map(nodes.map((n) => [n.blueprint_id, n.id]));
-    const edges = (c.state.edges ?? []).map((e, i) => ({
+    const nodes = c.sources.map((s, i) => ({ id: randomUUID(), blueprintId: s.id, x: positions[i]!.x, y: positions[i]!.y }));
+    const nodeOf = new Map(nodes.map((n) => [n.blueprintId, n.id]));
+    const edges = (c.state.edges ?? []).map((e) => ({
       id: randomUUID(),
-      source: nodeOf.get(e.source_blueprint_id),
-      target: nodeOf.get(e.target_blueprint_id),
-      edge_type: e.edge_type,
+      sourceNodeId: nodeOf.get(e.source_blueprint_id)!,
+      targetNodeId: nodeOf.get(e.target_blueprint_id)!,
+      edgeType: e.edge_type as EdgeType,
       label: e.label,
-      n: i,
     }));
-    // Creation times one microsecond apart keep the given order (reads order by created_at, id).
-    await c.tx.execute(
-      `insert into architecture_node (id, architecture_id, blueprint_id, position_x, position_y, created_at)
-       select v.id, ?, v.blueprint_id, v.x, v.y, now() + v.n * interval '1 microsecond'
-         from jsonb_to_recordset(?::jsonb) as v(id uuid, blueprint_id uuid, x float8, y float8, n int)`,
-      [arch.id, JSON.stringify(nodes)],
-    );
-    if (edges.length > 0)
-      await c.tx.execute(
-        `insert into architecture_edge (id, architecture_id, source_node_id, target_node_id, edge_type, label, created_at)
-         select v.id, ?, v.source, v.target, v.edge_type, v.label, now() + v.n * interval '1 microsecond'
-           from jsonb_to_recordset(?::jsonb) as v(id uuid, source uuid, target uuid, edge_type text, label text, n int)`,
-        [arch.id, JSON.stringify(edges)],
-      );
+    await insertNodes(c.tx, arch.id, nodes);
+    await insertEdges(c.tx, arch.id, edges);
     return {
       architecture_id: arch.id,
       architecture: { id: arch.id, slug: arch.slug, name: arch.name, visibility: arch.visibility },
