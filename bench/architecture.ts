@@ -11,6 +11,27 @@ import { randomBytes } from 'node:crypto';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/database';
+import { floor } from './harness';
+
+/** The floor: the ecosystem answer (nodes with cards and composition, manual + lineage edges) as JSON in one statement. */
+const FLOOR_SQL = `select json_build_object('slug', a.slug, 'name', a.name,
+  'nodes', (select coalesce(json_agg(json_build_object('id', n.id, 'redacted', false, 'position', json_build_object('x', n.position_x, 'y', n.position_y),
+      'composition', (select coalesce(json_agg(json_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]')
+                        from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k),
+      'card', json_build_object('id', b.id, 'name', b.name, 'stars', b.stars_count, 'moduleCount', b.module_count, 'stepCount', b.step_count,
+        'successRate', case when b.executions_completed + b.executions_failed + b.executions_abandoned = 0 then null
+                            else b.executions_completed::float / (b.executions_completed + b.executions_failed + b.executions_abandoned) end))
+      order by n.created_at, n.id), '[]')
+    from architecture_node n join blueprint b on b.id = n.blueprint_id where n.architecture_id = a.id),
+  'edges', (select coalesce(json_agg(e), '[]') from (
+      select id::text, source_node_id as source, target_node_id as target, edge_type as "edgeType", label, false as computed
+        from architecture_edge where architecture_id = a.id
+      union all
+      select 'lineage:' || pn.id || ':' || cn.id, pn.id, cn.id, case when l.kind = 'breed' then 'lineage_breed' else 'lineage_fork' end, null, true
+        from architecture_node pn join lineage_link l on l.parent_id = pn.blueprint_id
+        join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
+       where pn.architecture_id = a.id) e)) as data
+  from architecture a where a.slug = $1`;
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -144,13 +165,16 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${api.bearer}` },
       body: JSON.stringify({ query: ECOSYSTEM_QUERY, variables: { slug: large } }),
       connections: 10,
-      duration: 10,
+      duration: Number(process.env.BENCH_DURATION ?? 10),
     });
-    console.log(`\nautocannon, 200-node ecosystem query, 10 connections, 10 s (NODE_ENV=${process.env.NODE_ENV ?? 'unset'}):`);
+    console.log(`\nautocannon, 200-node ecosystem query, 10 connections, ${process.env.BENCH_DURATION ?? 10} s (NODE_ENV=${process.env.NODE_ENV ?? 'unset'}):`);
     console.log(`  ${result.requests.average.toFixed(1)} req/s (${result.requests.total} requests), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MiB/s`);
     console.log(`  non-2xx: ${result.non2xx}, errors: ${result.errors}`);
     // autocannon stops without waiting for the answers still on their way; let them finish before closing.
     await new Promise((resolve) => setTimeout(resolve, 2000));
+    const f = await floor(config.databaseUrl!, FLOOR_SQL, [large], Number(process.env.BENCH_DURATION ?? 10), 10);
+    console.log(`\nfloor: the same answer as one hand-written json_agg statement through pg, 10 clients: ${f.rps.toFixed(1)} statements/s, p50 ${f.p50} ms, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB`);
+    console.log(`  ours / floor = ${(result.requests.average / f.rps).toFixed(2)}x (goal >= 0.5)`);
   } finally {
     await app?.close();
     await adminQuery(serverUrl, `drop database if exists ${database} with (force)`).catch((err) => console.error('could not drop', database, err));

@@ -24,6 +24,17 @@ import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres';
 import { adminQuery, withDatabase } from '../src/platform/database';
+import { floor } from './harness';
+
+/** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */
+const FLOOR_SQL = `select json_build_object('blueprint', json_build_object('forks', json_build_object('edges', coalesce((
+    select json_agg(json_build_object('node', json_build_object('forks', json_build_object('edges', coalesce((
+        select json_agg(json_build_object('node', json_build_object('forks', json_build_object('totalCount',
+                 (select count(*) from blueprint c where c.forked_from_id = g.id and c.visibility = 'public')))) order by g.created_at, g.id)
+          from (select id, created_at from blueprint g where g.forked_from_id = f.id and g.visibility = 'public' order by created_at, id limit $2) g), '[]'))))
+        order by f.created_at, f.id)
+      from (select id, created_at from blueprint f where f.forked_from_id = r.id and f.visibility = 'public' order by created_at, id limit $2) f), '[]')))) as data
+  from blueprint r where r.id = $1`;
 
 const breadths = (process.env.BENCH_BREADTHS ?? '50,5').split(',').map((b) => Number(b.trim()));
 const seedMode = process.env.BENCH_SEED === 'http' ? 'http' : 'sql';
@@ -221,7 +232,7 @@ async function main(): Promise<void> {
       const withToken = await statementsFor(app.url, rootId, breadth, token);
       console.log(`${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`);
     }
-    console.log('(anonymous: root, forks page, forks page of all forks, fork counts of all grandchildren; a token adds its lookup and the team roles)');
+    console.log('(anonymous: the root, then the whole tree as one json_agg statement (src/lineage/fork-tree.ts); a token adds its lookup)');
     console.log('');
 
     console.log(`load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1, same process and database`);
@@ -236,12 +247,20 @@ async function main(): Promise<void> {
         }),
       );
     }
+    const floors: string[] = [];
+    for (const { breadth, rootId } of [...trees].reverse()) {
+      const f = await floor(databaseUrl, FLOOR_SQL, [rootId, breadth], duration, connections);
+      const ours = runs.find((r) => r.name.includes(`breadth ${breadth} `))!.result.requests.average;
+      floors.push(`breadth ${breadth}: ours ${ours.toFixed(1)} req/s vs floor ${f.rps.toFixed(1)} statements/s (one json_agg statement through pg, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB) = ${(ours / f.rps).toFixed(2)}x of the floor (goal >= 0.5)`);
+    }
     console.log('target                                                  |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors');
     for (const { name, result } of runs) {
       console.log(
         `${name.padEnd(55)} | ${result.requests.average.toFixed(1).padStart(13)} | ${`${result.latency.p50} / ${result.latency.p99}`.padStart(20)} | ${String(result.requests.total).padStart(9)} | ${String(result.non2xx).padStart(7)} | ${result.errors + result.timeouts}`,
       );
     }
+    console.log('');
+    for (const line of floors) console.log(line);
   } finally {
     await cleanup();
   }

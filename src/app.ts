@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
+import { withPrefetchedForks } from './lineage/fork-tree';
 import { jobs, resolvers, routeModules } from './modules';
 import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
@@ -28,7 +29,7 @@ export interface RunningApp {
 let schemaPromise: Promise<GraphQLSchema> | undefined;
 /** The schema is the same for every app in a process; build it once. */
 export function graphQLSchema(): Promise<GraphQLSchema> {
-  schemaPromise ??= buildGraphQLSchema(resolvers);
+  schemaPromise ??= buildGraphQLSchema(resolvers).then(withPrefetchedForks);
   return schemaPromise;
 }
 

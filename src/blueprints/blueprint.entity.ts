@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ArrayType, Entity, Enum, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
-import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Node } from '../platform/graphql-node';
 import { Team } from '../teams/team.entity';
@@ -124,8 +124,7 @@ export class Blueprint {
     this.stepCount = plan.steps.length;
   }
 
-  /** completed / (completed + failed + abandoned); null before any run has ended. */
-  @Field(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' })
+  /** completed / (completed + failed + abandoned); null before any run has ended. (GraphQL: BlueprintResolver.successRate.) */
   get successRate(): number | null {
     const ended = this.executionsCompleted + this.executionsFailed + this.executionsAbandoned;
     return ended === 0 ? null : this.executionsCompleted / ended;

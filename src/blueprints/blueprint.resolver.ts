@@ -1,4 +1,5 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { BlueprintRoot } from './blueprint.projection';
+import { Arg, Ctx, FieldResolver, Float, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
@@ -27,44 +28,50 @@ export class BlueprintResolver {
   }
 
   @FieldResolver(() => Principal)
-  async owner(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Principal> {
+  async owner(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Principal> {
     return (await principalById(ctx, bp.owner.id))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, when the caller is a member of it.' })
-  async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
+  async team(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Team | null> {
     // A public team blueprint is readable by anyone; its team (members, conventions) only by the team.
     if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
     return teamById(ctx, bp.team.id);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })
-  forkedFrom(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
+  forkedFrom(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
     return forkedFromRef(ctx, bp);
   }
 
   @FieldResolver(() => [PlanModuleType])
-  modules(@Root() bp: Blueprint): PlanModuleType[] {
+  modules(@Root() bp: BlueprintRoot): PlanModuleType[] {
     return bp.plan.modules;
   }
 
   @FieldResolver(() => [PlanStepType])
-  steps(@Root() bp: Blueprint): PlanStepType[] {
+  steps(@Root() bp: BlueprintRoot): PlanStepType[] {
     return bp.plan.steps;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  configuration(@Root() bp: Blueprint): Record<string, unknown> {
+  configuration(@Root() bp: BlueprintRoot): Record<string, unknown> {
     return bp.plan.configuration;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  designSystem(@Root() bp: Blueprint): Record<string, unknown> {
+  designSystem(@Root() bp: BlueprintRoot): Record<string, unknown> {
     return bp.plan.designSystem;
   }
 
+  // A resolver, not an entity getter with @Field: type-graphql copies plain-row roots of getter fields into entities.
+  @FieldResolver(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' })
+  successRate(@Root() bp: BlueprintRoot): number | null {
+    return bp.successRate;
+  }
+
   @FieldResolver(() => Boolean)
-  viewerHasStarred(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<boolean> {
+  viewerHasStarred(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerHasStarred(ctx, bp.id);
   }
 

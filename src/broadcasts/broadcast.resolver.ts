@@ -1,3 +1,4 @@
+import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import { canRead, guardOf } from '../blueprints/access';
@@ -108,7 +109,7 @@ export class BroadcastResolver {
 @Resolver(() => Blueprint)
 export class BlueprintBroadcastResolver {
   @FieldResolver(() => Boolean, { description: "Whether the caller subscribed to this blueprint's broadcasts." })
-  viewerIsSubscribed(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<boolean> {
+  viewerIsSubscribed(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerIsSubscribed(ctx, bp.id);
   }
 }

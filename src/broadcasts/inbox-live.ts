@@ -88,7 +88,7 @@ class InboxHub {
     if (!found[0]) return;
     const broadcast = toBroadcastRecord(found[0]);
     // Mapped once for every local subscriber (read-only), in a throwaway EntityManager.
-    const source = sourceOf(this.em.fork() as EntityManager, found[0]);
+    const source = sourceOf(found[0]);
     const recipients = [...this.listeners.keys()];
     const rows: Array<{ seq: string; recipient_id: string; read_at: string | null }> = await this.em.execute(
       'select seq, recipient_id, read_at from inbox_delivery where broadcast_id = ? and recipient_id = any(?::uuid[])',

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { blueprintColumns, mapBlueprint } from '../blueprints/blueprint.sql';
+import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 import { invalid, notFound } from '../platform/errors';
 import { pageFromQuery, type Page } from '../platform/pagination';
@@ -33,7 +33,7 @@ export interface InboxItem {
 
 export const broadcastColumns = 'b.id, b.source_blueprint_id, b.sender_id, b.message, b.type, b.severity, b.recipient_count, b.created_at';
 /** The source blueprint's columns, prefixed so they do not clash with the broadcast's. */
-export const sourceColumns = blueprintColumns.map((c) => `s.${c} as src_${c}`).join(', ');
+export const sourceColumns = fullProjection.sql('s', 'src_');
 
 /** Raw rows carry timestamps as the driver's strings; the ORM converts only what it maps. */
 export function toDate(value: unknown): Date {
@@ -53,10 +53,10 @@ export function toBroadcastRecord(row: Record<string, unknown>): BroadcastRecord
   };
 }
 
-/** The source blueprint inside a row selected with `sourceColumns`, mapped into `em`; null when it is gone. */
-export function sourceOf(em: EntityManager, row: Record<string, unknown>): Blueprint | null {
+/** The source blueprint inside a row selected with `sourceColumns` (a plain row, not an entity); null when it is gone. */
+export function sourceOf(row: Record<string, unknown>): Blueprint | null {
   if (row.src_id === null || row.src_id === undefined) return null;
-  return mapBlueprint(em, Object.fromEntries(blueprintColumns.map((c) => [c, row[`src_${c}`]])));
+  return fullProjection.map(row, 'src_');
 }
 
 /** An inbox item from a row with `seq`, `read_at` and the broadcast columns (and the source's, given `em`). */
@@ -65,7 +65,7 @@ function toInboxItem(row: Record<string, unknown>, em?: EntityManager): InboxIte
     id: String(row.seq),
     readAt: row.read_at === null || row.read_at === undefined ? null : toDate(row.read_at),
     broadcast: toBroadcastRecord(row),
-    ...(em ? { source: sourceOf(em, row) } : {}),
+    ...(em ? { source: sourceOf(row) } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { canRead, guardOf } from '../blueprints/access';
@@ -63,7 +64,7 @@ export class ExecutionResolver {
 export class BlueprintExecutionResolver {
   @FieldResolver(() => ExecutionRunConnection, { description: 'Execution history, newest first: all runs for the owner and team editors, only their own runs for others.' })
   executions(
-    @Root() bp: Blueprint,
+    @Root() bp: BlueprintRoot,
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
@@ -73,7 +74,7 @@ export class BlueprintExecutionResolver {
   }
 
   @FieldResolver(() => ExecutionStatsType)
-  executionStats(@Root() bp: Blueprint): ExecutionStatsType {
+  executionStats(@Root() bp: BlueprintRoot): ExecutionStatsType {
     return executionStatsOf(bp);
   }
 }

@@ -1,10 +1,13 @@
+import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, FieldResolver, Info, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
+import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
+import { forkTree, forkTreePlan, prefetchedForks, type LoadedConnection } from './fork-tree';
 import { LineageKind } from './lineage-link.entity';
 import { childrenOf, forkCountOf, forksOf, lineageGraph, parentsOf, type LineageDirection, type Relative } from './lineage.service';
 
@@ -44,37 +47,43 @@ class LineageGraphType {
 @Resolver(() => Blueprint)
 export class LineageResolver {
   @FieldResolver(() => [LineageRelative], { description: 'What this blueprint was forked or bred from (visible ones only).' })
-  parents(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Relative[]> {
-    return parentsOf(ctx, bp.id);
+  parents(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
+    return parentsOf(ctx, bp.id, projectionFor(info));
   }
 
   @FieldResolver(() => [LineageRelative], { description: 'Forks and breed offspring of this blueprint (visible ones only).' })
-  children(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Relative[]> {
-    return childrenOf(ctx, bp.id);
+  children(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
+    return childrenOf(ctx, bp.id, projectionFor(info));
   }
 
   @FieldResolver(() => BlueprintConnection, { description: 'Public forks, oldest first.' })
   forks(
-    @Root() bp: Blueprint,
+    @Root() bp: BlueprintRoot,
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
+  ): LazyConnection<Blueprint> | LoadedConnection | Promise<LoadedConnection> {
+    // Inside a fork tree read in one statement, this level is already loaded; at the top of one, load it.
+    const loaded = prefetchedForks(bp, info);
+    if (loaded) return loaded;
+    const tree = forkTreePlan(info, ctx.config.limits);
+    if (tree) return forkTree(ctx, bp.id, tree);
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     const selected = selectedFields(info);
     const wantsPage = selected.has('edges') || selected.has('pageInfo');
-    return new LazyConnection(page, () => forksOf(ctx, bp.id, page), wantsPage ? undefined : () => forkCountOf(ctx, bp.id));
+    return new LazyConnection(page, () => forksOf(ctx, bp.id, page, projectionFor(info)), wantsPage ? undefined : () => forkCountOf(ctx, bp.id));
   }
 
   @FieldResolver(() => LineageGraphType, { description: 'The ancestry graph around this blueprint.' })
   async lineage(
-    @Root() bp: Blueprint,
+    @Root() bp: BlueprintRoot,
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('direction', () => LineageDirectionEnum, { defaultValue: LineageDirectionEnum.BOTH }) direction: LineageDirectionEnum,
     @Arg('depth', () => Int, { defaultValue: 10 }) depth: number,
   ): Promise<LineageGraphType> {
-    const graph = await lineageGraph(ctx, bp.id, direction as LineageDirection, depth);
+    const graph = await lineageGraph(ctx, bp.id, direction as LineageDirection, depth, projectionFor(info));
     const byId = new Map(graph.nodes.map((n) => [n.blueprint.id, n.blueprint]));
     return {
       nodes: graph.nodes.map((n) => n.blueprint),

@@ -1,3 +1,4 @@
+import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import { Ctx, Field, FieldResolver, ID, ObjectType, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
@@ -15,7 +16,7 @@ class ModuleProvenanceType {
 @Resolver(() => Blueprint)
 export class ProvenanceResolver {
   @FieldResolver(() => [ModuleProvenanceType], { description: 'The source of each module, for blueprints made by combining others; empty otherwise.' })
-  provenance(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<ModuleProvenanceType[]> {
+  provenance(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<ModuleProvenanceType[]> {
     return provenanceOf(ctx, bp);
   }
 }

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readableSql } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
+import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 
 /** Where one module of a combined blueprint came from. */
@@ -42,7 +42,7 @@ function provenanceLoader(ctx: RequestContext): DataLoader<string, ModuleProvena
       const rows: Array<Record<string, unknown> & { p_blueprint_id: string; p_module_key: string; p_source_module_key: string; p_operation_id: string | null }> =
         await ctx.em.execute(
           `select p.blueprint_id as p_blueprint_id, p.module_key as p_module_key, p.source_module_key as p_source_module_key,
-                  p.operation_id as p_operation_id, ${columnsOf('s')}
+                  p.operation_id as p_operation_id, ${fullProjection.sql('s')}
              from module_provenance p
              left join blueprint s on s.id = p.source_blueprint_id and ${readable.sql}
             where p.blueprint_id = any(?::uuid[])`,
@@ -53,7 +53,7 @@ function provenanceLoader(ctx: RequestContext): DataLoader<string, ModuleProvena
         byId.get(row.p_blueprint_id)!.push({
           moduleKey: row.p_module_key,
           sourceModuleKey: row.p_source_module_key,
-          sourceBlueprint: row.id === null ? null : mapBlueprint(ctx.em, row),
+          sourceBlueprint: row.id === null ? null : fullProjection.map(row),
           operationId: row.p_operation_id,
         });
       }

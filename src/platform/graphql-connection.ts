@@ -30,13 +30,17 @@ export class LazyConnection<T> {
     return this.pagePromise;
   }
 
-  async edges(): Promise<Array<{ cursor: string; node: T }>> {
-    const { items } = await this.loadPage();
-    return items.map((node, i) => ({ cursor: encodeCursor(this.page.offset + i), node }));
+  // Getters, not methods: graphql-js calls a method found under a field's name, graphql-jit (subscriptions)
+  // only reads the property; a getter answers both.
+  get edges(): Promise<Array<{ cursor: string; node: T }>> {
+    return this.loadPage().then(({ items }) => items.map((node, i) => ({ cursor: encodeCursor(this.page.offset + i), node })));
   }
 
-  async pageInfo(): Promise<PageInfo> {
-    const { items, total } = await this.loadPage();
+  get pageInfo(): Promise<PageInfo> {
+    return this.loadPage().then(({ items, total }) => this.pageInfoOf(items, total));
+  }
+
+  private pageInfoOf(items: T[], total: number): PageInfo {
     const last = this.page.offset + items.length - 1;
     return {
       hasNextPage: this.page.offset + items.length < total,
@@ -46,8 +50,8 @@ export class LazyConnection<T> {
     };
   }
 
-  async totalCount(): Promise<number> {
-    if (this.pagePromise || !this.fetchCount) return (await this.loadPage()).total;
+  get totalCount(): Promise<number> {
+    if (this.pagePromise || !this.fetchCount) return this.loadPage().then((p) => p.total);
     return this.fetchCount();
   }
 }

@@ -5,7 +5,8 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, getOperationAST, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
@@ -102,11 +103,18 @@ function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<Reques
   };
 }
 
+/** Operation-and-variables keys kept per accepted document. */
+const ACCEPTED_PER_DOCUMENT = 100;
+
 /**
- * Once the operation is known: subscriptions belong on the WebSocket (400 over HTTP), and the node limit
- * is applied (it needs the variables).
+ * Once the operation is known: subscriptions belong on the WebSocket (400 over HTTP), the node limit is
+ * applied (it needs the variables), and the operation is charged to the caller's rate buckets. Apollo's
+ * document store hands back the same parsed document for the same text, so a document already accepted
+ * with the same operation and variables is not walked again (the walk cost about a millisecond a request).
  */
 function operationLimitPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
+  // Per server: the limits are this server's.
+  const accepted = new WeakMap<DocumentNode, Set<string>>();
   return {
     async requestDidStart() {
       return {
@@ -114,7 +122,17 @@ function operationLimitPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext>
           try {
             if (operation?.operation === 'subscription')
               throw validationFailed('Subscriptions are served over WebSocket (graphql-transport-ws on /graphql), not over HTTP');
-            assertNodeLimit(deps.config.limits, schema, document, request.variables, request.operationName);
+            const key = `${request.operationName ?? ''}\u0000${JSON.stringify(request.variables ?? {})}`;
+            const seen = accepted.get(document);
+            if (!seen?.has(key)) {
+              assertNodeLimit(deps.config.limits, schema, document, request.variables, request.operationName);
+              if (key.length <= DOCUMENT_CACHE_MAX_CHARS) {
+                const set = seen ?? new Set<string>();
+                if (set.size >= ACCEPTED_PER_DOCUMENT) set.clear();
+                set.add(key);
+                accepted.set(document, set);
+              }
+            }
             const who = { tokenHash: null, ip: contextValue.clientIp ?? 'unknown' };
             const limited = await chargeOperation(deps.limiter, deps.config.limits, who, document, operation, false);
             if (limited) throw limited;
@@ -161,6 +179,22 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     return { document };
   };
 
+  // Subscriptions run compiled (graphql-jit): each distinct document is compiled once and shared by every
+  // socket that sends it, so an event delivered to 2,000 subscribers runs 2,000 calls of one compiled
+  // function instead of 2,000 interpretations of the document. A document that does not compile runs
+  // through graphql-js. Queries and mutations over WebSocket stay on graphql-js, like HTTP.
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
+    let byOperation = compiled.get(args.document);
+    if (!byOperation) compiled.set(args.document, (byOperation = new Map()));
+    const key = args.operationName ?? '';
+    if (!byOperation.has(key)) {
+      const result = compileQuery(schema, args.document, args.operationName ?? undefined);
+      byOperation.set(key, isCompiledQuery(result) ? result : null);
+    }
+    return byOperation.get(key) ?? null;
+  };
+
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
@@ -168,6 +202,10 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
     {
       schema,
+      subscribe: async (args) => {
+        const query = compiledFor(args);
+        return query?.subscribe ? query.subscribe(args.rootValue, args.contextValue, args.variableValues) : subscribe(args);
+      },
       onConnect: async (ctx) => {
         if (gateError(ctx.connectionParams ?? null, 'connectionParams', limits.jsonDepthMax)) return false;
         const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;

@@ -118,6 +118,9 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // Counting needs an AsyncLocalStorage scope, and a scope turns on promise hooks for the whole process
+    // (measured: about a tenth of a nested GraphQL read), so only tests and benchmarks pay for it.
+    if (!deps.config.exposeSqlCount) return done();
     const scope: SqlCount = { statements: 0 };
     request.sqlCount = scope;
     sqlCountScope.run(scope, done);

@@ -11,11 +11,20 @@ export interface SqlCount {
 
 export const sqlCountScope = new AsyncLocalStorage<SqlCount>();
 
+/**
+ * Called with every statement counted in a request scope: its text (with `?` placeholders) and parameters.
+ * Tests check what SQL a read sends; benchmarks EXPLAIN it.
+ */
+export const sqlListeners = new Set<(sql: string, params: readonly unknown[]) => void>();
+
 /** MikroORM logger that counts every statement in the current request scope, then logs as usual. */
 export class CountingLogger extends DefaultLogger {
-  override logQuery(context: { query: string } & LogContext): void {
+  override logQuery(context: { query: string; params?: readonly unknown[] } & LogContext): void {
     const scope = sqlCountScope.getStore();
-    if (scope) scope.statements += 1;
+    if (scope) {
+      scope.statements += 1;
+      for (const listener of sqlListeners) listener(context.query, context.params ?? []);
+    }
     super.logQuery(context);
   }
 

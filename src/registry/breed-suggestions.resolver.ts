@@ -1,3 +1,4 @@
+import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import { Arg, Ctx, Field, Float, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
@@ -15,7 +16,7 @@ class BreedSuggestionType {
 export class BreedSuggestionsResolver {
   @FieldResolver(() => [BreedSuggestionType], { description: 'Readable blueprints worth breeding with this one, best first (authenticated callers).' })
   async breedSuggestions(
-    @Root() bp: Blueprint,
+    @Root() bp: BlueprintRoot,
     @Ctx() ctx: RequestContext,
     @Arg('limit', () => Int, { defaultValue: 10 }) limit: number,
   ): Promise<BreedSuggestionType[]> {

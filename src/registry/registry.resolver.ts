@@ -1,5 +1,7 @@
-import { Arg, Ctx, Field, Float, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Field, Float, Info, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
+import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
@@ -33,6 +35,7 @@ export class RegistryResolver {
   @Query(() => BlueprintConnection, { description: 'Public blueprints by keyword (full-text, ranked) and tags (all must match).' })
   registry(
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('q', () => String, { nullable: true }) q?: string,
     @Arg('tags', () => [String], { nullable: true }) tags?: string[],
     @Arg('sort', () => RegistrySortEnum, { nullable: true }) sort?: RegistrySortEnum,
@@ -40,17 +43,18 @@ export class RegistryResolver {
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): LazyConnection<Blueprint> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page));
+    return new LazyConnection(page, () => searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page, projectionFor(info)));
   }
 
   @Query(() => [TrendingEntryType], { description: 'Public blueprints ranked by stars, forks and executions inside the window.' })
   async trending(
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('limit', () => Int, { nullable: true }) limit?: number,
     @Arg('windowDays', () => Int, { nullable: true }) windowDays?: number,
   ): Promise<TrendingEntryType[]> {
     const { limit: n } = pageFromQuery({ limit }, ctx.config.limits);
-    const entries = await trending(ctx, parseWindowDays(windowDays, 'windowDays'), n);
+    const entries = await trending(ctx, parseWindowDays(windowDays, 'windowDays'), n, projectionFor(info));
     return entries.map((e) => ({ blueprint: e.blueprint, score: e.score, activity: { stars: e.stars, forks: e.forks, executions: e.executions } }));
   }
 }

@@ -1,3 +1,4 @@
+import { projectionOf } from '../blueprints/blueprint.projection';
 import { toCard } from '../blueprints/blueprint.wire';
 import { invalid } from '../platform/errors';
 import { requestContext } from '../platform/http';
@@ -5,6 +6,9 @@ import { pageFromQuery } from '../platform/pagination';
 import { idParam, type RouteModule } from '../platform/routes';
 import { BREED_SUGGESTIONS_MAX, breedSuggestions } from './breed-suggestions.service';
 import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
+
+/** What a registry item shows: the card plus description, tags, forks and creation time (never the plan). */
+const registryItemColumns = projectionOf(['slug', 'name', 'description', 'tags', 'stars_count', 'forks_count', 'module_count', 'step_count', 'created_at', 'executions_completed', 'executions_failed', 'executions_abandoned']);
 
 type RegistryQuerystring = { q?: string; tags?: string; limit?: string; offset?: string; sort?: string };
 
@@ -17,7 +21,7 @@ export const registryRoutes: RouteModule = (app, deps) => {
     const sort = request.query.sort;
     if (sort !== undefined && !registrySorts.includes(sort as RegistrySort))
       throw invalid('sort', 'is not a known sort order', `sort must be one of: ${registrySorts.join(', ')}`);
-    const result = await searchRegistry(ctx, { q: request.query.q, tags: parseTags(request.query.tags), sort: sort as RegistrySort | undefined }, page);
+    const result = await searchRegistry(ctx, { q: request.query.q, tags: parseTags(request.query.tags), sort: sort as RegistrySort | undefined }, page, registryItemColumns);
     return { items: result.items.map((bp) => ({ ...toCard(bp), description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() })), total: result.total, ...page };
   });
 

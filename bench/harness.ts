@@ -1,0 +1,166 @@
+/**
+ * What the newer benchmarks share (bench/peer, bench/registry, bench/graphql-overhead): a fresh database
+ * `bw_bench_<random>` on the DATABASE_URL server, the real app booted on it with the limits a load run
+ * needs, a `pg` client, short autocannon runs, and cleanup (app, client, database) however the run ends.
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { startApp, type RunningApp } from '../src/app';
+import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
+import { adminQuery, withDatabase } from '../src/platform/database';
+
+export const duration = Number(process.env.BENCH_DURATION ?? 5);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+export interface Bench {
+  app: RunningApp;
+  databaseUrl: string;
+  dbName: string;
+  db: Client;
+  /** An agent token and its principal id (made over REST). */
+  token: string;
+  principalId: string;
+}
+
+/** Machine facts printed at the top of every run (the machine is shared: the load average says how busy). */
+export function machineLine(): string {
+  const cpus = os.cpus();
+  return `node ${process.version}, ${cpus.length} CPUs (${cpus[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+}
+
+/** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
+export async function withBench(title: string, limits: Partial<Limits>, body: (b: Bench) => Promise<void>): Promise<void> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
+  const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
+  const databaseUrl = withDatabase(serverUrl, dbName);
+  let app: RunningApp | undefined;
+  let db: Client | undefined;
+  const cleanup = async () => {
+    await db?.end().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    await adminQuery(serverUrl, `create database ${dbName}`);
+    const config: Config = {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl,
+      dataDir: '.data',
+      logLevel: 'warn',
+      // BENCH_SQL_COUNT=0: no per-request AsyncLocalStorage scope (what production runs).
+      exposeSqlCount: process.env.BENCH_SQL_COUNT !== '0',
+      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, ...limits },
+      database: defaultDatabaseSettings,
+    };
+    app = await startApp(config);
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    const { rows } = await db.query<{ server_version: string }>('show server_version');
+    const session = await fetch(`${app.url}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
+    const s = (await session.json()) as { token: string; session_id: string };
+    console.log(`# ${title}`);
+    console.log(`${machineLine()}, PostgreSQL ${rows[0]!.server_version}, database ${dbName}`);
+    console.log('The machine is shared with other jobs: compare figures of one run with each other, not across runs.');
+    console.log('');
+    await body({ app, databaseUrl, dbName, db, token: s.token, principalId: s.session_id });
+  } finally {
+    await cleanup();
+  }
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** One autocannon run (defaults: BENCH_CONNECTIONS connections for BENCH_DURATION seconds). */
+export async function load(options: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections, duration, ...options });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+/** A JSON POST of a GraphQL document, as autocannon options. */
+export function graphqlLoad(url: string, query: string, variables: Record<string, unknown>, token?: string): autocannon.Options {
+  return {
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  };
+}
+
+/**
+ * Waits until the app has finished the requests autocannon abandoned when its time was up (their sockets
+ * are gone but the handlers still run), so the next step measures or captures only its own work.
+ */
+export async function drained(app: RunningApp): Promise<void> {
+  const pool = (app.deps.orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+  const deadline = Date.now() + 60_000;
+  let quietSince = Date.now();
+  while (pool && Date.now() < deadline) {
+    if (pool.numUsed() + pool.numPendingAcquires() > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince > 300) return;
+    await sleep(50);
+  }
+}
+
+export function row(cells: Array<string | number>, widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join(' | ');
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Exits 0 or prints the error and exits 1. */
+export function run(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
+
+/**
+ * The floor: one hand-written SQL statement that builds the same answer as JSON inside PostgreSQL, sent
+ * through `pg` by `concurrency` clients in a loop for `seconds` (no HTTP, no GraphQL). Returns
+ * statements per second and latency percentiles, to print beside the server's req/s.
+ */
+export async function floor(databaseUrl: string, sql: string, params: unknown[], seconds = duration, concurrency = connections): Promise<LoadResult & { bytes: number }> {
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
+  const latencies: number[] = [];
+  let bytes = 0;
+  try {
+    const first = await pool.query(sql, params);
+    bytes = JSON.stringify(first.rows[0]).length;
+    const end = Date.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < end) {
+          const t = performance.now();
+          const res = await pool.query(sql, params);
+          JSON.stringify(res.rows[0]); // a server would serialise it too
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+  } finally {
+    await pool.end();
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, non2xx: 0, errors: 0, bytes };
+}

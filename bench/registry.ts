@@ -1,0 +1,124 @@
+/**
+ * `npm run bench:registry`: the registry at scale. Seeds 100,000 public blueprints with SQL (names and
+ * descriptions from a word list, 2-4 tags of 40, stars on a long tail, creation spread over a year) plus a
+ * week of activity (stars, forks, executions), then for each query shape of GET /api/registry prints the
+ * plan PostgreSQL runs (EXPLAIN of the exact statements the server sent, captured in process) and p50/p99
+ * and req/s under autocannon at BENCH_CONNECTIONS (10) connections. Goal: p99 <= 20 ms per shape.
+ *
+ * Environment: DATABASE_URL (required), BENCH_BLUEPRINTS (100000), BENCH_DURATION seconds per shape (5).
+ */
+import { sqlListeners } from '../src/platform/sql-counter';
+import { drained, load, row, run, withBench } from './harness';
+
+const BLUEPRINTS = Number(process.env.BENCH_BLUEPRINTS ?? 100_000);
+
+const WORDS = [
+  'payment', 'invoice', 'chat', 'search', 'inventory', 'booking', 'analytics', 'dashboard', 'storefront', 'gateway',
+  'ledger', 'calendar', 'notebook', 'tracker', 'forum', 'wiki', 'crm', 'mailer', 'scheduler', 'pipeline',
+  'catalog', 'checkout', 'identity', 'metrics', 'alerting', 'survey', 'recipes', 'fitness', 'music', 'video',
+  'photo', 'map', 'delivery', 'ticketing', 'auction', 'portfolio', 'newsletter', 'podcast', 'learning', 'quiz',
+];
+const TAGS = [
+  'typescript', 'python', 'go', 'rust', 'react', 'vue', 'svelte', 'postgres', 'redis', 'kafka',
+  'graphql', 'rest', 'grpc', 'aws', 'gcp', 'docker', 'kubernetes', 'serverless', 'mobile', 'web',
+  'saas', 'fintech', 'health', 'edtech', 'ecommerce', 'ml', 'realtime', 'offline', 'cli', 'api',
+  'auth', 'payments', 'search', 'analytics', 'iot', 'game', 'social', 'crm', 'ai', 'security',
+];
+
+/** Everything in a few set-based statements; ids are deterministic functions of the series number. */
+async function seed(db: import('pg').Client, ownerId: string): Promise<void> {
+  await db.query(`insert into principal (id, kind, name) select gen_random_uuid(), 'user', 'fan ' || g from generate_series(1, 300) g`);
+  await db.query(
+    `insert into blueprint (id, slug, name, description, tags, visibility, owner_id, plan, module_count, step_count, stars_count, forks_count, created_at, updated_at)
+     select gen_random_uuid(), 'bp-' || g,
+            initcap(w[1 + (g * 7) % 40]) || ' ' || initcap(w[1 + (g * 13 + 5) % 40]) || ' ' || g,
+            'A ' || w[1 + (g * 17 + 3) % 40] || ' service with ' || w[1 + (g * 11 + 9) % 40] || ' and ' || w[1 + (g * 19 + 1) % 40] || ' modules',
+            array(select distinct t[1 + (g * k * 31 + k) % 40] from generate_series(1, 2 + g % 3) k),
+            'public', $1,
+            '{"modules":[{"key":"api","name":"API","summary":"","kind":"backend","dependsOn":[]}],"steps":[{"key":"s","moduleKey":"api","title":"Build","instructions":"Build it","acceptance":["works"]}],"configuration":{},"designSystem":{}}'::jsonb,
+            1, 1, floor(1000 / (1 + (g * 7919) % 1000))::int - 1, 0,
+            now() - ((g::bigint * 104729) % 525600) * interval '1 minute', now()
+       from generate_series(1, $2::int) g, (select $3::text[] as w, $4::text[] as t) words`,
+    [ownerId, BLUEPRINTS, WORDS, TAGS],
+  );
+  // A week of activity on a tenth of them: stars by the fans, forks (rows with forked_from_id), runs.
+  await db.query(
+    `insert into star (principal_id, blueprint_id, created_at)
+     select p.id, b.id, now() - random() * interval '6 days'
+       from (select id, row_number() over (order by id) n from principal where kind = 'user') p
+       join (select id, row_number() over (order by id) n from blueprint where stars_count > 20) b on (b.n + p.n) % 70 = 0
+     on conflict do nothing`,
+  );
+  await db.query(
+    `update blueprint f set forked_from_id = p.id, created_at = now() - random() * interval '6 days'
+       from (select id, row_number() over (order by id) n from blueprint order by id limit 2000) p
+      where f.slug = 'bp-' || (p.n * 37 + 11)`,
+  );
+  await db.query(
+    `insert into execution_run (id, blueprint_id, principal_id, status, total_steps, stage_token_hashes, started_at)
+     select gen_random_uuid(), b.id, $1, 'completed', 1, '{}', now() - random() * interval '6 days'
+       from (select id from blueprint order by id limit 3000) b, generate_series(1, 3)`,
+    [ownerId],
+  );
+  await db.query('vacuum analyze');
+}
+
+interface Shape {
+  name: string;
+  query: string;
+}
+
+const shapes: Shape[] = [
+  { name: 'q + tags, relevance', query: 'q=payment&tags=go&sort=relevance' },
+  { name: 'q + tags, stars', query: 'q=payment&tags=go&sort=stars' },
+  { name: 'q + tags, recent', query: 'q=payment&tags=go&sort=recent' },
+  { name: 'q + tags, trending', query: 'q=payment&tags=go&sort=trending' },
+  { name: 'q, relevance', query: 'q=chat%20search' },
+  { name: 'tags, stars', query: 'tags=python,go' },
+  { name: 'all, stars', query: 'sort=stars' },
+  { name: 'all, recent', query: 'sort=recent' },
+  { name: 'all, trending', query: 'sort=trending' },
+  { name: 'all, stars, page 50', query: 'sort=stars&offset=980&limit=20' },
+];
+
+run(() =>
+  withBench('bench/registry', {}, async ({ app, db, principalId }) => {
+    const t0 = Date.now();
+    await seed(db, principalId);
+    const { rows: counts } = await db.query<{ n: string; stars: string; runs: string; forks: string }>(
+      `select (select count(*) from blueprint) n, (select count(*) from star) stars, (select count(*) from execution_run) runs,
+              (select count(*) from blueprint where forked_from_id is not null) forks`,
+    );
+    const c = counts[0]!;
+    console.log(`seeded with SQL in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${c.n} public blueprints, ${c.stars} stars, ${c.forks} forks, ${c.runs} runs in the last week`);
+    console.log('');
+
+    const results: Array<[string, string, number, number, number, number]> = [];
+    for (const shape of shapes) {
+      const url = `${app.url}/api/registry?${shape.query}`;
+      const statements: string[] = [];
+      const platform = app.deps.orm.em.getPlatform();
+      const listener = (sql: string, params: readonly unknown[]) => statements.push(platform.formatQuery(sql, [...params]));
+      sqlListeners.add(listener);
+      const res = await fetch(url);
+      sqlListeners.delete(listener);
+      const body = (await res.json()) as { items: unknown[]; total: number };
+      if (res.status !== 200) throw new Error(`${shape.name}: ${res.status} ${JSON.stringify(body)}`);
+      console.log(`## ${shape.name}: GET /api/registry?${shape.query} -> ${body.items.length} items of ${body.total}`);
+      for (const sql of statements) {
+        const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off, summary on) ${sql}`).catch((err) => {
+          throw new Error(`EXPLAIN failed (${(err as Error).message}): ${sql}`);
+        });
+        console.log(rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
+      }
+      const r = await load({ url });
+      await drained(app);
+      results.push([shape.name, shape.query, r.rps, r.p50, r.p99, r.non2xx + r.errors]);
+    }
+    console.log('');
+    console.log(`autocannon: 10 connections, ${process.env.BENCH_DURATION ?? 5} s per shape, GET /api/registry (goal: p99 <= 20 ms)`);
+    const widths = [22, 10, 12, 12, 8];
+    console.log(row(['shape', 'req/s', 'p50 ms', 'p99 ms', 'failed'], widths));
+    for (const [name, , rps, p50, p99, failed] of results) console.log(row([name, rps.toFixed(0), p50, p99, failed], widths));
+  }),
+);

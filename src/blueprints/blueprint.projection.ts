@@ -1,0 +1,255 @@
+import { getNamedType, isObjectType, type FieldNode, type GraphQLNamedType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { Plan } from '../plans/plan';
+import type { Blueprint } from './blueprint.entity';
+
+/**
+ * The read path of blueprint lists and graphs (forks, parents, children, lineage, registry, trending,
+ * provenance, inbox sources). Every list reads plain rows through here:
+ *
+ * - only the columns the GraphQL selection set needs are selected (`projectionFor(info)`), and `plan`
+ *   (the only large column) only when a field derived from the plan is asked for;
+ * - rows become plain `BlueprintRow` objects, never managed MikroORM entities: nothing is snapshotted,
+ *   nothing enters the identity map, and a read-only answer costs what its rows cost.
+ *
+ * Writes keep MikroORM (`getBlueprint` and the loaders in blueprint.loaders.ts still return entities).
+ * A field this file does not know (another area's new field resolver) selects every column, so it is
+ * always correct and only as cheap as before.
+ */
+
+/** Every mapped column of `blueprint` (not the generated `search` vector). */
+export const blueprintColumns = [
+  'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'plan', 'forked_from_id',
+  'module_count', 'step_count', 'stars_count', 'forks_count', 'executions_started', 'executions_completed',
+  'executions_failed', 'executions_abandoned', 'created_at', 'updated_at',
+] as const;
+export type BlueprintColumn = (typeof blueprintColumns)[number];
+
+/** What the access rules need, on every row (see access.ts `guardOf`). */
+const alwaysSelected: readonly BlueprintColumn[] = ['id', 'visibility', 'owner_id', 'team_id'];
+const executionColumns: readonly BlueprintColumn[] = ['executions_started', 'executions_completed', 'executions_failed', 'executions_abandoned'];
+
+/**
+ * GraphQL field of `Blueprint` -> the columns its resolver reads from the root. Fields that only need the
+ * id (they load their own data) map to []; fields missing here select every column.
+ */
+const columnsOfField: Record<string, readonly BlueprintColumn[]> = {
+  __typename: [],
+  id: [],
+  slug: ['slug'],
+  name: ['name'],
+  description: ['description'],
+  tags: ['tags'],
+  visibility: [],
+  owner: [],
+  team: [],
+  forkedFrom: ['forked_from_id'],
+  moduleCount: ['module_count'],
+  stepCount: ['step_count'],
+  stars: ['stars_count'],
+  forksCount: ['forks_count'],
+  createdAt: ['created_at'],
+  updatedAt: ['updated_at'],
+  successRate: executionColumns,
+  executionStats: executionColumns,
+  modules: ['plan'],
+  steps: ['plan'],
+  configuration: ['plan'],
+  designSystem: ['plan'],
+  provenance: ['plan'],
+  breedSuggestions: ['plan'],
+  forks: [],
+  parents: [],
+  children: [],
+  lineage: [],
+  viewerHasStarred: [],
+  viewerIsSubscribed: [],
+  changelog: [],
+  versions: [],
+  executions: [],
+};
+
+/**
+ * A blueprint read for display. It has the entity's shape (`owner.id`, `team?.id`, `forkedFrom?.id`,
+ * `starsCount`, `successRate`...), so resolvers and wire functions serve both alike. Reading `plan` on a
+ * row selected without it is a programming error and throws, rather than answering with an empty plan.
+ */
+export class BlueprintRow {
+  id!: string;
+  slug!: string;
+  name!: string;
+  description!: string;
+  tags!: string[];
+  visibility!: Blueprint['visibility'];
+  owner!: { id: string };
+  team!: { id: string } | null;
+  forkedFrom!: { id: string } | null;
+  moduleCount!: number;
+  stepCount!: number;
+  starsCount!: number;
+  forksCount!: number;
+  executionsStarted!: number;
+  executionsCompleted!: number;
+  executionsFailed!: number;
+  executionsAbandoned!: number;
+  createdAt!: Date;
+  updatedAt!: Date;
+  private loadedPlan?: Plan;
+
+  get plan(): Plan {
+    if (this.loadedPlan === undefined) throw new Error(`blueprint ${this.id} was read without its plan (see blueprint.projection.ts)`);
+    return this.loadedPlan;
+  }
+
+  set plan(plan: Plan) {
+    this.loadedPlan = plan;
+  }
+
+  /** The entity's rule (completed over ended runs), on plain rows. */
+  get successRate(): number | null {
+    const ended = this.executionsCompleted + this.executionsFailed + this.executionsAbandoned;
+    return ended === 0 ? null : this.executionsCompleted / ended;
+  }
+}
+
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(v as string));
+const ref = (v: unknown): { id: string } | null => (v === null || v === undefined ? null : { id: v as string });
+
+/** How each column lands on a `BlueprintRow`. */
+const assign: Record<BlueprintColumn, (row: BlueprintRow, value: unknown) => void> = {
+  id: (r, v) => (r.id = v as string),
+  slug: (r, v) => (r.slug = v as string),
+  name: (r, v) => (r.name = v as string),
+  description: (r, v) => (r.description = v as string),
+  tags: (r, v) => (r.tags = v as string[]),
+  visibility: (r, v) => (r.visibility = v as Blueprint['visibility']),
+  owner_id: (r, v) => (r.owner = { id: v as string }),
+  team_id: (r, v) => (r.team = ref(v)),
+  plan: (r, v) => (r.plan = v as Plan),
+  forked_from_id: (r, v) => (r.forkedFrom = ref(v)),
+  module_count: (r, v) => (r.moduleCount = Number(v)),
+  step_count: (r, v) => (r.stepCount = Number(v)),
+  stars_count: (r, v) => (r.starsCount = Number(v)),
+  forks_count: (r, v) => (r.forksCount = Number(v)),
+  executions_started: (r, v) => (r.executionsStarted = Number(v)),
+  executions_completed: (r, v) => (r.executionsCompleted = Number(v)),
+  executions_failed: (r, v) => (r.executionsFailed = Number(v)),
+  executions_abandoned: (r, v) => (r.executionsAbandoned = Number(v)),
+  created_at: (r, v) => (r.createdAt = asDate(v)),
+  updated_at: (r, v) => (r.updatedAt = asDate(v)),
+};
+
+/** A set of blueprint columns to read, and how to read them. */
+export class BlueprintProjection {
+  /** Identifies the column set (DataLoader names include it, so two selections never share a batch). */
+  readonly key: string;
+
+  constructor(readonly columns: readonly BlueprintColumn[]) {
+    this.key = columns.join(',');
+  }
+
+  /** `alias.col, ...` for a select list; with `prefix`, each as `<prefix><col>`. */
+  sql(alias: string, prefix = ''): string {
+    return this.columns.map((c) => (prefix ? `${alias}.${c} as ${prefix}${c}` : `${alias}.${c}`)).join(', ');
+  }
+
+  includes(column: BlueprintColumn): boolean {
+    return this.columns.includes(column);
+  }
+
+  /**
+   * A plain row from a result row holding these columns (under `<prefix><col>` with a prefix). Typed as
+   * the entity because every reader of list nodes only reads the fields both share.
+   */
+  map(row: Record<string, unknown>, prefix = ''): Blueprint {
+    const out = new BlueprintRow();
+    for (const c of this.columns) assign[c](out, row[prefix + c]);
+    return out as unknown as Blueprint;
+  }
+}
+
+/** Every column: REST bodies, MCP tools and fields this file does not know. */
+export const fullProjection = new BlueprintProjection(blueprintColumns);
+
+const byColumns = new Map<string, BlueprintProjection>([[fullProjection.key, fullProjection]]);
+
+/** The projection of exactly these columns (in table order, so equal sets share one instance). */
+export function projectionOf(columns: Iterable<BlueprintColumn>): BlueprintProjection {
+  const wanted = new Set<BlueprintColumn>([...alwaysSelected, ...columns]);
+  const ordered = blueprintColumns.filter((c) => wanted.has(c));
+  const key = ordered.join(',');
+  let projection = byColumns.get(key);
+  if (!projection) byColumns.set(key, (projection = new BlueprintProjection(ordered)));
+  return projection;
+}
+
+/**
+ * The names of the `Blueprint` fields selected anywhere below the current field, at the first level of
+ * `Blueprint` on each path (`forks { edges { node { ... } } }`, `lineage { nodes { ... } edges { parent { ... } } }`),
+ * through fragments; null when an unknown field or abstract type makes it unsafe to narrow.
+ */
+function blueprintFieldsBelow(info: GraphQLResolveInfo): Set<string> | null {
+  const blueprintType = info.schema.getType('Blueprint');
+  const names = new Set<string>();
+  let unsafe = false;
+  const visit = (type: GraphQLNamedType | null | undefined, set: SelectionSetNode) => {
+    for (const sel of set.selections) {
+      if (sel.kind === 'Field') {
+        if (type === blueprintType) names.add(sel.name.value);
+        else if (sel.selectionSet) {
+          if (!isObjectType(type)) {
+            unsafe = true;
+            continue;
+          }
+          const field = type.getFields()[sel.name.value];
+          if (field) visit(getNamedType(field.type), sel.selectionSet);
+        }
+      } else if (sel.kind === 'InlineFragment') {
+        visit(sel.typeCondition ? info.schema.getType(sel.typeCondition.name.value) : type, sel.selectionSet);
+      } else {
+        const fragment = info.fragments[sel.name.value];
+        if (fragment) visit(info.schema.getType(fragment.typeCondition.name.value), fragment.selectionSet);
+      }
+    }
+  };
+  const returnType = getNamedType(info.returnType);
+  for (const node of info.fieldNodes) if (node.selectionSet) visit(returnType, node.selectionSet);
+  return unsafe ? null : names;
+}
+
+/** The projection for these `Blueprint` field names; null when one of them is not in the field map. */
+export function projectionForFields(fields: Iterable<string>): BlueprintProjection | null {
+  const columns: BlueprintColumn[] = [];
+  for (const f of fields) {
+    const cols = columnsOfField[f];
+    if (!cols) return null;
+    columns.push(...cols);
+  }
+  return projectionOf(columns);
+}
+
+/** Projections per field node: every parent of one level shares one field node, so this runs once per level. */
+const memo = new WeakMap<FieldNode, BlueprintProjection>();
+
+/**
+ * The columns the selection below this resolver needs from its blueprints. Without `info` (REST, MCP)
+ * every column. Memoised per field node of a document (documents are parsed once and cached).
+ */
+export function projectionFor(info?: GraphQLResolveInfo): BlueprintProjection {
+  if (!info) return fullProjection;
+  // A field node belongs to one document; the fragment map is that document's, so the node is a safe key.
+  const node = info.fieldNodes[0]!;
+  const cached = info.fieldNodes.length === 1 ? memo.get(node) : undefined;
+  if (cached) return cached;
+  const fields = blueprintFieldsBelow(info);
+  const projection = (fields && projectionForFields(fields)) ?? fullProjection;
+  if (info.fieldNodes.length === 1) memo.set(node, projection);
+  return projection;
+}
+
+/**
+ * The root type of `Blueprint` field resolvers: a managed entity or a `BlueprintRow`. Resolvers must
+ * annotate `@Root()` with this alias, not the class: for a class, type-graphql copies every root that is not
+ * an instance of it into `new Blueprint()` (running the entity constructor); for an alias the emitted
+ * parameter type is `Object` and the root is passed through as it is.
+ */
+export type BlueprintRoot = Blueprint;

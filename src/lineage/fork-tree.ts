@@ -1,0 +1,178 @@
+import DataLoader from 'dataloader';
+import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getArgumentValues } from 'graphql/execution/values';
+import type { Blueprint } from '../blueprints/blueprint.entity';
+import { projectionForFields, type BlueprintProjection } from '../blueprints/blueprint.projection';
+import type { Limits } from '../platform/config';
+import type { RequestContext } from '../platform/context';
+import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
+
+/**
+ * Nested `forks` connections read as one SQL statement, the way PostGraphile builds its answers: the
+ * whole subtree below the first `forks` field (pages, counts, the selected columns of every node) is one
+ * query that nests `json_agg` / `json_build_object` per level, and the answer arrives as plain objects,
+ * so graphql-js resolves every nested `forks` field synchronously from what is already there.
+ *
+ * It applies when everything under `forks` is a plain selection: connection fields, node fields the
+ * projection knows, and at most one nested `forks` per level, without directives. Anything else uses the
+ * batched path (one statement per level, lineage.service.ts), with the same answers.
+ */
+
+/** One level of the tree: its page, the columns of its nodes, and the nested `forks` below them. */
+interface ForkLevel {
+  page: PageRequest;
+  /** Null when only `totalCount` is asked for at this level. */
+  nodes: BlueprintProjection | null;
+  child: { fieldNode: FieldNode; level: ForkLevel } | null;
+}
+
+/** A connection with everything already loaded: plain properties, resolved synchronously. */
+export interface LoadedConnection {
+  totalCount: number;
+  edges: Array<{ cursor: string; node: Blueprint }>;
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+const connectionFields = new Set(['totalCount', 'edges', 'pageInfo', '__typename']);
+const edgeFields = new Set(['cursor', 'node', '__typename']);
+
+/** Fields of a selection set, flattened through fragments; null when a directive makes it conditional. */
+function fieldsOf(set: SelectionSetNode | undefined, info: GraphQLResolveInfo): FieldNode[] | null {
+  const out: FieldNode[] = [];
+  for (const sel of set?.selections ?? []) {
+    if (sel.directives?.length) return null;
+    if (sel.kind === 'Field') out.push(sel);
+    else {
+      const inner = fieldsOf(sel.kind === 'InlineFragment' ? sel.selectionSet : info.fragments[sel.name.value]?.selectionSet, info);
+      if (!inner) return null;
+      out.push(...inner);
+    }
+  }
+  return out;
+}
+
+function levelOf(fieldNode: FieldNode, field: GraphQLField<unknown, unknown>, info: GraphQLResolveInfo, limits: Limits): ForkLevel | null {
+  let page: PageRequest;
+  try {
+    page = pageFromConnectionArgs(getArgumentValues(field, fieldNode, info.variableValues) as { first?: number; after?: string }, limits);
+  } catch {
+    return null; // the batched path reports the error
+  }
+  const top = fieldsOf(fieldNode.selectionSet, info);
+  if (!top || top.some((f) => !connectionFields.has(f.name.value))) return null;
+  const nodeFieldNodes: FieldNode[] = [];
+  let wantsPage = false;
+  for (const f of top) {
+    if (f.name.value === 'pageInfo') wantsPage = true;
+    if (f.name.value !== 'edges') continue;
+    wantsPage = true;
+    const edge = fieldsOf(f.selectionSet, info);
+    if (!edge || edge.some((e) => !edgeFields.has(e.name.value))) return null;
+    for (const e of edge) if (e.name.value === 'node') {
+      const inner = fieldsOf(e.selectionSet, info);
+      if (!inner) return null;
+      nodeFieldNodes.push(...inner);
+    }
+  }
+  if (!wantsPage) return { page, nodes: null, child: null };
+  const nested = nodeFieldNodes.filter((f) => f.name.value === 'forks');
+  if (nested.length > 1) return null;
+  const nodes = projectionForFields(nodeFieldNodes.map((f) => f.name.value));
+  if (!nodes) return null;
+  let child: ForkLevel['child'] = null;
+  if (nested.length === 1) {
+    const blueprintType = info.schema.getType('Blueprint');
+    const forksField = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+    const level = forksField ? levelOf(nested[0]!, forksField, info, limits) : null;
+    if (!level) return null;
+    child = { fieldNode: nested[0]!, level };
+  }
+  return { page, nodes, child };
+}
+
+/** The tree below this `forks` field when it can be read in one statement, else null. */
+export function forkTreePlan(info: GraphQLResolveInfo, limits: Limits): ForkLevel | null {
+  if (info.fieldNodes.length !== 1 || !isObjectType(getNamedType(info.parentType))) return null;
+  const field = info.parentType.getFields()[info.fieldName];
+  return field ? levelOf(info.fieldNodes[0]!, field, info, limits) : null;
+}
+
+/** A JSON expression for the forks of `parent` at `level` (aliases are unique per depth). */
+function levelSql(level: ForkLevel, parent: string, depth: number): string {
+  const count = `(select count(*) from blueprint c${depth} where c${depth}.forked_from_id = ${parent} and c${depth}.visibility = 'public')`;
+  if (!level.nodes) return `json_build_object('total', ${count})`;
+  const a = `f${depth}`;
+  const pairs = level.nodes.columns.map((c) => `'${c}', ${a}.${c}`);
+  if (level.child) pairs.push(`'forks', ${levelSql(level.child.level, `${a}.id`, depth + 1)}`);
+  // Only the selected columns (never a plan nobody asked for), plus the order.
+  const inner = [...new Set([...level.nodes.columns, 'created_at'])].map((c) => `s${depth}.${c}`).join(', ');
+  // Offsets and limits are validated integers (pageFromConnectionArgs), so they are written inline.
+  return `json_build_object('total', ${count}, 'items', coalesce((select json_agg(json_build_object(${pairs.join(', ')}) order by ${a}.created_at, ${a}.id)
+    from (select ${inner} from blueprint s${depth} where s${depth}.forked_from_id = ${parent} and s${depth}.visibility = 'public'
+           order by s${depth}.created_at, s${depth}.id offset ${level.page.offset} limit ${level.page.limit}) ${a}), '[]'::json))`;
+}
+
+interface LevelJson {
+  total: number;
+  items?: Array<Record<string, unknown> & { forks?: LevelJson }>;
+}
+
+/** Prefetched connections of a row, by the `forks` field node they answer. */
+const prefetched = new WeakMap<object, Map<FieldNode, LoadedConnection>>();
+
+function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
+  const items = (json.items ?? []).map((item) => {
+    const row = level.nodes!.map(item);
+    if (level.child && item.forks) prefetched.set(row, new Map([[level.child.fieldNode, toConnection(item.forks, level.child.level)]]));
+    return row;
+  });
+  const { offset } = level.page;
+  const total = Number(json.total);
+  return {
+    totalCount: total,
+    edges: items.map((node, i) => ({ cursor: encodeCursor(offset + i), node })),
+    pageInfo: {
+      hasNextPage: offset + items.length < total,
+      hasPreviousPage: offset > 0,
+      startCursor: items.length ? encodeCursor(offset) : null,
+      endCursor: items.length ? encodeCursor(offset + items.length - 1) : null,
+    },
+  };
+}
+
+/** The connection an enclosing fork tree already loaded for this row and field, if any. */
+export function prefetchedForks(row: object, info: GraphQLResolveInfo): LoadedConnection | undefined {
+  return info.fieldNodes.length === 1 ? prefetched.get(row)?.get(info.fieldNodes[0]!) : undefined;
+}
+
+/** The fork tree of many parents with one plan: one statement for all of them. */
+export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel): Promise<LoadedConnection> {
+  const sql = levelSql(plan, 'p.parent_id', 1);
+  return ctx.loaders
+    .get(`lineage.forkTree:${sql}`, () =>
+      new DataLoader<string, LoadedConnection>(async (parentIds) => {
+        const rows: Array<{ parent_id: string; tree: LevelJson }> = await ctx.em.execute(
+          `select p.parent_id, ${sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
+          [`{${parentIds.join(',')}}`],
+        );
+        const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
+        return parentIds.map((id) => toConnection(byParent.get(id) ?? { total: 0, items: [] }, plan));
+      }),
+    )
+    .load(parentId);
+}
+
+/**
+ * Answers `Blueprint.forks` synchronously when an enclosing fork tree already loaded it. type-graphql
+ * makes every resolver with an `@Arg` asynchronous (argument validation is an async step), and one
+ * promise per node makes graphql-js settle every object of the tree through promises; the tree's
+ * inner levels need neither the arguments (they were read when the tree was planned) nor a promise.
+ */
+export function withPrefetchedForks(schema: GraphQLSchema): GraphQLSchema {
+  const blueprintType = schema.getType('Blueprint');
+  const field = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+  const resolve = field?.resolve;
+  if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
+  field.resolve = (root, args, context, info) => (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
+  return schema;
+}

@@ -1,0 +1,112 @@
+import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ProjectedForksDocument, ProjectedForksWithModulesDocument, ProjectedRegistryDocument } from '../generated/graphql';
+import { createBlueprint, fork } from '../fixtures/blueprints';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { query } from '../helpers/sql';
+import { sqlListeners } from '../../src/platform/sql-counter';
+
+let server: TestServer;
+let owner: string;
+let other: string;
+let rootId: string;
+let privateChildId: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await server.rest.agentToken('projection owner');
+  other = await server.rest.agentToken('projection other');
+  const root = await createBlueprint(server.rest, owner, { name: 'Projection root', tags: ['projection'] });
+  rootId = root.id;
+  await fork(server.rest, owner, rootId);
+  await fork(server.rest, other, rootId);
+  // A private fork: never listed in forks, and in children only for its owner.
+  const hidden = await fork(server.rest, other, rootId);
+  privateChildId = hidden.id;
+  await query(server.databaseUrl, "update blueprint set visibility = 'private' where id = $1", [privateChildId]);
+}, 60_000);
+afterAll(() => server.close());
+
+/** Runs `fn` and returns the text of every SQL statement the server sent meanwhile (in-process server). */
+async function capture(fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const listener = (sql: string) => seen.push(sql);
+  sqlListeners.add(listener);
+  try {
+    await fn();
+  } finally {
+    sqlListeners.delete(listener);
+  }
+  return seen;
+}
+
+/** The statement that loads the queried root blueprint itself (a managed entity, whole row). */
+const isRootLookup = (sql: string) => /from "blueprint" as "b0" where "b0"."id" in/.test(sql);
+
+describe('the blueprint read projection', () => {
+  it('selects no plan column for forks, children and lineage when no plan field is asked for', async () => {
+    let data: any;
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksDocument, { id: rootId })));
+    const reads = statements.filter((s) => !isRootLookup(s));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const sql of reads) {
+      expect(sql).not.toMatch(/\bplan\b/);
+      expect(sql).not.toMatch(/\.\*/);
+      expect(sql).not.toMatch(/select \* from blueprint/);
+    }
+    expect(data.blueprint.forks.edges).toHaveLength(2);
+    expect(data.blueprint.forks.edges.map((e: any) => e.node.name)).toEqual(['Projection root', 'Projection root']);
+    expect(data.blueprint.forks.edges[0].node).toMatchObject({ stars: 0, successRate: null });
+    expect(data.blueprint.lineage.nodes).toHaveLength(3);
+  });
+
+  it('selects the plan when a plan field is asked for, and answers from it', async () => {
+    let data: any;
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksWithModulesDocument, { id: rootId })));
+    expect(statements.filter((s) => !isRootLookup(s)).some((s) => /\bplan\b/.test(s))).toBe(true);
+    expect(data.blueprint.forks.edges[0].node.modules.map((m: any) => m.key)).toEqual(['api', 'db', 'web']);
+  });
+
+  it('selects no plan column for the registry', async () => {
+    let data: any;
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedRegistryDocument, { q: 'projection' })));
+    expect(statements.length).toBeGreaterThan(0);
+    for (const sql of statements) expect(sql).not.toMatch(/\bplan\b/);
+    expect(data.registry.edges.map((e: any) => e.node.id)).toContain(rootId);
+    expect(data.registry.edges.map((e: any) => e.node.id)).not.toContain(privateChildId);
+  });
+
+  it('never shows a private child to others, and shows it to its owner', async () => {
+    const anonymous = await server.gql.ok(ProjectedForksDocument, { id: rootId });
+    const asOwner = await server.gql.ok(ProjectedForksDocument, { id: rootId }, owner);
+    const asOther = await server.gql.ok(ProjectedForksDocument, { id: rootId }, other);
+    const childIds = (d: any) => d.blueprint.children.map((c: any) => c.blueprint.id);
+    const lineageIds = (d: any) => d.blueprint.lineage.nodes.map((n: any) => n.id);
+    expect(childIds(anonymous)).not.toContain(privateChildId);
+    expect(childIds(asOwner)).not.toContain(privateChildId);
+    expect(lineageIds(anonymous)).not.toContain(privateChildId);
+    expect(childIds(asOther)).toContain(privateChildId);
+    expect(lineageIds(asOther)).toContain(privateChildId);
+    expect(asOther.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
+  });
+});
+
+describe('a fork tree read in one statement', () => {
+  it('answers exactly as the batched path (one statement per level) does, page by page', async () => {
+    const grandchild = await fork(server.rest, owner, (await server.gql.ok(ProjectedForksDocument, { id: rootId })).blueprint!.forks.edges[0]!.node.id);
+    for (const args of [{ first: 1 }, { first: 1, after: undefined as string | undefined }, { first: 5 }]) {
+      const one = await server.gql.request(ForkTreeOneStatementDocument, { id: rootId, ...args });
+      const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args });
+      expect(one.errors).toBeUndefined();
+      expect(one.data).toEqual(batched.data);
+      // root lookup + the whole tree, against root + one statement per level (+1 for the inner counts)
+      expect(one.sqlStatements).toBe(2);
+      expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
+    }
+    const page2 = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
+    const page2Batched = await server.gql.ok(ForkTreeBatchedDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
+    expect(page2).toEqual(page2Batched);
+    expect(page2.blueprint!.forks.totalCount).toBe(2);
+    const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 });
+    expect(all.blueprint!.forks.edges[0]!.node.forks.edges.map((e) => e.node.id)).toEqual([grandchild.id]);
+    expect(all.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
+  });
+});
