@@ -4,7 +4,7 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { RequestContext } from '../platform/context';
-import { AppError, errorBody, knownError, unauthenticated, validationFailed } from '../platform/errors';
+import { AppError, errorBody, invalidAll, knownError, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import type { McpToolDefinition } from '../platform/mcp-tool';
@@ -31,7 +31,7 @@ async function callTool(ctx: RequestContext, tools: Map<string, McpToolDefinitio
   const parsed = z.object(tool.input).safeParse(args ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.length > 0 ? i.path.join('.') : 'arguments', message: i.message }));
-    return errorResult(validationFailed(`${issues[0]!.path}: ${issues[0]!.message}`, { issues }));
+    return errorResult(invalidAll(issues));
   }
   try {
     return toolResult(await tool.handler(ctx, parsed.data as never));

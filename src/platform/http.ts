@@ -5,7 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
-import { AppError, errorBody, knownError, validationFailed } from './errors';
+import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
 import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
@@ -87,7 +87,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     if (jsonDeeperThan(text, config.limits.jsonDepthMax))
-      return done(validationFailed(`The request body nests deeper than ${config.limits.jsonDepthMax} levels`, { issues: [{ path: 'body', message: `nests deeper than ${config.limits.jsonDepthMax} levels` }] }), undefined);
+      return done(invalid('body', `nests deeper than ${config.limits.jsonDepthMax} levels`, `The request body nests deeper than ${config.limits.jsonDepthMax} levels`), undefined);
     try {
       done(null, JSON.parse(text));
     } catch {

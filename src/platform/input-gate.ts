@@ -1,5 +1,5 @@
 import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
-import { validationFailed, type AppError } from './errors';
+import { invalid, type AppError } from './errors';
 
 /**
  * The input gate: one check every transport passes through at its boundary (REST bodies, path params and
@@ -75,7 +75,7 @@ export function inputProblem(value: unknown, where: string, maxDepth: number): {
 /** The gate as an error: VALIDATION_FAILED naming the path, or null when the value may pass. */
 export function gateError(value: unknown, where: string, maxDepth: number): AppError | null {
   const problem = inputProblem(value, where, maxDepth);
-  return problem ? validationFailed(`${problem.path} ${problem.message}`, { issues: [problem] }) : null;
+  return problem ? invalid(problem.path, problem.message) : null;
 }
 
 /** GraphQL string literals (`"\u0000"` is a NUL once parsed) go through the same gate as variables. */
