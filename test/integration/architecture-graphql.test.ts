@@ -245,6 +245,8 @@ describe('architectureChanged', () => {
     await live(ownerSub, arch.slug, anchor.id, { x: 0, y: 0 });
     await live(editorSub, arch.slug, anchor.id, { x: 0, y: 0 });
     await drain(ownerSub);
+    // The editor may have been live for the owner's probe too; on a loaded machine its echo can come late.
+    await drain(editorSub);
 
     // The editor adds a node and moves it: the owner sees both.
     const node = await addNode(server.rest, editor, arch.slug, { blueprint_id: forks[3].id });
@@ -298,6 +300,8 @@ describe('architectureChanged', () => {
     await live(ownerSub, arch.slug, anchor.id, { x: 0, y: 0 });
     await live(editorSub, arch.slug, anchor.id, { x: 0, y: 0 });
     await drain(ownerSub);
+    // The editor may have been live for the owner's probe too; on a loaded machine its echo can come late.
+    await drain(editorSub);
 
     await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner, body: { team_id: otherTeam } });
     expect((await nextChange(ownerSub)).data!.architectureChanged).toMatchObject({ kind: 'TRANSFERRED', subjectId: otherTeam });
