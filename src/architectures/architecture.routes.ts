@@ -29,14 +29,14 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   });
 
   /** Public, no authentication: a page of public architectures, newest first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { schema: { querystring: pageQuery } }, async (request) => {
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { config: { public: true }, schema: { querystring: pageQuery } }, async (request) => {
     const ctx = await requestContext(request, deps);
     const page = pageFromQuery(request.query, deps.config.limits);
     const result = await listPublicArchitectures(ctx, page);
     return { items: result.items.map(toSummaryBody), total: result.total, ...page };
   });
 
-  app.get<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) => {
+  app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toArchitectureBody(await architectureView(ctx, await getArchitecture(ctx, request.params.slug)));
   });
@@ -79,7 +79,7 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   /** The diagram as Mermaid, DOT or JSON (default json); public architectures need no authentication. */
   app.get<SlugParams & { Querystring: { format?: string } }>(
     '/api/architectures/:slug/export',
-    { schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
+    { config: { public: true }, schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
     async (request, reply) => {
       const ctx = await requestContext(request, deps);
       const arch = await getArchitecture(ctx, request.params.slug);
