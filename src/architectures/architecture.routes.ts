@@ -3,6 +3,7 @@ import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
+import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 import { architectureView, getArchitecture } from './architecture.read';
 import { createArchitecture, listPublicArchitectures, transferArchitecture } from './architecture.service';
 import { toArchitectureBody, toEdgeBody, toNodeBody, toSummaryBody } from './architecture.wire';
@@ -39,6 +40,18 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toArchitectureBody(await architectureView(ctx, await getArchitecture(ctx, request.params.slug)));
+  });
+
+  /** Name, description, visibility; the slug never changes. */
+  app.patch<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    const arch = await updateArchitecture(ctx, request.params.slug, request.body);
+    return toArchitectureBody(await architectureView(ctx, arch));
+  });
+
+  app.delete<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request, reply) => {
+    await removeArchitecture(await requestContext(request, deps), request.params.slug);
+    return reply.status(204).send();
   });
 
   app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: { params: slugParam } }, async (request, reply) => {
