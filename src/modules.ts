@@ -14,6 +14,7 @@ import type { AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/routes';
 import { registryModule } from './registry/registry.module';
+import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';
 import { versionsModule } from './versions/versions.module';
 
@@ -30,6 +31,7 @@ export const areas: AreaModule[] = [
   broadcastsModule,
   compareModule,
   teamsModule,
+  reviewsModule,
   architecturesModule,
   mcpModule,
 ];

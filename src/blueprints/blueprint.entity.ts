@@ -12,6 +12,17 @@ export enum Visibility {
 }
 registerEnumType(Visibility, { name: 'Visibility' });
 
+/** completed / (completed + failed + abandoned); null before any run has ended. The one spelling of it. */
+export function successRateOf(c: { executionsCompleted: number; executionsFailed: number; executionsAbandoned: number }): number | null {
+  const ended = c.executionsCompleted + c.executionsFailed + c.executionsAbandoned;
+  return ended === 0 ? null : c.executionsCompleted / ended;
+}
+
+/** Mean review rating to two decimals; null without reviews. The one spelling of it. */
+export function ratingAverageOf(reviewCount: number, ratingSum: number): number | null {
+  return reviewCount === 0 ? null : Math.round((ratingSum / reviewCount) * 100) / 100;
+}
+
 /**
  * A stored, forkable build plan. Counters are denormalised so cards and rankings need no aggregation;
  * they are updated in the same transaction as the row that changes them (a star, a fork, a run).
@@ -33,6 +44,8 @@ export class Blueprint {
     | 'executionsAbandoned'
     | 'moduleCount'
     | 'stepCount'
+    | 'reviewCount'
+    | 'ratingSum'
     | 'createdAt'
     | 'updatedAt';
 
@@ -88,6 +101,14 @@ export class Blueprint {
   @Property({ type: 'integer' })
   forksCount: number = 0;
 
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  reviewCount: number = 0;
+
+  /** Sum of the review ratings; kept with `reviewCount` by the reviews area, in the review's transaction. */
+  @Property({ type: 'integer' })
+  ratingSum: number = 0;
+
   @Property({ type: 'integer' })
   executionsStarted: number = 0;
 
@@ -124,9 +145,13 @@ export class Blueprint {
     this.stepCount = plan.steps.length;
   }
 
+  /** Mean rating of the reviews; null without reviews. (GraphQL: BlueprintResolver.ratingAverage.) */
+  get ratingAverage(): number | null {
+    return ratingAverageOf(this.reviewCount, this.ratingSum);
+  }
+
   /** completed / (completed + failed + abandoned); null before any run has ended. (GraphQL: BlueprintResolver.successRate.) */
   get successRate(): number | null {
-    const ended = this.executionsCompleted + this.executionsFailed + this.executionsAbandoned;
-    return ended === 0 ? null : this.executionsCompleted / ended;
+    return successRateOf(this);
   }
 }

@@ -1,6 +1,6 @@
 import { getNamedType, isObjectType, type FieldNode, type GraphQLNamedType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { Plan } from '../plans/plan';
-import type { Blueprint } from './blueprint.entity';
+import { ratingAverageOf, successRateOf, type Blueprint } from './blueprint.entity';
 
 /**
  * The read path of blueprint lists and graphs (forks, parents, children, lineage, registry, trending,
@@ -20,7 +20,7 @@ import type { Blueprint } from './blueprint.entity';
 export const blueprintColumns = [
   'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'plan', 'forked_from_id',
   'module_count', 'step_count', 'stars_count', 'forks_count', 'executions_started', 'executions_completed',
-  'executions_failed', 'executions_abandoned', 'created_at', 'updated_at',
+  'executions_failed', 'executions_abandoned', 'review_count', 'rating_sum', 'created_at', 'updated_at',
 ] as const;
 export type BlueprintColumn = (typeof blueprintColumns)[number];
 
@@ -50,6 +50,9 @@ const columnsOfField: Record<string, readonly BlueprintColumn[]> = {
   createdAt: ['created_at'],
   updatedAt: ['updated_at'],
   successRate: executionColumns,
+  reviewCount: ['review_count'],
+  ratingAverage: ['review_count', 'rating_sum'],
+  reviews: [],
   executionStats: executionColumns,
   modules: ['plan'],
   steps: ['plan'],
@@ -91,6 +94,8 @@ export class BlueprintRow {
   executionsCompleted!: number;
   executionsFailed!: number;
   executionsAbandoned!: number;
+  reviewCount!: number;
+  ratingSum!: number;
   createdAt!: Date;
   updatedAt!: Date;
   private loadedPlan?: Plan;
@@ -106,8 +111,12 @@ export class BlueprintRow {
 
   /** The entity's rule (completed over ended runs), on plain rows. */
   get successRate(): number | null {
-    const ended = this.executionsCompleted + this.executionsFailed + this.executionsAbandoned;
-    return ended === 0 ? null : this.executionsCompleted / ended;
+    return successRateOf(this);
+  }
+
+  /** The entity's rule (mean rating), on plain rows. */
+  get ratingAverage(): number | null {
+    return ratingAverageOf(this.reviewCount, this.ratingSum);
   }
 }
 
@@ -134,6 +143,8 @@ const assign: Record<BlueprintColumn, (row: BlueprintRow, value: unknown) => voi
   executions_completed: (r, v) => (r.executionsCompleted = Number(v)),
   executions_failed: (r, v) => (r.executionsFailed = Number(v)),
   executions_abandoned: (r, v) => (r.executionsAbandoned = Number(v)),
+  review_count: (r, v) => (r.reviewCount = Number(v)),
+  rating_sum: (r, v) => (r.ratingSum = Number(v)),
   created_at: (r, v) => (r.createdAt = asDate(v)),
   updated_at: (r, v) => (r.updatedAt = asDate(v)),
 };

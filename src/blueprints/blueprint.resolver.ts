@@ -70,6 +70,11 @@ export class BlueprintResolver {
     return bp.successRate;
   }
 
+  @FieldResolver(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' })
+  ratingAverage(@Root() bp: BlueprintRoot): number | null {
+    return bp.ratingAverage;
+  }
+
   @FieldResolver(() => Boolean)
   viewerHasStarred(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerHasStarred(ctx, bp.id);

@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
+import { assertAllowed } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, invalidAll, knownError, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
@@ -34,6 +35,8 @@ async function callTool(ctx: RequestContext, tools: Map<string, McpToolDefinitio
     return errorResult(invalidAll(issues));
   }
   try {
+    // The public rule and the read scope, per tool (the route only requires a token).
+    assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
     return toolResult(await tool.handler(ctx, parsed.data as never));
   } catch (err) {
     // The same error body as REST, flagged as a tool error so the agent can read and react.
@@ -64,7 +67,8 @@ function serverFor(ctx: RequestContext, tools: McpToolDefinition[], log: Fastify
  */
 export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
   return (app, deps) => {
-    app.post('/mcp', async (request, reply) => {
+    // A token is required (the central hook); read or write is decided per tool, in serverFor.
+    app.post('/mcp', { config: { write: false } }, async (request, reply) => {
       const ctx = await requestContext(request, deps);
       if (!ctx.viewer) throw unauthenticated();
       const server = serverFor(ctx, tools, app.log);
@@ -81,6 +85,7 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
       app.route({
         method,
         url: '/mcp',
+        config: { public: true },
         handler: async (_request, reply) =>
           reply.status(405).header('allow', 'POST').send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
       });

@@ -60,6 +60,16 @@ async function waitForExit(pid: number, ms: number): Promise<void> {
   for (let waited = 0; waited < ms && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
+/** The port a running postmaster listens on (line 4 of postmaster.pid), if there is one. */
+function runningPort(clusterDir: string): number | null {
+  try {
+    const port = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Stops a postmaster that a killed process started on this cluster. */
 async function stopStalePostmaster(pid: number, log: (msg: string) => void): Promise<void> {
   log(`stopping a stale embedded PostgreSQL (pid ${pid}) left by an earlier run`);
@@ -163,8 +173,10 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
 
   const running = postmasterState(clusterDir);
   if (running.state === 'in-use') {
-    log(`using the embedded PostgreSQL another process runs on ${clusterDir} (pid ${running.pid})`);
-    return { url, stop: async () => undefined };
+    // It listens where its starter put it, which need not be our port: postmaster.pid's fourth line says.
+    const port = runningPort(clusterDir) ?? options.port;
+    log(`using the embedded PostgreSQL another process runs on ${clusterDir} (pid ${running.pid}, port ${port})`);
+    return { url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, stop: async () => undefined };
   }
   if (running.state === 'stale') await stopStalePostmaster(running.pid, log);
   if (runAs) await chown(clusterDir, runAs.uid, runAs.gid);

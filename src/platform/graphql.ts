@@ -13,6 +13,7 @@ import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext, Viewer } from './context';
+import { assertOperationAllowed } from './access-policy';
 import { requestEntityManager } from './database';
 import { AppError, isUnavailable, unavailable, validationFailed } from './errors';
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
@@ -82,6 +83,24 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind === 'single' && response.body.singleResult.errors)
             response.body.singleResult.errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
+        },
+      };
+    },
+  };
+}
+
+/** The access rule (platform/access-policy.ts) on each root field, before anything resolves. */
+function accessPlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, contextValue }) {
+          try {
+            assertOperationAllowed(contextValue.viewer, document, request.operationName);
+          } catch (err) {
+            if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
+            throw err;
+          }
         },
       };
     },
@@ -251,6 +270,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         const limited = await chargeOperation(deps.limiter, limits, { tokenHash: ctx.extra.tokenHash, ip }, document, operation, true);
         if (limited) return [limited];
         try {
+          assertOperationAllowed(ctx.extra.viewer ?? null, document, payload.operationName);
           assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
         } catch (err) {
           return [err as AppError];
@@ -294,6 +314,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
+      accessPlugin(),
       operationLimitPlugin(deps),
       internalErrorPlugin(app.log),
       unavailablePlugin(deps.config.database.retryAfterSeconds),
@@ -334,7 +355,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       }
     },
   });
-  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], handler });
+  // Public at the HTTP level: the access rule is applied per root field (accessPlugin), as over WebSocket.
+  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], config: { public: true, write: false }, handler });
   // Stopping Apollo drains everything: the drain plugin closes Fastify (in-flight requests finish,
   // stragglers are cut after 10 s) and the hook above disposes graphql-ws (sockets get 1001 Going away).
   return { stop: () => apollo.stop() };

@@ -5,6 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
+import { assertAllowed } from './access-policy';
 import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
 import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
@@ -14,6 +15,19 @@ import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Callable without a bearer token (DESIGN.md section 9). Default: a token is required. */
+    public?: boolean;
+    /**
+     * Whether the route changes something (refused to `read` tokens). Default: every method but GET,
+     * HEAD and OPTIONS. `/graphql` and `/mcp` say false and apply the rule per root field / per tool.
+     */
+    write?: boolean;
+  }
+  interface FastifyInstance {
+    /** Every route registered, as `METHOD /path` with its access config (the authorization matrix test reads it). */
+    registeredRoutes: Array<{ method: string; url: string; public: boolean; write: boolean }>;
+  }
   interface FastifyRequest {
     /** Built lazily by `requestContext(request)`. */
     bwContext?: Promise<RequestContext>;
@@ -23,7 +37,7 @@ declare module 'fastify' {
 
 /** The request's context (EntityManager fork, viewer, loaders), built once per request. */
 export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<RequestContext> {
-  request.bwContext ??= createRequestContext(deps, request.headers.authorization, request.id);
+  request.bwContext ??= createRequestContext(deps, request.headers.authorization, request.id, request.ip);
   return request.bwContext;
 }
 
@@ -142,6 +156,25 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     });
   }
 
+  const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+  const isWrite = (method: string, write: boolean | undefined) => write ?? !readMethods.has(method);
+  app.decorate('registeredRoutes', []);
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { public?: boolean; write?: boolean };
+    for (const method of [route.method].flat())
+      app.registeredRoutes.push({ method, url: route.url, public: config.public === true, write: isWrite(method, config.write) });
+  });
+  // The access rule, once for every route: anonymous callers reach only public routes, read tokens only reads.
+  // At preValidation: after the rate limit (onRequest), so refused callers still spend their budget, and
+  // after body parsing (an oversize body is 413 whoever sends it), but before any body schema is checked.
+  app.addHook('preValidation', async (request) => {
+    if (request.is404) return;
+    const config = request.routeOptions.config;
+    if (config.public) return; // a token given anyway is still checked (401 if bad) when the handler builds its context
+    const ctx = await requestContext(request, deps);
+    assertAllowed(ctx.viewer, { public: false, write: isWrite(request.method, config.write) });
+  });
+
   await app.register(rateLimit, {
     global: true,
     max: config.limits.rateLimitPerMinute,
@@ -161,7 +194,11 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
     if (error instanceof AppError && request.routeOptions.url === '/graphql')
       return reply.status(error.status).send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
-    if (error instanceof AppError) return reply.status(error.status).send(errorBody(error));
+    if (error instanceof AppError) {
+      const retryAfter = error.details?.retry_after_seconds;
+      if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+      return reply.status(error.status).send(errorBody(error));
+    }
     const outage = knownError(error, config.database.retryAfterSeconds);
     if (outage) return reply.status(outage.status).header('retry-after', String(config.database.retryAfterSeconds)).send(errorBody(outage));
     if (error.validation) {
@@ -185,7 +222,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   });
 
   // Its own connection (never the request pool) and a short timeout: see HealthProbe.
-  app.get('/healthz', async (_request, reply) => {
+  app.get('/healthz', { config: { public: true } }, async (_request, reply) => {
     if (health ? await health.check() : await deps.orm.em.getConnection().execute('select 1').then(() => true, () => false))
       return reply.send({ status: 'ok' });
     const retry = config.database.retryAfterSeconds;
