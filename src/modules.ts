@@ -31,7 +31,7 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
 import { versionRoutes } from './versions/version.routes';
-import { TeamResolver } from './teams/team.resolver';
+import { TeamResolver, ViewerTeamsResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`). */
@@ -78,6 +78,7 @@ export const resolvers: NonEmptyArray<Function> = [
   BlueprintActivityResolver,
   CompareResolver,
   TeamResolver,
+  ViewerTeamsResolver,
   ArchitectureResolver,
   ArchitectureNodeResolver,
 ];

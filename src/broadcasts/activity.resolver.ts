@@ -19,6 +19,8 @@ export enum BlueprintActivityKind {
   UNSTARRED = 'unstarred',
   VERSION = 'version',
   CHANGELOG = 'changelog',
+  /** Moved into, between or out of teams; `subjectId` is the receiving team (null: out of its team). */
+  TRANSFERRED = 'transferred',
 }
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 
