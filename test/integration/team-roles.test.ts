@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addNode, createArchitecture, createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTeamBlueprint } from '../fixtures/teams';
@@ -169,5 +171,25 @@ describe('the role matrix of DESIGN.md section 6', () => {
       status: expectedStatus(action, who),
       code: expectedStatus(action, who) >= 400 ? (expectedStatus(action, who) === 403 ? 'FORBIDDEN' : 'NOT_FOUND') : undefined,
     });
+  });
+});
+
+describe('the same matrix over MCP (the tools call the same services)', () => {
+  const mcpActions: Array<{ name: string; base: Action; tool: string; args: () => Record<string, unknown> }> = [
+    { name: 'blueprint_get of a team blueprint', base: actions[0]!, tool: 'blueprint_get', args: () => ({ blueprint_id: teamBlueprint.id }) },
+    { name: 'tool_operation_start of an INPLACE tool', base: actions[4]!, tool: 'tool_operation_start', args: () => ({ tool_type: 'fuzz', source_blueprint_ids: [teamBlueprint.id] }) },
+  ];
+  const cells = mcpActions.flatMap((a) => ([...roles, 'outsider'] as const).map((who) => [a.name, who, a] as const));
+  it.each(cells)('%s as %s', async (_name, who, action) => {
+    const client = new Client({ name: 'roles', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens[who]}` } } }));
+    try {
+      const result = (await client.callTool({ name: action.tool, arguments: action.args() })) as { isError?: boolean; content: Array<{ text: string }> };
+      const expected = expectedStatus(action.base, who);
+      const code = result.isError ? JSON.parse(result.content[0]!.text).error.code : null;
+      expect(code).toBe(expected < 400 ? null : expected === 403 ? 'FORBIDDEN' : 'NOT_FOUND');
+    } finally {
+      await client.close();
+    }
   });
 });
