@@ -4,6 +4,8 @@ import { editPlan, sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let owner: string;
 let forker: string;
 
@@ -11,6 +13,7 @@ const compare = (id: string, token?: string) => server.rest.get(`/api/blueprints
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   owner = await server.rest.agentToken('parent owner');
   forker = await server.rest.agentToken('forker');
 });
@@ -116,7 +119,7 @@ it('answers the same comparison over GraphQL, with the same errors', async () =>
   const parent = await createBlueprint(server.rest, owner, { name: 'GraphQL parent' });
   const child = await fork(server.rest, forker, parent.id);
   await editPlan(server, child.id, (plan) => void (plan.designSystem.font = 'Inter'));
-  const data = await server.gql.ok(CompareWithParentDocument, { id: child.id });
+  const data = await server.gql.ok(CompareWithParentDocument, { id: child.id }, reader);
   expect(data.compareWithParent).toMatchObject({
     blueprint: { id: child.id },
     parent: { id: parent.id },
@@ -125,6 +128,6 @@ it('answers the same comparison over GraphQL, with the same errors', async () =>
     ahead: { designSystem: { added: ['font'] }, sectionsTouched: ['designSystem'], isEmpty: false },
     behind: { isEmpty: true },
   });
-  const notFork = await server.gql.request(CompareWithParentDocument, { id: parent.id });
+  const notFork = await server.gql.request(CompareWithParentDocument, { id: parent.id }, reader);
   expect(notFork.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
 });
