@@ -229,6 +229,28 @@ describe('audit entries: one per change, right actor and target', () => {
   });
 });
 
+describe('ownership changes by a claim', () => {
+  it("records one entry per team blueprint and architecture a person takes over from an agent session", async () => {
+    const agent = await server.rest.agentSession('claimed agent');
+    const teamId = (await createTeam(server.rest, agent.token, [[ids.member!, 'member']], 'Agent team')).id;
+    const bp = await createTeamBlueprint(server.rest, agent.token, teamId, { name: 'Agent made' });
+    await createBlueprint(server.rest, agent.token, { name: 'Agent personal' }); // not a team's: not audited
+    const arch = await createArchitecture(server.rest, agent.token, { name: 'Agent diagram' });
+    await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: agent.token, body: { team_id: teamId } });
+    const person = await server.rest.signUp();
+    const before = await entriesOf(teamId);
+    expect((await server.rest.post('/api/account/claim', { token: person.token, body: { agent_token: agent.token } })).status).toBe(200);
+    expect(await entriesOf(teamId)).toBe(before + 2);
+    const entries = (await auditOf(server.rest, tokens.member!, teamId)).slice(0, 2);
+    expect(entries.map((e) => [e.action, e.target_id, e.actor.id, e.details])).toEqual(
+      expect.arrayContaining([
+        ['blueprint.owner_changed', bp.id, person.id, { from_owner_id: agent.id, to_owner_id: person.id, cause: 'claim' }],
+        ['architecture.owner_changed', arch.id, person.id, { from_owner_id: agent.id, to_owner_id: person.id, cause: 'claim' }],
+      ]),
+    );
+  });
+});
+
 describe('the audit log is append-only at the database', () => {
   it('refuses UPDATE, DELETE and TRUNCATE on the table, from any SQL client', async () => {
     const teamId = await fullTeam();
