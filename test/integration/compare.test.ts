@@ -9,7 +9,7 @@ let reader: string;
 let owner: string;
 let forker: string;
 
-const compare = (id: string, token?: string) => server.rest.get(`/api/blueprints/${id}/compare`, { token });
+const compare = (id: string, token?: string) => server.rest.get(`/api/blueprints/${id}/compare`, { token: token ?? reader });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -111,7 +111,8 @@ it('answers 404 when the parent is out of sight, and for a fork the caller may n
   const secret = await createBlueprint(server.rest, owner, { name: 'Secret parent', visibility: 'private' });
   const secretFork = await fork(server.rest, owner, secret.id);
   expect((await compare(secretFork.id, forker)).status).toBe(404);
-  expect((await compare(secretFork.id)).status).toBe(404);
+  expect((await compare(secretFork.id, reader)).status).toBe(404);
+  expect((await server.rest.get(`/api/blueprints/${secretFork.id}/compare`)).status).toBe(401);
   expect((await compare('no-such-blueprint')).status).toBe(404);
 });
 
