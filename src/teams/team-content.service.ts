@@ -62,6 +62,9 @@ export async function applyTransfer(ctx: RequestContext, tx: EntityManager, subj
   const input = assertValid<{ team_id: string | null }>(transferBody, rawBody ?? {}, 'body');
   const target = input.team_id === null ? null : input.team_id.toLowerCase();
   const ownsIt = subject.ownerId === viewer.principalId;
+  // Between two teams, both rows are locked in id order first, so two opposite transfers cannot deadlock.
+  if (subject.teamId !== null && target !== null && target !== subject.teamId && isUuid(target))
+    await tx.execute('select id from team where id in (?, ?) order by id for update', [subject.teamId, target]);
   const currentRole = subject.teamId === null ? null : await roleIn(tx, subject.teamId, viewer.principalId, 'update');
   if (target === subject.teamId) {
     if (!ownsIt && currentRole !== TeamRole.OWNER) throw forbidden(`Only the owner of this ${subject.kind} or of its team may transfer it`);

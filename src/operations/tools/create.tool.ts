@@ -146,7 +146,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
           description: withDefault(descriptionField, ''),
           tags: withDefault(tagsField, []),
           visibility: visibilityField,
-          team_id: { type: ['string', 'null'], format: 'uuid' },
+          team_id: { type: ['string', 'null'], pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
         },
       },
       accept: async (c, s: { team_id?: string | null }) => {
