@@ -4,7 +4,8 @@ import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service
 import { isUuid } from '../platform/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { invalid, notFound } from '../platform/errors';
+import { notFound } from '../platform/errors';
+import { assertValid, validatorFor } from '../platform/json-schema';
 import type { Page, PageRequest } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 
@@ -16,30 +17,24 @@ export interface EntryFields {
 }
 
 
+const entryBody = (limits: Limits, mode: 'publish' | 'update') =>
+  validatorFor({
+    type: 'object',
+    additionalProperties: false,
+    ...(mode === 'publish' ? { required: ['title', 'body'] } : { minProperties: 1 }),
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: limits.changelogTitleMax, pattern: '\\S' },
+      body: { type: 'string', maxLength: limits.changelogBodyMax },
+    },
+  });
+
 /**
  * `{title, body}` from a request body. Publishing needs both (the body may be empty); an update needs
  * at least one. Titles are trimmed and must not be blank; unknown fields are rejected.
  */
 export function parseEntryFields(input: unknown, limits: Limits, mode: 'publish' | 'update'): EntryFields {
-  if (input === null || input === undefined || typeof input !== 'object' || Array.isArray(input))
-    throw invalid('', 'must be an object', 'The request body must be a JSON object with title and body');
-  const raw = input as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (key !== 'title' && key !== 'body') throw invalid(key, 'is not a known field (title, body)');
-  const out: EntryFields = {};
-  if (raw.title !== undefined) {
-    if (typeof raw.title !== 'string') throw invalid('title', 'must be a string');
-    const title = raw.title.trim();
-    if (title === '') throw invalid('title', 'must not be blank');
-    if (title.length > limits.changelogTitleMax) throw invalid('title', `must be at most ${limits.changelogTitleMax} characters`);
-    out.title = title;
-  } else if (mode === 'publish') throw invalid('title', 'is required');
-  if (raw.body !== undefined) {
-    if (typeof raw.body !== 'string') throw invalid('body', 'must be a string');
-    if (raw.body.length > limits.changelogBodyMax) throw invalid('body', `must be at most ${limits.changelogBodyMax} characters`);
-    out.body = raw.body;
-  } else if (mode === 'publish') throw invalid('body', 'is required');
-  if (mode === 'update' && out.title === undefined && out.body === undefined) throw invalid('', 'must change title or body');
-  return out;
+  const fields = assertValid<EntryFields>(entryBody(limits, mode), input ?? null, '');
+  return fields.title === undefined ? fields : { ...fields, title: fields.title.trim() };
 }
 
 /**

@@ -13,11 +13,13 @@ export type JsonSchema = Record<string, unknown>;
 /** `/modules/0/depends_on` style paths, with the root named, e.g. `submission/modules/0/key`. */
 export function issuesFrom(errors: ErrorObject[] | null | undefined, root: string): ValidationIssue[] {
   return (errors ?? []).map((e) => {
-    let path = root + e.instancePath;
+    // An empty root names top-level fields bare (`title`, not `/title`).
+    let path = root ? root + e.instancePath : e.instancePath.slice(1);
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') path += `/${String(e.params.missingProperty)}`;
+    const child = (name: unknown) => (path ? `${path}/${String(name)}` : String(name));
+    if (e.keyword === 'required') path = child(e.params.missingProperty);
     if (e.keyword === 'additionalProperties') {
-      path += `/${String(e.params.additionalProperty)}`;
+      path = child(e.params.additionalProperty);
       message = 'is not a known property';
     }
     if (e.keyword === 'enum') message += `: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
