@@ -32,9 +32,9 @@ export class BlueprintResolver {
     return (await principalById(ctx, bp.owner.id))!;
   }
 
-  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, when the caller is a member of it.' })
+  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint belongs to, when the caller is a member of it.' })
   async team(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Team | null> {
-    // A public team blueprint is readable by anyone; its team (members, conventions) only by the team.
+    // A team shows its members, audit log and analytics: only its members get to open it.
     if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
     return teamById(ctx, bp.team.id);
   }

@@ -5,6 +5,7 @@ import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { forbidden, invalid, notFound } from '../platform/errors';
+import { Team } from '../teams/team.entity';
 import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
 import { assertOwner, assertReadable, guardOf, isOwner } from './access';
@@ -57,6 +58,8 @@ export interface NewBlueprint {
   tags: string[];
   visibility: Visibility;
   plan: Plan;
+  /** The team it is created in; the caller checked that the owner may put blueprints there. */
+  teamId?: string | null;
 }
 
 /**
@@ -81,6 +84,7 @@ export async function insertBlueprint(
   });
   bp.description = input.description;
   bp.tags = normaliseTags(input.tags);
+  if (input.teamId) bp.team = tx.getReference(Team, input.teamId, { wrapped: true });
   tx.persist(bp);
   await recordVersion(tx, bp, ownerId, cause, changes);
   return bp;

@@ -42,13 +42,13 @@ export const executionRoutes: RouteModule = (app, deps) => {
       const page = pageFromQuery(request.query, deps.config.limits);
       const bp = await getBlueprint(ctx, request.params.id);
       const { items, total } = await executionsOf(ctx, bp, page);
-      return { items: items.map(toRunBody), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
+      return { items: items.map((r) => toRunBody(r)), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
     },
   );
 
   app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    return toRunBody(await getExecutionRun(ctx, request.params.runId));
+    return toRunBody(await getExecutionRun(ctx, request.params.runId), { withPrompt: true });
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(

@@ -20,8 +20,8 @@ export function toStepBody(v: StepView) {
   return { run_id: v.run.id, n: v.n, step: v.step, dn: v.dn, next_token: v.nextToken };
 }
 
-/** One entry of the execution history. */
-export function toRunBody(run: ExecutionRun) {
+/** One entry of the execution history; a single run (`withPrompt`) also shows the system prompt it started with. */
+export function toRunBody(run: ExecutionRun, options: { withPrompt?: boolean } = {}) {
   return {
     id: run.id,
     blueprint_id: run.blueprint.id,
@@ -33,6 +33,7 @@ export function toRunBody(run: ExecutionRun) {
     started_at: run.startedAt.toISOString(),
     last_step_at: run.lastStepAt?.toISOString() ?? null,
     ended_at: run.endedAt?.toISOString() ?? null,
+    ...(options.withPrompt ? { system_prompt: run.systemPrompt } : {}),
   };
 }
 

@@ -152,6 +152,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     { method: 'POST', route: '/api/teams/:id/members', url: (w) => `/api/teams/${w.team.id}/members`, body: () => ({ principal_id: randomUUID(), role: 'member' }), expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }) },
     { method: 'PATCH', route: '/api/teams/:id/members/:principalId', url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`, body: () => ({ role: 'viewer' }), expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
     { method: 'DELETE', route: '/api/teams/:id/members/:principalId', url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`, expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
+    { method: 'GET', route: '/api/teams', url: () => '/api/teams', expect: READ },
+    { method: 'PATCH', route: '/api/teams/:id', url: (w) => `/api/teams/${w.team.id}`, body: () => ({ conventions: 'matrix conventions' }), expect: OWNER_WRITE },
+    { method: 'DELETE', route: '/api/teams/:id', url: async (w) => `/api/teams/${(await createTeam(w.server.rest, w.owner.token, [], 'Matrix doomed')).id}`, expect: OWNER_WRITE },
+    { method: 'GET', route: '/api/teams/:id/blueprints', url: (w) => `/api/teams/${w.team.id}/blueprints`, expect: PRIVATE },
+    { method: 'GET', route: '/api/teams/:id/architectures', url: (w) => `/api/teams/${w.team.id}/architectures`, expect: PRIVATE },
+    { method: 'GET', route: '/api/teams/:id/audit', url: (w) => `/api/teams/${w.team.id}/audit`, expect: PRIVATE },
+    { method: 'GET', route: '/api/teams/:id/analytics', url: (w) => `/api/teams/${w.team.id}/analytics`, expect: PRIVATE },
+    { method: 'POST', route: '/api/blueprints/:id/transfer', url: async (w) => `/api/blueprints/${await fresh.privateBlueprint(w)}/transfer`, body: (w) => ({ team_id: w.team.id }), expect: OWNER_WRITE },
 
     { method: 'GET', route: '/graphql', url: () => '/graphql?query=%7B__typename%7D', headers: { 'apollo-require-preflight': 'true' }, expect: PUBLIC },
     { method: 'POST', route: '/graphql', url: () => '/graphql', body: () => ({ query: '{ __typename }' }), expect: PUBLIC },
@@ -222,6 +230,9 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     addTeamMember: WRITE,
     updateTeamMember: WRITE,
     removeTeamMember: WRITE,
+    updateTeam: WRITE,
+    deleteTeam: WRITE,
+    transferBlueprint: WRITE,
   },
 
   /** MCP tools. `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */

@@ -119,9 +119,9 @@ describe('query limits', () => {
     expect(tree.data).toEqual({ blueprint: null });
     expect((await overWs(forkTree, { id: '00000000-0000-4000-8000-000000000000' })).errors).toBeUndefined();
 
-    const cheap = await server.gql.request(nodeHeavyQuery, { n: 5 });
+    const cheap = await server.gql.request(nodeHeavyQuery, { n: 5 }, reader);
     expect(cheap.errors).toBeUndefined();
-    const heavy = await server.gql.request(nodeHeavyQuery, { n: 100 });
+    const heavy = await server.gql.request(nodeHeavyQuery, { n: 100 }, reader);
     expect(heavy.status).toBe(400);
     expect(heavy.data ?? null).toBeNull();
     expectOnlyValidationFailed(heavy.errors);

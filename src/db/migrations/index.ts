@@ -7,6 +7,7 @@ import { Migration20261122000400_shields } from './Migration20261122000400_shiel
 import { Migration20261122000500_provenance } from './Migration20261122000500_provenance';
 import { Migration20261123000200_registry_indexes } from './Migration20261123000200_registry_indexes';
 import { Migration20261123000300_people } from './Migration20261123000300_people';
+import { Migration20261123000400_teams } from './Migration20261123000400_teams';
 import { Migration20261123000800_idempotency } from './Migration20261123000800_idempotency';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
@@ -19,5 +20,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000500_provenance', class: Migration20261122000500_provenance },
   { name: 'Migration20261123000200_registry_indexes', class: Migration20261123000200_registry_indexes },
   { name: 'Migration20261123000300_people', class: Migration20261123000300_people },
+  { name: 'Migration20261123000400_teams', class: Migration20261123000400_teams },
   { name: 'Migration20261123000800_idempotency', class: Migration20261123000800_idempotency },
 ];
