@@ -1,4 +1,17 @@
 import type { NonEmptyArray } from 'type-graphql';
+import { architectureMcpTools } from './architectures/architecture.mcp';
+import { blueprintMcpTools } from './blueprints/blueprint.mcp';
+import { broadcastMcpTools } from './broadcasts/broadcast.mcp';
+import { changelogMcpTools } from './changelog/changelog.mcp';
+import { compareMcpTools } from './compare/compare.mcp';
+import { executionMcpTools } from './execution/execution.mcp';
+import { lineageMcpTools } from './lineage/lineage.mcp';
+import type { McpToolDefinition } from './mcp/mcp-tool';
+import { mcpRoutes } from './mcp/mcp.routes';
+import { operationMcpTools } from './operations/operation.mcp';
+import { registryMcpTools } from './registry/registry.mcp';
+import { teamMcpTools } from './teams/team.mcp';
+import { versionMcpTools } from './versions/version.mcp';
 import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
 import { ArchitectureResolver } from './architectures/architecture.resolver';
 import { architectureRoutes } from './architectures/architecture.routes';
@@ -8,7 +21,6 @@ import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { NodeResolver } from './blueprints/node.resolver';
 import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
-import { executionMcpTools } from './execution/execution.mcp';
 import { executionRoutes } from './execution/execution.routes';
 import { BlueprintActivityResolver } from './broadcasts/activity.resolver';
 import { BlueprintBroadcastResolver, BroadcastResolver } from './broadcasts/broadcast.resolver';
@@ -18,9 +30,6 @@ import { changelogRoutes } from './changelog/changelog.routes';
 import { CompareResolver } from './compare/compare.resolver';
 import { compareRoutes } from './compare/compare.routes';
 import { LineageResolver } from './lineage/lineage.resolver';
-import { coreMcpTools } from './mcp/core.tools';
-import type { McpToolDefinition } from './mcp/mcp-tool';
-import { mcpRoutes } from './mcp/mcp.routes';
 import { lineageRoutes } from './lineage/lineage.routes';
 import { ProvenanceResolver } from './lineage/provenance.resolver';
 import { OperationResolver } from './operations/operation.resolver';
@@ -34,10 +43,19 @@ import { versionRoutes } from './versions/version.routes';
 import { TeamResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
 
-/** Every domain area's MCP tools (served at `POST /mcp`). */
+/** Every domain area's MCP tools (served at `POST /mcp`), each beside its area's routes. */
 export const mcpTools: McpToolDefinition[] = [
-  ...coreMcpTools,
+  ...blueprintMcpTools,
+  ...lineageMcpTools,
+  ...registryMcpTools,
+  ...compareMcpTools,
+  ...operationMcpTools,
   ...executionMcpTools,
+  ...versionMcpTools,
+  ...changelogMcpTools,
+  ...broadcastMcpTools,
+  ...architectureMcpTools,
+  ...teamMcpTools,
 ];
 
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */

@@ -1,12 +1,8 @@
-import { getBlueprint } from '../blueprints/blueprint.service';
-import { requireViewer } from '../auth/auth.service';
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { startIdleSweep } from './execution.sweep';
-import { toRunBody, toStartBody, toStatsBody, toStepBody } from './execution.wire';
+import { executionHistoryBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
@@ -47,14 +43,7 @@ export const executionRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/executions',
     { schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      requireViewer(ctx);
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const bp = await getBlueprint(ctx, request.params.id);
-      const { items, total } = await executionsOf(ctx, bp, page);
-      return { items: items.map(toRunBody), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
-    },
+    async (request) => executionHistoryBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {

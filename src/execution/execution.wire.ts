@@ -1,5 +1,9 @@
+import { requireViewer } from '../auth/auth.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import type { RequestContext } from '../platform/context';
+import { pageFromQuery } from '../platform/pagination';
 import type { ExecutionRun } from './execution-run.entity';
-import type { ExecutionStats } from './execution.history';
+import { executionsOf, executionStatsOf, type ExecutionStats } from './execution.history';
 import type { StartView, StepView } from './execution.service';
 
 /** `GET /api/blueprints/:id/start` (DESIGN.md section 8): `next_token` is step 1's token. */
@@ -38,4 +42,13 @@ export function toRunBody(run: ExecutionRun) {
 
 export function toStatsBody(s: ExecutionStats) {
   return { started: s.started, completed: s.completed, failed: s.failed, abandoned: s.abandoned, running: s.running, success_rate: s.successRate };
+}
+
+/** `GET /api/blueprints/:id/executions` (REST and MCP): runs newest first, with the blueprint's stats. */
+export async function executionHistoryBody(ctx: RequestContext, idOrSlug: string, query: { limit?: unknown; offset?: unknown }) {
+  requireViewer(ctx);
+  const page = pageFromQuery(query, ctx.config.limits);
+  const bp = await getBlueprint(ctx, idOrSlug);
+  const { items, total } = await executionsOf(ctx, bp, page);
+  return { items: items.map(toRunBody), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
 }

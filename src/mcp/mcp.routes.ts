@@ -1,47 +1,37 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
+import { publicOrigin } from '../platform/public-url';
 import type { RouteModule } from '../platform/routes';
+import { mcpServerFor } from './mcp.server';
 import type { McpToolDefinition } from './mcp-tool';
 
-function toolResult(body: unknown) {
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
-  return { content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: structured };
-}
-
-/** A server bound to one request's context: tools run as the caller, with the caller's loaders. */
-function serverFor(ctx: RequestContext, tools: McpToolDefinition[]): McpServer {
-  const server = new McpServer({ name: 'blueprint-workshop', version: '0.1.0' });
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly } },
-      async (args: Record<string, unknown>) => {
-        try {
-          return toolResult(await tool.handler(ctx, args as never));
-        } catch (err) {
-          // The same error body as REST, flagged as a tool error so the agent can read and react.
-          if (err instanceof AppError) return { ...toolResult(errorBody(err)), isError: true };
-          throw err;
-        }
-      },
-    );
-  }
-  return server;
-}
+/** Where an MCP client finds how to get a token (RFC 9728), named in every 401 challenge of `/mcp`. */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless (a server and transport per request, JSON responses),
- * so any instance can answer any call. Every tool needs a bearer token.
+ * so any instance can answer any call. Every tool needs a bearer token: without a valid one the answer is
+ * 401 with `WWW-Authenticate: Bearer resource_metadata="..."`, from which a standard MCP client discovers
+ * the OAuth authorization server (RFC 9728, MCP authorization).
  */
 export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
   return (app, deps) => {
     app.post('/mcp', async (request, reply) => {
-      const ctx = await requestContext(request, deps);
-      if (!ctx.viewer) throw unauthenticated();
-      const server = serverFor(ctx, tools);
+      const challenge = (err: AppError) => {
+        const metadata = publicOrigin(request, deps.config) + PROTECTED_RESOURCE_METADATA_PATH;
+        const error = request.headers.authorization ? 'error="invalid_token", ' : '';
+        return reply.status(401).header('www-authenticate', `Bearer ${error}resource_metadata="${metadata}"`).send(errorBody(err));
+      };
+      let ctx;
+      try {
+        ctx = await requestContext(request, deps);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return challenge(err);
+        throw err;
+      }
+      if (!ctx.viewer) return challenge(unauthenticated());
+      const server = mcpServerFor(ctx, tools, request.log);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

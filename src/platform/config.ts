@@ -58,6 +58,11 @@ export interface Config {
   logLevel: string;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
+  /**
+   * The origin clients reach the service at (`PUBLIC_URL`, e.g. `https://blueprints.example.com`): the OAuth
+   * issuer and the MCP resource are named after it. Unset: the origin of each request (`Host` header).
+   */
+  publicUrl?: string;
   limits: Limits;
 }
 
@@ -102,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || '.data',
     logLevel: env.LOG_LEVEL || 'info',
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
+    publicUrl: env.PUBLIC_URL || undefined,
     limits: {
       ...defaultLimits,
       pageMax: intFromEnv(env, 'PAGE_MAX', defaultLimits.pageMax),
