@@ -15,6 +15,8 @@ import { versionMcpTools } from './versions/version.mcp';
 import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
 import { ArchitectureResolver } from './architectures/architecture.resolver';
 import { architectureRoutes } from './architectures/architecture.routes';
+import { accountRoutes } from './auth/account.routes';
+import { AccountResolver } from './auth/account.resolver';
 import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
@@ -61,6 +63,7 @@ export const mcpTools: McpToolDefinition[] = [
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */
 export const routeModules: RouteModule[] = [
   authRoutes,
+  accountRoutes,
   blueprintRoutes,
   lineageRoutes,
   registryRoutes,
@@ -78,6 +81,7 @@ export const routeModules: RouteModule[] = [
 /** Every domain area's GraphQL resolvers. */
 export const resolvers: NonEmptyArray<Function> = [
   AuthResolver,
+  AccountResolver,
   BlueprintResolver,
   NodeResolver,
   LineageResolver,

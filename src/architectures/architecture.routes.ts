@@ -26,11 +26,11 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   });
 
   /** Public, no authentication: a page of public architectures, newest first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { schema: { querystring: pageQuery } }, async (request) =>
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { config: { public: true }, schema: { querystring: pageQuery } }, async (request) =>
     architectureListBody(await requestContext(request, deps), request.query),
   );
 
-  app.get<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) =>
+  app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) =>
     architectureBodyOf(await requestContext(request, deps), request.params.slug),
   );
 
@@ -70,7 +70,7 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   /** The diagram as Mermaid, DOT or JSON (default json); public architectures need no authentication. */
   app.get<SlugParams & { Querystring: { format?: string } }>(
     '/api/architectures/:slug/export',
-    { schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
+    { config: { public: true }, schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
     async (request, reply) => {
       const exported = await architectureExport(await requestContext(request, deps), request.params.slug, request.query.format ?? 'json');
       return reply.type(exported.content_type).send(exported.text);

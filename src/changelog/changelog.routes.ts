@@ -10,7 +10,7 @@ export const changelogRoutes: RouteModule = (app, deps) => {
   /** Public: no token needed for a public blueprint. Newest first. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/changelog',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { config: { public: true }, schema: { params: idParam('id'), querystring: pageQuery } },
     async (request) => changelogPageBody(await requestContext(request, deps), request.params.id, request.query),
   );
 

@@ -17,7 +17,9 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
  */
 export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
   return (app, deps) => {
-    app.post('/mcp', async (request, reply) => {
+    // Public to the central access hook: this handler answers 401 itself, with the OAuth challenge. Read or
+    // write is decided per tool (mcp.server.ts).
+    app.post('/mcp', { config: { public: true, write: false } }, async (request, reply) => {
       const challenge = (err: AppError) => {
         const metadata = publicOrigin(request, deps.config) + PROTECTED_RESOURCE_METADATA_PATH;
         const error = request.headers.authorization ? 'error="invalid_token", ' : '';
@@ -45,6 +47,7 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
       app.route({
         method,
         url: '/mcp',
+        config: { public: true },
         handler: async (_request, reply) =>
           reply.status(405).header('allow', 'POST').send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
       });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { assertAllowed } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, validationFailed, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
@@ -58,6 +59,7 @@ export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinit
     const tool = byName.get(name);
     try {
       if (!tool) throw new AppError('NOT_FOUND', `No tool named ${JSON.stringify(name)}; tools/list names them all`);
+      assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
       const body = await tool.handler(ctx, checkArguments(tool, request.params.arguments));
       log.info({ mcp_tool: name, ...principal, outcome: 'ok' }, `mcp ${name} ok`);
       return result(body);
