@@ -8,6 +8,7 @@ import { executionMcpTools } from './execution/execution.mcp';
 import { lineageMcpTools } from './lineage/lineage.mcp';
 import type { McpToolDefinition } from './mcp/mcp-tool';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { oauthRoutes } from './oauth/oauth.routes';
 import { operationMcpTools } from './operations/operation.mcp';
 import { registryMcpTools } from './registry/registry.mcp';
 import { teamMcpTools } from './teams/team.mcp';
@@ -76,6 +77,7 @@ export const routeModules: RouteModule[] = [
   teamRoutes,
   architectureRoutes,
   mcpRoutes(mcpTools),
+  oauthRoutes,
 ];
 
 /** Every domain area's GraphQL resolvers. */
