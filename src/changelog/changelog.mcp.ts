@@ -30,7 +30,8 @@ export const changelogMcpTools = [
   mcpTool<{ blueprint_id: string; entry_id: string; title?: string; body?: string }>({
     name: 'changelog_update',
     description: 'Change the title and/or body of a changelog entry on a blueprint you own. Same body as PATCH /api/blueprints/:id/changelog/:entryId.',
-    input: { ...args({ ...blueprintId, entry_id: idArg('The entry id.'), title, body }, ['blueprint_id', 'entry_id']), anyOf: [{ required: ['title'] }, { required: ['body'] }] },
+    // Both ids and at least one of title and body.
+    input: { ...args({ ...blueprintId, entry_id: idArg('The entry id.'), title, body }, ['blueprint_id', 'entry_id']), minProperties: 3 },
     output: entrySchema,
     readOnly: false,
     idempotent: true,

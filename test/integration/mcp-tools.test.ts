@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { renderToolTable, DOCS_END, DOCS_START } from '../../src/mcp/mcp-docs';
+import { mcpTools } from '../../src/modules';
 import { toolTypes } from '../../src/operations/tool-types';
+import { validatorFor } from '../../src/platform/json-schema';
 import { createArchitecture } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { McpTestClient } from '../helpers/mcp';
@@ -47,6 +49,10 @@ describe('tools/list', () => {
     }
     const names = tools.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('compiles every input schema with the server\'s Ajv (strict mode), as the first call would', () => {
+    for (const t of mcpTools) expect(() => validatorFor(t.input)).not.toThrow();
   });
 
   it('keeps blueprint_fork {blueprint_id} exactly as the spec shows', () => {
