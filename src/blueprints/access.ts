@@ -65,13 +65,19 @@ export async function assertEditable(ctx: RequestContext, bp: Blueprint, idForMe
 }
 
 /**
+ * SQL condition "principal `who` may read blueprint `alias`": public, owned, or shared with a team `who` is
+ * in. `who` is an SQL expression (a column such as `r.principal_id`, or `?`, bound twice). The one SQL
+ * spelling of {@link canReadWith}.
+ */
+export function readableBySql(alias: string, who: string): string {
+  return `(${alias}.visibility = 'public' or ${alias}.owner_id = ${who} or exists (select 1 from team_member tm where tm.team_id = ${alias}.team_id and tm.principal_id = ${who}))`;
+}
+
+/**
  * SQL condition "the viewer may read blueprint `alias`", with its parameters. Used by every list
  * so that private blueprints never leak through lineage, forks or search.
  */
 export function readableSql(alias: string, viewer: Viewer | null): { sql: string; params: unknown[] } {
   if (!viewer) return { sql: `${alias}.visibility = 'public'`, params: [] };
-  return {
-    sql: `(${alias}.visibility = 'public' or ${alias}.owner_id = ? or ${alias}.team_id in (select tm.team_id from team_member tm where tm.principal_id = ?))`,
-    params: [viewer.principalId, viewer.principalId],
-  };
+  return { sql: readableBySql(alias, '?'), params: [viewer.principalId, viewer.principalId] };
 }

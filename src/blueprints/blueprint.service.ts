@@ -1,8 +1,6 @@
-import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal } from '../auth/principal.entity';
 import { requireViewer } from '../auth/auth.service';
-import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
@@ -11,6 +9,7 @@ import { recordVersion } from '../versions/version.service';
 import { assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
+import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
 import { Star } from './star.entity';
 
@@ -109,11 +108,6 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
   if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source)))
     throw forbidden('Only the owner may fork a private blueprint');
   const fork = await ctx.em.transactional(async (tx) => {
-    // Counted first and in SQL: concurrent forks never lose an increment, and a source deleted since the
-    // read above is a 404, not a foreign-key failure.
-    const counted = await tx.execute('update blueprint set forks_count = forks_count + 1 where id = ? returning id', [source.id]);
-    if (counted.length === 0) throw notFound('blueprint', sourceId);
-    const sourceRef = tx.getReference(Blueprint, source.id, { wrapped: true });
     const fork = new Blueprint({
       slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
       name: source.name,
@@ -123,19 +117,16 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
     });
     fork.description = source.description;
     fork.tags = [...source.tags];
-    fork.forkedFrom = sourceRef;
-    tx.persist(fork);
-    tx.persist(new LineageLink(sourceRef, ref(fork), LineageKind.FORK));
     const parentVersion: Array<{ number: number | null }> = await tx.execute(
       'select max(number) as number from blueprint_version where blueprint_id = ?',
       [source.id],
     );
+    tx.persist(fork);
     await recordVersion(tx, fork, viewer.principalId, 'fork', {
       forked_from: source.id,
       parent_version: parentVersion[0]?.number ?? null,
     });
-    await tx.flush();
-    await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: source.id, kind: 'forked', subjectId: fork.id, actorId: viewer.principalId });
+    await recordForks(tx, ctx, source.id, [fork], viewer.principalId);
     return fork;
   });
   ctx.loaders.clear();
@@ -172,4 +163,3 @@ export function assertVisibility(value: unknown): Visibility {
   throw validationFailed('visibility must be "public" or "private"', { issues: [{ path: 'visibility', message: 'must be public or private' }] });
 }
 
-export { Star };

@@ -116,11 +116,3 @@ export class OperationResolver {
     return toType(await getOperation(ctx, id));
   }
 }
-
-/**
- * Keeps the events of an async iterable that pass `keep`. Stopping it (unsubscribe, socket closed) releases
- * the source at once; an async generator would hold its listener until the next matching event arrived.
- */
-export function filterEvents<T>(source: AsyncIterable<T>, keep: (e: T) => boolean): AsyncIterableIterator<T> {
-  return filter<T>(keep)(source);
-}
