@@ -14,12 +14,14 @@ import { registryMcpTools } from './registry/registry.mcp';
 import { teamMcpTools } from './teams/team.mcp';
 import { versionMcpTools } from './versions/version.mcp';
 import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
+import { ArchitectureLifecycleResolver } from './architectures/architecture-lifecycle.resolver';
 import { ArchitectureResolver } from './architectures/architecture.resolver';
 import { architectureRoutes } from './architectures/architecture.routes';
 import { accountRoutes } from './auth/account.routes';
 import { AccountResolver } from './auth/account.resolver';
 import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
+import { BlueprintLifecycleResolver } from './blueprints/blueprint-lifecycle.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { NodeResolver } from './blueprints/node.resolver';
@@ -43,6 +45,8 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
 import { versionRoutes } from './versions/version.routes';
+import { BlueprintReviewsResolver, ReviewResolver } from './reviews/review.resolver';
+import { reviewRoutes } from './reviews/review.routes';
 import { TeamResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
 
@@ -75,6 +79,7 @@ export const routeModules: RouteModule[] = [
   broadcastRoutes,
   compareRoutes,
   teamRoutes,
+  reviewRoutes,
   architectureRoutes,
   mcpRoutes(mcpTools),
   oauthRoutes,
@@ -102,6 +107,10 @@ export const resolvers: NonEmptyArray<Function> = [
   BlueprintActivityResolver,
   CompareResolver,
   TeamResolver,
+  ReviewResolver,
+  BlueprintReviewsResolver,
   ArchitectureResolver,
   ArchitectureNodeResolver,
+  ArchitectureLifecycleResolver,
+  BlueprintLifecycleResolver,
 ];

@@ -4,6 +4,7 @@ import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './archit
 import { createArchitecture, transferArchitecture } from './architecture.service';
 import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport } from './export';
+import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 
 type SlugParams = { Params: { slug: string } };
 
@@ -33,6 +34,17 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) =>
     architectureBodyOf(await requestContext(request, deps), request.params.slug),
   );
+
+  /** Name, description, visibility; the slug never changes. */
+  app.patch<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return architectureBodyOf(ctx, await updateArchitecture(ctx, request.params.slug, request.body));
+  });
+
+  app.delete<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request, reply) => {
+    await removeArchitecture(await requestContext(request, deps), request.params.slug);
+    return reply.status(204).send();
+  });
 
   app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: { params: slugParam } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);

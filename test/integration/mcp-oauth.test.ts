@@ -131,7 +131,7 @@ describe('MCP authorization (OAuth 2.1, DESIGN.md section 13)', () => {
       });
     const replay = await exchange(provider.codeVerifier());
     expect(replay.status).toBe(400);
-    expect((await replay.json()).error).toBe('invalid_grant');
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
 
     const second = new TestOAuthClient({ username: user.username, password: PASSWORD });
     expect(await auth(second, { serverUrl: mcpUrl() })).toBe('REDIRECT');
@@ -141,7 +141,7 @@ describe('MCP authorization (OAuth 2.1, DESIGN.md section 13)', () => {
       body: new URLSearchParams({ grant_type: 'authorization_code', code: second.code!, code_verifier: 'x'.repeat(50), client_id: second.clientInformation()!.client_id, redirect_uri: second.redirectUrl }),
     });
     expect(wrongVerifier.status).toBe(400);
-    expect((await wrongVerifier.json()).error).toBe('invalid_grant');
+    expect(((await wrongVerifier.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('keeps pasted bearer tokens working: an account token and an agent session', async () => {
