@@ -47,7 +47,7 @@ import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/ver
 import { versionRoutes } from './versions/version.routes';
 import { BlueprintReviewsResolver, ReviewResolver } from './reviews/review.resolver';
 import { reviewRoutes } from './reviews/review.routes';
-import { TeamResolver } from './teams/team.resolver';
+import { TeamResolver, ViewerTeamsResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`), each beside its area's routes. */
@@ -109,6 +109,7 @@ export const resolvers: NonEmptyArray<Function> = [
   TeamResolver,
   ReviewResolver,
   BlueprintReviewsResolver,
+  ViewerTeamsResolver,
   ArchitectureResolver,
   ArchitectureNodeResolver,
   ArchitectureLifecycleResolver,

@@ -3,7 +3,8 @@ import type { JsonSchema } from '../platform/json-schema';
 import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../mcp/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
-import { createArchitecture, createBodySchema, transferArchitecture, transferBodySchema } from './architecture.service';
+import { transferBodySchema } from '../teams/team-content.service';
+import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
 import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';
 

@@ -154,9 +154,13 @@ export class ArchitectureResolver {
     return getArchitecture(ctx, slug);
   }
 
-  @Mutation(() => ArchitectureType, { description: "Moves the architecture to a team where the caller is owner or admin." })
-  transferArchitecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('teamId', () => ID) teamId: string): Promise<ArchitectureRecord> {
-    return transferArchitecture(ctx, slug, { team_id: teamId });
+  @Mutation(() => ArchitectureType, { description: "Moves the architecture into a team (its owner, who is an owner, admin or member there) or out of its team (teamId null; the team owner only)." })
+  transferArchitecture(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('teamId', () => ID, { nullable: true }) teamId: string | null,
+  ): Promise<ArchitectureRecord> {
+    return transferArchitecture(ctx, slug, { team_id: teamId ?? null });
   }
 
   @Subscription(() => ArchitectureChangeType, {

@@ -9,8 +9,8 @@ import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound } from '../platform/errors';
 import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
-import { TeamRole } from '../teams/team.entity';
-import { managerRoles } from '../teams/team.service';
+import { recordAudit, actorOf } from '../teams/audit.service';
+import { applyTransfer } from '../teams/team-content.service';
 import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
 import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
 
@@ -29,15 +29,6 @@ export const createBodySchema: JsonSchema = {
   },
 };
 const createBody = compileSchema(createBodySchema);
-
-/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
-export const transferBodySchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['team_id'],
-  properties: { team_id: { type: 'string', format: 'uuid' } },
-};
-const transferBody = compileSchema(transferBodySchema);
 
 export interface NewArchitecture {
   name: string;
@@ -83,22 +74,32 @@ export interface ArchitectureSummary extends ArchitectureRecord {
   edgeCount: number;
 }
 
-/** Public architectures, newest first; the same for every caller (private ones are never listed). */
-export async function listPublicArchitectures(ctx: RequestContext, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+/** A page of architectures matching `where` (on alias `a`), newest first, with node and edge counts. */
+async function listArchitecturesWhere(ctx: RequestContext, where: string, params: unknown[], page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
   const rows: Array<ArchitectureRow & { total: string; node_count: string; edge_count: string }> = await ctx.em.execute(
     `select count(*) over () as total, ${architectureColumns},
             (select count(*) from architecture_node n where n.architecture_id = a.id) as node_count,
             (select count(*) from architecture_edge e where e.architecture_id = a.id) as edge_count
-       from architecture a where a.visibility = 'public'
+       from architecture a where ${where}
       order by a.created_at desc, a.id offset ? limit ?`,
-    [page.offset, page.limit],
+    [...params, page.offset, page.limit],
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && page.offset > 0) {
-    const counted: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from architecture where visibility = 'public'`);
+    const counted: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from architecture a where ${where}`, params);
     total = Number(counted[0]!.total);
   }
   return { items: rows.map((r) => ({ ...toRecord(r), nodeCount: Number(r.node_count), edgeCount: Number(r.edge_count) })), total };
+}
+
+/** Public architectures, newest first; the same for every caller (private ones are never listed). */
+export function listPublicArchitectures(ctx: RequestContext, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+  return listArchitecturesWhere(ctx, `a.visibility = 'public'`, [], page);
+}
+
+/** A team's architectures, newest first; the caller has checked that the viewer is in the team. */
+export function listTeamArchitectures(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+  return listArchitecturesWhere(ctx, 'a.team_id = ?', [teamId], page);
 }
 
 /**
@@ -125,29 +126,25 @@ export async function lockForEdit(ctx: RequestContext, tx: EntityManager, slug: 
 /** Marks the architecture changed and tells every subscriber once the transaction commits. */
 export async function publishChange(ctx: RequestContext, tx: EntityManager, arch: ArchitectureRecord, change: ArchitectureChangeKind, subjectId: string | null): Promise<void> {
   await tx.execute('update architecture set updated_at = now() where id = ?', [arch.id]);
+  // Every edit of a team architecture is audited here, where every edit passes (transfers audit themselves).
+  if (arch.teamId !== null && change !== 'transferred')
+    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.changed', targetType: 'architecture', targetId: arch.id, details: { change, subject_id: subjectId } });
   await ctx.events.publish(tx, 'architecture.changed', { architectureId: arch.id, slug: arch.slug, change, subjectId, actorId: ctx.viewer!.principalId });
 }
 
 /**
- * Moves the architecture to a team. The caller must own the architecture (or own the team it is in:
- * only a team owner transfers out) and be an owner or admin of the receiving team.
+ * Moves the architecture into a team, between teams or out of its team (`team_id: null`), by the rules
+ * blueprints follow (`applyTransfer`): out of a team, the team owner only; into one, the architecture's
+ * owner, who must be an owner, admin or member there. Audited in both teams.
  */
 export async function transferArchitecture(ctx: RequestContext, slug: string, body: unknown): Promise<ArchitectureRecord> {
-  const viewer = requireViewer(ctx);
+  requireViewer(ctx);
   await ctx.em.transactional(async (tx) => {
     const arch = await lockArchitecture(ctx, tx, slug);
-    const roles = await viewerTeamRoles(ctx);
-    const ownsTeam = arch.teamId !== null && roles.get(arch.teamId) === TeamRole.OWNER;
-    if (arch.ownerId !== viewer.principalId && !ownsTeam)
-      throw forbidden('Only the owner of the architecture (or the owner of its current team) may transfer it');
-    const input = assertValid<{ team_id: string }>(transferBody, body ?? {}, 'body');
-    const teamId = input.team_id.toLowerCase();
-    const role = roles.get(teamId);
-    if (role === undefined) throw notFound('team', input.team_id);
-    if (!managerRoles.includes(role)) throw forbidden('Only an owner or admin of the receiving team may transfer an architecture to it');
-    if (arch.teamId === teamId) return;
-    await tx.execute('update architecture set team_id = ? where id = ?', [teamId, arch.id]);
-    await publishChange(ctx, tx, arch, 'transferred', teamId);
+    const target = await applyTransfer(ctx, tx, { kind: 'architecture', id: arch.id, ownerId: arch.ownerId, teamId: arch.teamId }, body);
+    if (target === undefined) return;
+    await tx.execute('update architecture set team_id = ? where id = ?', [target, arch.id]);
+    await publishChange(ctx, tx, arch, 'transferred', target);
   });
   ctx.loaders.clear();
   const rows: ArchitectureRow[] = await ctx.em.execute(`select ${architectureColumns} from architecture a where a.slug = ?`, [slug]);

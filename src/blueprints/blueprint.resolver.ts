@@ -2,6 +2,8 @@ import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'ty
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
+import { teamById } from '../teams/team.service';
+import { viewerTeamRoles } from './access';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { Blueprint } from './blueprint.entity';
@@ -33,9 +35,11 @@ export class BlueprintResolver {
     return (await blueprintLoaders(ctx).principalById.load(bp.owner.id))!;
   }
 
-  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, if any.' })
+  @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint belongs to, when the caller is a member of it.' })
   async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
-    return bp.team ? blueprintLoaders(ctx).teamById.load(bp.team.id) : null;
+    // A team shows its members, audit log and analytics: only its members get to open it.
+    if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
+    return teamById(ctx, bp.team.id);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })

@@ -5,6 +5,7 @@ import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { Team } from '../teams/team.entity';
 import { recordVersion } from '../versions/version.service';
 import { assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
@@ -55,6 +56,8 @@ export interface NewBlueprint {
   tags: string[];
   visibility: Visibility;
   plan: Plan;
+  /** The team it is created in; the caller checked that the owner may put blueprints there. */
+  teamId?: string | null;
 }
 
 /**
@@ -79,6 +82,7 @@ export async function insertBlueprint(
   });
   bp.description = input.description;
   bp.tags = normaliseTags(input.tags);
+  if (input.teamId) bp.team = tx.getReference(Team, input.teamId, { wrapped: true });
   tx.persist(bp);
   await recordVersion(tx, bp, ownerId, cause, changes);
   return bp;

@@ -23,6 +23,8 @@ export enum BlueprintActivityKind {
   EDITED = 'edited',
   /** The blueprint was deleted (subscribers then get NOT_FOUND). */
   DELETED = 'deleted',
+  /** Moved into, between or out of teams; `subjectId` is the receiving team (null: out of its team). */
+  TRANSFERRED = 'transferred',
 }
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 

@@ -23,7 +23,7 @@ registerEnumType(ExecutionStatus, {
 @ObjectType('ExecutionRun', { description: 'One execution of a blueprint (execution history).' })
 @Entity({ tableName: 'execution_run' })
 export class ExecutionRun {
-  [OptionalProps]?: 'id' | 'status' | 'stepsReached' | 'notes' | 'startedAt' | 'lastStepAt' | 'endedAt' | 'blueprintVersion';
+  [OptionalProps]?: 'id' | 'status' | 'stepsReached' | 'notes' | 'startedAt' | 'lastStepAt' | 'endedAt' | 'blueprintVersion' | 'systemPrompt';
 
   @Field(() => ID)
   @PrimaryKey({ type: 'uuid' })
@@ -54,6 +54,14 @@ export class ExecutionRun {
   /** The blueprint version whose plan the run follows; null only for runs of an unversioned blueprint. */
   @Property({ type: 'integer', nullable: true })
   blueprintVersion: number | null = null;
+
+  /**
+   * The system prompt the run started with (its blueprint version and, for a team blueprint, the team's
+   * conventions as they were then): a later edit of the conventions reaches later runs only.
+   */
+  @Field(() => String, { nullable: true, description: 'The system prompt this run started with; later edits of team conventions do not change it.' })
+  @Property({ type: 'text', nullable: true })
+  systemPrompt: string | null = null;
 
   @Field(() => String, { nullable: true, description: 'What the agent reported, if it did.' })
   @Property({ type: 'text', nullable: true })

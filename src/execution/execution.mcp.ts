@@ -1,7 +1,7 @@
 import { args, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../mcp/mcp-tool';
-import { MAX_NOTES_LENGTH, executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
-import { executionHistoryBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
+import { MAX_NOTES_LENGTH, executionStep, reportExecution, startExecution } from './execution.service';
+import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 const stepSchema = shape({ key: str, module: shape({ key: str, name: str, kind: str }), title: str, instructions: str, acceptance: strings });
 const runSchema = shape({
@@ -57,7 +57,7 @@ export const executionMcpTools = [
     input: args(runId, ['run_id']),
     output: runSchema,
     readOnly: true,
-    handler: async (ctx, a) => toRunBody(await getExecutionRun(ctx, a.run_id)),
+    handler: (ctx, a) => executionRunBody(ctx, a.run_id),
   }),
   mcpTool<{ blueprint_id: string; limit?: number; offset?: number }>({
     name: 'execution_history',

@@ -2,7 +2,7 @@ import { requestContext } from '../platform/http';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { startIdleSweep } from './execution.sweep';
-import { executionHistoryBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
+import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
@@ -49,7 +49,7 @@ export const executionRoutes: RouteModule = (app, deps) => {
 
   app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    return toRunBody(await getExecutionRun(ctx, request.params.runId));
+    return executionRunBody(ctx, request.params.runId);
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(

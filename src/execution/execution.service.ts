@@ -9,7 +9,6 @@ import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
 import type { Plan, PlanModule, PlanStep } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
 import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
-import { Team } from '../teams/team.entity';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 import { buildSystemPrompt, type TeamConventions } from './execution.prompt';
 import { endRun, isIdle } from './execution.sweep';
@@ -71,7 +70,9 @@ async function latestSnapshot(tx: EntityManager, bp: Blueprint): Promise<{ versi
 /** Hook for team coding conventions: a team blueprint's executions carry its team's conventions. */
 export async function conventionsFor(em: EntityManager, teamId: string | null): Promise<TeamConventions | null> {
   if (!teamId) return null;
-  const team = await em.findOne(Team, { id: teamId });
+  // Read fresh in the start's transaction, never from an identity map that may predate an edit.
+  const rows: Array<{ name: string; conventions: string }> = await em.execute('select name, conventions from team where id = ?', [teamId]);
+  const team = rows[0];
   return team && team.conventions.trim() ? { teamName: team.name, conventions: team.conventions } : null;
 }
 
@@ -88,6 +89,8 @@ export async function startExecution(ctx: RequestContext, blueprintId: string): 
     if (plan.steps.length === 0)
       throw conflict('This blueprint has no steps, so there is nothing to execute', { blueprint_id: bp.id, total_steps: 0 });
     const stageTokens = newStageTokens(plan.steps.length);
+    // Built once and kept on the run: conventions edited later reach later runs, never this one.
+    const systemPrompt = buildSystemPrompt({ name: bp.name, slug: bp.slug, description: bp.description, plan }, await conventionsFor(tx, bp.team?.id ?? null));
     const run = new ExecutionRun({
       blueprint: ref(bp),
       principal: tx.getReference(Principal, viewer.principalId, { wrapped: true }),
@@ -95,12 +98,12 @@ export async function startExecution(ctx: RequestContext, blueprintId: string): 
       stageTokenHashes: stageTokenHashes(stageTokens),
       blueprintVersion: version,
     });
+    run.systemPrompt = systemPrompt;
     tx.persist(run);
     await tx.flush();
     // Counted in SQL so concurrent starts never lose an increment.
     await tx.execute('update blueprint set executions_started = executions_started + 1 where id = ?', [bp.id]);
     const first = plan.steps[0]!;
-    const systemPrompt = buildSystemPrompt({ name: bp.name, slug: bp.slug, description: bp.description, plan }, await conventionsFor(tx, bp.team?.id ?? null));
     return { run, systemPrompt, stageTokens, step: stepContent(first, plan.modules.find((m) => m.key === first.moduleKey)) };
   });
   ctx.loaders.clear();

@@ -4,7 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
 import type { ExecutionRun } from './execution-run.entity';
 import { executionsOf, executionStatsOf, type ExecutionStats } from './execution.history';
-import type { StartView, StepView } from './execution.service';
+import { getExecutionRun, type StartView, type StepView } from './execution.service';
 
 /** `GET /api/blueprints/:id/start` (DESIGN.md section 8): `next_token` is step 1's token. */
 export function toStartBody(v: StartView) {
@@ -24,8 +24,8 @@ export function toStepBody(v: StepView) {
   return { run_id: v.run.id, n: v.n, step: v.step, dn: v.dn, next_token: v.nextToken };
 }
 
-/** One entry of the execution history. */
-export function toRunBody(run: ExecutionRun) {
+/** One entry of the execution history; a single run (`withPrompt`) also shows the system prompt it started with. */
+export function toRunBody(run: ExecutionRun, options: { withPrompt?: boolean } = {}) {
   return {
     id: run.id,
     blueprint_id: run.blueprint.id,
@@ -37,6 +37,7 @@ export function toRunBody(run: ExecutionRun) {
     started_at: run.startedAt.toISOString(),
     last_step_at: run.lastStepAt?.toISOString() ?? null,
     ended_at: run.endedAt?.toISOString() ?? null,
+    ...(options.withPrompt ? { system_prompt: run.systemPrompt } : {}),
   };
 }
 
@@ -50,5 +51,10 @@ export async function executionHistoryBody(ctx: RequestContext, idOrSlug: string
   const page = pageFromQuery(query, ctx.config.limits);
   const bp = await getBlueprint(ctx, idOrSlug);
   const { items, total } = await executionsOf(ctx, bp, page);
-  return { items: items.map(toRunBody), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
+  return { items: items.map((r) => toRunBody(r)), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
+}
+
+/** `GET /api/executions/:runId` (REST and MCP): one run, with the system prompt it started with. */
+export async function executionRunBody(ctx: RequestContext, runId: string) {
+  return toRunBody(await getExecutionRun(ctx, runId), { withPrompt: true });
 }

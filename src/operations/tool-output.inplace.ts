@@ -4,6 +4,7 @@ import { diffPlans } from '../plans/algebra';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import { conflict } from '../platform/errors';
+import { actorOf, recordAudit } from '../teams/audit.service';
 import { latestVersionNumber, recordVersion } from '../versions/version.service';
 import { planDiffToWire } from '../versions/version.wire';
 import type { ToolContext } from './tool-definition';
@@ -53,6 +54,15 @@ export async function writeInplace(
   bp.setPlan(out.plan);
   const version = await recordVersion(tx, bp, operation.principal.id, operation.toolType, changes);
   await tx.flush();
+  if (bp.team)
+    await recordAudit(tx, {
+      teamId: bp.team.id,
+      actor: actorOf(ctx),
+      action: 'blueprint.tool_applied',
+      targetType: 'blueprint',
+      targetId: bp.id,
+      details: { tool_type: operation.toolType, operation_id: operation.id, version: version.number },
+    });
   await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: bp.id, kind: 'version', subjectId: version.id, actorId: operation.principal.id });
   return { blueprint_ids: [bp.id], version: version.number, unchanged: false, changes };
 }

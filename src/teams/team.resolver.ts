@@ -1,9 +1,21 @@
-import { Arg, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { listTeamArchitectures } from '../architectures/architecture.service';
+import type { ArchitectureRecord } from '../architectures/architecture.read';
+import { ViewerType } from '../auth/auth.resolver';
 import { Principal } from '../auth/principal.entity';
+import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
+import { LazyConnection } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
+import { teamAnalytics, type TeamAnalytics } from './analytics.service';
+import type { AuditEntry } from './audit.service';
+import { teamBlueprints, transferBlueprint } from './team-content.service';
+import { deleteTeam, listMyTeams, teamAuditLog, updateTeam } from './team-lifecycle.service';
 import { Team, TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, teamMembers, updateTeamMember, viewerRoleIn } from './team.service';
+import { TeamAnalyticsType, TeamArchitectureConnection, TeamAuditEntryConnection } from './team.types';
 
 @ObjectType('TeamMember', { simpleResolvers: true })
 class TeamMemberType {
@@ -36,6 +48,69 @@ export class TeamResolver {
     return viewerRoleIn(ctx, team.id);
   }
 
+  @FieldResolver(() => BlueprintConnection, { description: "The team's blueprints, newest first." })
+  blueprints(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<Blueprint> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
+  }
+
+  @FieldResolver(() => TeamArchitectureConnection, { description: "The team's architectures, newest first." })
+  architectures(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<ArchitectureRecord> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, async () => listTeamArchitectures(ctx, (await getTeam(ctx, team.id)).id, page));
+  }
+
+  @FieldResolver(() => TeamAuditEntryConnection, { description: 'Changes to the team, newest first; optionally of one action. Owner, admin and member (a viewer gets FORBIDDEN).' })
+  auditLog(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+    @Arg('action', () => String, { nullable: true }) action?: string,
+  ): LazyConnection<AuditEntry> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => teamAuditLog(ctx, team.id, page, action ?? null));
+  }
+
+  @FieldResolver(() => TeamAnalyticsType, { description: 'Activity of the team over the last windowDays UTC days (1-365), any role.' })
+  analytics(@Root() team: Team, @Ctx() ctx: RequestContext, @Arg('windowDays', () => Int, { nullable: true, defaultValue: 30 }) windowDays: number): Promise<TeamAnalytics> {
+    return teamAnalytics(ctx, team.id, windowDays);
+  }
+
+  @Mutation(() => Team, { description: 'Renames the team and/or replaces its conventions (owner or admin).' })
+  updateTeam(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('name', () => String, { nullable: true }) name?: string,
+    @Arg('conventions', () => String, { nullable: true }) conventions?: string,
+  ): Promise<Team> {
+    const body: Record<string, string> = {};
+    if (name !== undefined && name !== null) body.name = name;
+    if (conventions !== undefined && conventions !== null) body.conventions = conventions;
+    return updateTeam(ctx, id, body);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes the team (owner only); CONFLICT while it holds blueprints or architectures.' })
+  async deleteTeam(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<boolean> {
+    await deleteTeam(ctx, id);
+    return true;
+  }
+
+  @Mutation(() => Blueprint, { description: "Moves a blueprint into a team (its owner, who is an owner, admin or member there), between teams, or out of its team (teamId null; the team owner only)." })
+  transferBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('teamId', () => ID, { nullable: true }) teamId: string | null): Promise<Blueprint> {
+    return transferBlueprint(ctx, id, { team_id: teamId ?? null });
+  }
+
   @Mutation(() => Team, { description: 'Creates a team; the caller becomes its owner.' })
   createTeam(@Ctx() ctx: RequestContext, @Arg('name', () => String) name: string): Promise<Team> {
     return createTeam(ctx, { name });
@@ -64,5 +139,14 @@ export class TeamResolver {
   @Mutation(() => Team, { nullable: true, description: 'Removes a member (owner or admin), or leaves the team (own id); null when the caller left.' })
   removeTeamMember(@Ctx() ctx: RequestContext, @Arg('teamId', () => ID) teamId: string, @Arg('principalId', () => ID) principalId: string): Promise<Team | null> {
     return removeTeamMember(ctx, teamId, principalId);
+  }
+}
+
+@Resolver(() => ViewerType)
+export class ViewerTeamsResolver {
+  @FieldResolver(() => [Team], { description: "Every team the caller belongs to (any role), oldest membership first; each shows viewerRole." })
+  async teams(@Ctx() ctx: RequestContext): Promise<Team[]> {
+    const { items } = await listMyTeams(ctx, { limit: 10_000, offset: 0 });
+    return items.map((s) => s.team);
   }
 }

@@ -1,10 +1,19 @@
+import { toBlueprintBody } from '../blueprints/blueprint.wire';
+import { listTeamArchitectures } from '../architectures/architecture.service';
+import { toSummaryBody } from '../architectures/architecture.wire';
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import { pageFromQuery } from '../platform/pagination';
+import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import { teamAnalytics, toAnalyticsBody } from './analytics.service';
+import { toAuditEntryBody } from './audit.service';
+import { teamBlueprints, transferBlueprint } from './team-content.service';
+import { deleteTeam, listMyTeams, teamAuditLog, updateTeam } from './team-lifecycle.service';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember } from './team.service';
-import { toTeamBody } from './team.wire';
+import { toTeamBody, toTeamListItem, toTeamBlueprintItem } from './team.wire';
 
 type TeamParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; principalId: string } };
+type PageParams = TeamParams & { Querystring: { limit?: string; offset?: string } };
 
 const memberParams = {
   type: 'object',
@@ -19,9 +28,68 @@ export const teamRoutes: RouteModule = (app, deps) => {
     return reply.status(201).send(await toTeamBody(ctx, await createTeam(ctx, request.body)));
   });
 
+  /** The caller's teams with their role, oldest membership first. */
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/teams', { schema: { querystring: pageQuery } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    const page = pageFromQuery(request.query, deps.config.limits);
+    const { items, total } = await listMyTeams(ctx, page);
+    return { items: items.map(toTeamListItem), total, ...page };
+  });
+
   app.get<TeamParams>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toTeamBody(ctx, await getTeam(ctx, request.params.id));
+  });
+
+  app.patch<TeamParams & { Body: unknown }>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toTeamBody(ctx, await updateTeam(ctx, request.params.id, request.body));
+  });
+
+  app.delete<TeamParams>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request, reply) => {
+    const ctx = await requestContext(request, deps);
+    await deleteTeam(ctx, request.params.id);
+    return reply.status(204).send();
+  });
+
+  app.get<PageParams>('/api/teams/:id/blueprints', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    const page = pageFromQuery(request.query, deps.config.limits);
+    const { items, total } = await teamBlueprints(ctx, request.params.id, page);
+    return { items: items.map(toTeamBlueprintItem), total, ...page };
+  });
+
+  app.get<PageParams>('/api/teams/:id/architectures', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    const page = pageFromQuery(request.query, deps.config.limits);
+    const team = await getTeam(ctx, request.params.id);
+    const { items, total } = await listTeamArchitectures(ctx, team.id, page);
+    return { items: items.map(toSummaryBody), total, ...page };
+  });
+
+  app.get<TeamParams & { Querystring: { limit?: string; offset?: string; action?: string } }>(
+    '/api/teams/:id/audit',
+    { schema: { params: idParam('id'), querystring: { type: 'object', properties: { ...pageQuery.properties, action: { type: 'string' } } } } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      const page = pageFromQuery(request.query, deps.config.limits);
+      const { items, total } = await teamAuditLog(ctx, request.params.id, page, request.query.action);
+      return { items: items.map(toAuditEntryBody), total, ...page };
+    },
+  );
+
+  app.get<TeamParams & { Querystring: { window_days?: string } }>(
+    '/api/teams/:id/analytics',
+    { schema: { params: idParam('id'), querystring: { type: 'object', properties: { window_days: { type: 'string' } } } } },
+    async (request) => {
+      const ctx = await requestContext(request, deps);
+      return toAnalyticsBody(await teamAnalytics(ctx, request.params.id, request.query.window_days));
+    },
+  );
+
+  app.post<TeamParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: { params: idParam('id') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toBlueprintBody(ctx, await transferBlueprint(ctx, request.params.id, request.body));
   });
 
   app.post<TeamParams & { Body: unknown }>('/api/teams/:id/members', { schema: { params: idParam('id') } }, async (request, reply) => {

@@ -6,9 +6,10 @@ import { isUuid } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
-import { groupByKeys } from '../platform/loaders';
+import { byKeys, groupByKeys } from '../platform/loaders';
 import { Team, TeamRole } from './team.entity';
 import { nameField } from '../platform/field-schemas';
+import { actorOf, recordAudit } from './audit.service';
 
 /** Roles that may manage members (never the owner) and conventions (DESIGN.md section 6). */
 export const managerRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN];
@@ -89,6 +90,7 @@ export async function createTeam(ctx: RequestContext, body: unknown): Promise<Te
     // Raw SQL for the membership: a Principal reference in this fork would be merged back over a
     // principal the request already loaded.
     await tx.execute(`insert into team_member (team_id, principal_id, role, created_at) values (?, ?, 'owner', now())`, [team.id, viewer.principalId]);
+    await recordAudit(tx, { teamId: team.id, actor: actorOf(ctx), action: 'team.created', targetType: 'team', targetId: team.id, details: { name: team.name } });
     return team;
   });
   ctx.loaders.clear();
@@ -99,7 +101,7 @@ export async function createTeam(ctx: RequestContext, body: unknown): Promise<Te
  * Locks the team row for the rest of the transaction and returns the caller's role there. Member
  * changes are serialized per team, so two concurrent changes can never leave it without an owner.
  */
-async function lockTeam(ctx: RequestContext, tx: EntityManager, teamId: string): Promise<TeamRole> {
+export async function lockTeam(ctx: RequestContext, tx: EntityManager, teamId: string): Promise<TeamRole> {
   const viewer = requireViewer(ctx);
   if (!isUuid(teamId)) throw notFound('team', teamId);
   const rows: Array<{ role: TeamRole | null }> = await tx.execute(
@@ -137,6 +139,7 @@ export async function addTeamMember(ctx: RequestContext, teamId: string, body: u
     if ((await memberRole(tx, teamId, principalId)) !== null) throw conflict('That principal is already a member of the team', { principal_id: principalId });
     await tx.execute('insert into team_member (team_id, principal_id, role, created_at) values (?, ?, ?, now())', [teamId, principalId, input.role]);
     await tx.execute('update team set updated_at = now() where id = ?', [teamId]);
+    await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'member.added', targetType: 'member', targetId: principalId, details: { role: input.role } });
   });
   ctx.loaders.clear();
   return getTeam(ctx, teamId);
@@ -160,9 +163,19 @@ export async function updateTeamMember(ctx: RequestContext, teamId: string, prin
       if (target === viewer.principalId) return;
       await tx.execute(`update team_member set role = 'admin' where team_id = ? and principal_id = ?`, [teamId, viewer.principalId]);
       await tx.execute(`update team_member set role = 'owner' where team_id = ? and principal_id = ?`, [teamId, target]);
+      await recordAudit(tx, {
+        teamId,
+        actor: actorOf(ctx),
+        action: 'team.owner_changed',
+        targetType: 'member',
+        targetId: target,
+        details: { previous_owner_id: viewer.principalId, previous_role: targetRole },
+      });
     } else {
       if (targetRole === TeamRole.OWNER) throw forbidden("The owner's role changes only when they hand ownership over to another member");
+      if (targetRole === input.role) return;
       await tx.execute('update team_member set role = ? where team_id = ? and principal_id = ?', [input.role, teamId, target]);
+      await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'member.role_changed', targetType: 'member', targetId: target, details: { from: targetRole, to: input.role } });
     }
     await tx.execute('update team set updated_at = now() where id = ?', [teamId]);
   });
@@ -186,17 +199,15 @@ export async function removeTeamMember(ctx: RequestContext, teamId: string, prin
     if (targetRole === TeamRole.OWNER) throw forbidden('The team owner cannot be removed; they hand ownership over first');
     await tx.execute('delete from team_member where team_id = ? and principal_id = ?', [teamId, target]);
     await tx.execute('update team set updated_at = now() where id = ?', [teamId]);
+    await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'member.removed', targetType: 'member', targetId: target, details: { role: targetRole, left: leaving } });
   });
   ctx.loaders.clear();
   return leaving ? null : getTeam(ctx, teamId);
 }
 
-/** Teams by id, batched; access is the caller's business. */
+/** Teams by id, batched: the one team loader of a request. Access is the caller's business. */
 export function teamById(ctx: RequestContext, id: string): Promise<Team | null> {
   return ctx.loaders
-    .get('team.byId', () => new DataLoader<string, Team | null>(async (ids) => {
-      const teams = await ctx.em.find(Team, { id: { $in: [...ids] } });
-      return ids.map((i) => teams.find((t) => t.id === i) ?? null);
-    }))
+    .get('team.byId', () => new DataLoader<string, Team | null>(async (ids) => byKeys(ids, await ctx.em.find(Team, { id: { $in: [...ids] } }), (t) => t.id)))
     .load(id);
 }

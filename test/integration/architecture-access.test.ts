@@ -18,7 +18,7 @@ beforeAll(async () => {
     tokens[r] = await server.rest.agentToken(r);
     ids[r] = await principalIdOf(server.gql, tokens[r]!);
   }
-  // The architecture's owner is an admin of the team, so they may transfer into it.
+  // The architecture's owner is an admin of the team, so they may transfer into it (any editor role may).
   const team = await createTeam(server.rest, tokens.teamOwner!, [
     [ids.archOwner!, 'admin'],
     [ids.admin!, 'admin'],
@@ -118,7 +118,7 @@ describe('editing a team architecture', () => {
 });
 
 describe('POST /api/architectures/:slug/transfer', () => {
-  it('moves the architecture to a team where its owner is owner or admin; the team can then read it', async () => {
+  it('moves the architecture to a team where its owner is owner, admin or member; the team can then read it', async () => {
     const arch = await createArchitecture(server.rest, tokens.archOwner!, { name: 'Transfer me', visibility: 'private' });
     expect((await server.rest.get(`/api/architectures/${arch.slug}`, { token: tokens.viewer })).status).toBe(404);
     const res = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.archOwner, body: { team_id: teamId } });
@@ -139,11 +139,11 @@ describe('POST /api/architectures/:slug/transfer', () => {
   });
 
   it.each([
-    ['the owner into a team where they are only a member', 'archOwner', () => ({ team_id: otherTeamId }), 403],
+    ['its owner (an admin of its team) moving it to another team: only the team owner takes it out', 'archOwner', () => ({ team_id: otherTeamId }), 403],
+    ['its owner (an admin of its team) moving it out of teams', 'archOwner', () => ({ team_id: null }), 403],
     ['an admin of the current team who does not own the architecture', 'admin', () => ({ team_id: teamId }), 403],
     ['a member of the current team', 'member', () => ({ team_id: teamId }), 403],
     ['a team id that is not a UUID', 'archOwner', () => ({ team_id: 'stranger-team' }), 400],
-    ['the owner into an unknown team', 'archOwner', () => ({ team_id: '00000000-0000-4000-8000-000000000000' }), 404],
     ['the owner without a team id', 'archOwner', () => ({}), 400],
     ['the owner with an unknown property', 'archOwner', () => ({ team_id: teamId, force: true }), 400],
   ] as const)('refuses %s and changes nothing', async (_what, who, body, status) => {
@@ -154,12 +154,14 @@ describe('POST /api/architectures/:slug/transfer', () => {
     expect(await architectureState(server.databaseUrl, slug)).toEqual(before);
   });
 
-  it('is 404 for a team the caller is not in, even when it exists', async () => {
+  it('is 404 for a team the caller is not in, even when it exists, and for an unknown team', async () => {
     const foreignTeam = (await createTeam(server.rest, tokens.stranger!, [], 'Foreign')).id;
     const arch = await createArchitecture(server.rest, tokens.archOwner!, { name: 'Transfer foreign' });
     const before = await architectureState(server.databaseUrl, arch.slug);
     const res = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.archOwner, body: { team_id: foreignTeam } });
     expect(res.status).toBe(404);
+    const unknown = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.archOwner, body: { team_id: '00000000-0000-4000-8000-000000000000' } });
+    expect(unknown.status).toBe(404);
     expect(await architectureState(server.databaseUrl, arch.slug)).toEqual(before);
   });
 });

@@ -139,24 +139,27 @@ describe('GraphQL blueprint, team and node', () => {
     }
   });
 
-  it('gives Blueprint.team: null without a team, the team when shared', async () => {
+  it('gives Blueprint.team: null without a team, the team when shared to its members only', async () => {
     expect((await server.gql.ok(BlueprintTeamDocument, { id: publicBp.id })).blueprint?.team).toBeNull();
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Shared Plan' });
     const teamId = await shareWithTeam(bp.id, { [owner.id]: 'owner' });
-    const team = (await server.gql.ok(BlueprintTeamDocument, { id: bp.id })).blueprint?.team;
+    const team = (await server.gql.ok(BlueprintTeamDocument, { id: bp.id }, owner.token)).blueprint?.team;
     expect(team).toEqual({ id: teamId, name: `Team ${teamId.slice(0, 4)}` });
+    // A team shows members, audit log and analytics: a public team blueprint does not open it to others.
+    expect((await server.gql.ok(BlueprintTeamDocument, { id: bp.id }, stranger.token)).blueprint?.team).toBeNull();
+    expect((await server.gql.ok(BlueprintTeamDocument, { id: bp.id })).blueprint?.team).toBeNull();
   });
 
   it('loads the teams of many blueprints in one statement', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const bp = await createBlueprint(server.rest, owner.token, { name: `Team batch ${i}` });
-      await shareWithTeam(bp.id, {});
+      await shareWithTeam(bp.id, { [owner.id]: 'member' });
       ids.push(bp.id);
     }
     const query = (n: number) => `{ ${ids.slice(0, n).map((id, i) => `b${i}: blueprint(id: "${id}") { team { id } }`).join(' ')} }`;
-    const one = await server.gql.request(query(1));
-    const four = await server.gql.request(query(4));
+    const one = await server.gql.request(query(1), undefined, owner.token);
+    const four = await server.gql.request(query(4), undefined, owner.token);
     expect(four.errors).toBeUndefined();
     expect(Object.values(four.data as Record<string, any>).every((b) => b.team.id)).toBe(true);
     expect(four.sqlStatements).toBe(one.sqlStatements);

@@ -6,6 +6,7 @@ import { Migration20261122000300_broadcasts } from './Migration20261122000300_br
 import { Migration20261122000400_shields } from './Migration20261122000400_shields';
 import { Migration20261122000500_provenance } from './Migration20261122000500_provenance';
 import { Migration20261123000300_people } from './Migration20261123000300_people';
+import { Migration20261123000400_teams } from './Migration20261123000400_teams';
 import { Migration20261123000500_oauth } from './Migration20261123000500_oauth';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
@@ -17,5 +18,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000400_shields', class: Migration20261122000400_shields },
   { name: 'Migration20261122000500_provenance', class: Migration20261122000500_provenance },
   { name: 'Migration20261123000300_people', class: Migration20261123000300_people },
+  { name: 'Migration20261123000400_teams', class: Migration20261123000400_teams },
   { name: 'Migration20261123000500_oauth', class: Migration20261123000500_oauth },
 ];

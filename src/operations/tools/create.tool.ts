@@ -6,6 +6,8 @@ import { planIssues } from '../../plans/plan.validation';
 import { validationFailed } from '../../platform/errors';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { descriptionField, nameField, tagsField, visibilityField, withDefault } from '../../platform/field-schemas';
+import { actorOf, recordAudit } from '../../teams/audit.service';
+import { lockTeamForEditor } from '../../teams/team-content.service';
 
 interface CreateParams {
   description?: string;
@@ -134,7 +136,7 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
     {
       title: 'Name and visibility',
       prompt: (c) =>
-        `${brief(c)}\n\nStep 5 of 5: name the blueprint, describe it in a few sentences, tag it (e.g. saas, e-commerce, api, cli, dashboard) and choose its visibility: public (listed in the registry, forkable by anyone) or private.`,
+        `${brief(c)}\n\nStep 5 of 5: name the blueprint, describe it in a few sentences, tag it (e.g. saas, e-commerce, api, cli, dashboard) and choose its visibility: public (listed in the registry, forkable by anyone) or private. To create it directly in one of your teams (where you are owner, admin or member), give its team_id; its members then share it and its executions follow the team's conventions.`,
       submissionSchema: {
         type: 'object',
         additionalProperties: false,
@@ -144,13 +146,21 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
           description: withDefault(descriptionField, ''),
           tags: withDefault(tagsField, []),
           visibility: visibilityField,
+          team_id: { type: ['string', 'null'], format: 'uuid' },
         },
       },
-      accept: (c, s) => ({ ...c.state, final: s }) as CreateState,
+      accept: async (c, s: { team_id?: string | null }) => {
+        // Checked here, so a team the caller may not fill is refused while the step can still be redone.
+        if (s.team_id) await lockTeamForEditor(c.tx, s.team_id, c.operation.principal.id);
+        return { ...c.state, final: s } as CreateState;
+      },
     },
   ],
   async finish(c) {
-    const final = (c.state as { final: { name: string; description: string; tags: string[]; visibility: Visibility } }).final;
+    const final = (c.state as { final: { name: string; description: string; tags: string[]; visibility: Visibility; team_id?: string | null } }).final;
+    // Checked again in the finishing transaction, with the team row locked until it commits.
+    const teamId = final.team_id ? final.team_id.toLowerCase() : null;
+    if (teamId) await lockTeamForEditor(c.tx, teamId, c.operation.principal.id);
     const plan: Plan = {
       modules: c.state.modules ?? [],
       steps: c.state.steps ?? [],
@@ -161,10 +171,12 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
       c.tx,
       c.ctx,
       c.operation.principal.id,
-      { name: final.name.trim(), description: final.description, tags: final.tags, visibility: final.visibility, plan },
+      { name: final.name.trim(), description: final.description, tags: final.tags, visibility: final.visibility, plan, teamId },
       'create',
       { operation_id: c.operation.id, modules_added: plan.modules.map((m) => m.key), steps_added: plan.steps.map((s) => s.key) },
     );
+    if (teamId)
+      await recordAudit(c.tx, { teamId, actor: actorOf(c.ctx), action: 'blueprint.created', targetType: 'blueprint', targetId: bp.id, details: { tool_type: 'create', operation_id: c.operation.id } });
     return { blueprint_ids: [bp.id], blueprint: { id: bp.id, slug: bp.slug, name: bp.name } };
   },
 };
