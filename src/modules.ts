@@ -1,5 +1,6 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { architectureMcpTools } from './architectures/architecture.mcp';
+import { accountMcpTools } from './auth/account.mcp';
 import { blueprintMcpTools } from './blueprints/blueprint.mcp';
 import { broadcastMcpTools } from './broadcasts/broadcast.mcp';
 import { changelogMcpTools } from './changelog/changelog.mcp';
@@ -46,6 +47,7 @@ import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
 import { versionRoutes } from './versions/version.routes';
 import { BlueprintReviewsResolver, ReviewResolver } from './reviews/review.resolver';
+import { reviewMcpTools } from './reviews/review.mcp';
 import { reviewRoutes } from './reviews/review.routes';
 import { TeamResolver, ViewerTeamsResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
@@ -63,6 +65,8 @@ export const mcpTools: McpToolDefinition[] = [
   ...broadcastMcpTools,
   ...architectureMcpTools,
   ...teamMcpTools,
+  ...reviewMcpTools,
+  ...accountMcpTools,
 ];
 
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */

@@ -5,6 +5,8 @@ import { mcpTool } from '../mcp/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { transferBodySchema } from '../teams/team-content.service';
 import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
+import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
+import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';
 
@@ -110,6 +112,27 @@ export const architectureMcpTools = [
     handler: async (ctx, a) => {
       const arch = await removeEdge(ctx, a.slug, a.edge_id);
       return { slug: arch.slug, edge_id: a.edge_id, removed: true };
+    },
+  }),
+  mcpTool<{ slug: string; name?: string; description?: string; visibility?: string }>({
+    name: 'architecture_update',
+    description: "Change an architecture's name, description or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/architectures/:slug.",
+    input: { ...args({ ...slug, name: nameField, description: descriptionField, visibility: visibilityField }, ['slug']), minProperties: 2 },
+    output: architectureSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, { slug: s, ...patch }) => architectureBodyOf(ctx, await updateArchitecture(ctx, s, patch)),
+  }),
+  mcpTool<{ slug: string }>({
+    name: 'architecture_delete',
+    description: 'Delete an architecture with its nodes and edges (owner; team owner or admin). REST answers 204: DELETE /api/architectures/:slug. Answers {slug, deleted: true}.',
+    input: args(slug, ['slug']),
+    output: shape({ slug: str, deleted: bool }),
+    readOnly: false,
+    destructive: true,
+    handler: async (ctx, a) => {
+      await removeArchitecture(ctx, a.slug);
+      return { slug: a.slug, deleted: true };
     },
   }),
 ];

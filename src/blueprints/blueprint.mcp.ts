@@ -1,10 +1,12 @@
 import { args, arrayOf, bool, idArg, int, numOrNull, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
 import { mcpTool } from '../mcp/mcp-tool';
+import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 /** The card of DESIGN.md section 8 (registry, lineage, architecture nodes). */
-export const cardSchema = shape({ id: str, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: numOrNull });
+export const cardSchema = shape({ id: str, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: numOrNull, review_count: int, rating_average: numOrNull });
 
 /** The blueprint body of DESIGN.md section 8. */
 export const blueprintSchema = shape({
@@ -26,6 +28,8 @@ export const blueprintSchema = shape({
   module_count: int,
   step_count: int,
   success_rate: numOrNull,
+  review_count: int,
+  rating_average: numOrNull,
   created_at: str,
   updated_at: str,
 });
@@ -69,5 +73,29 @@ export const blueprintMcpTools = [
     destructive: true,
     idempotent: true,
     handler: async (ctx, a) => toStarBody(await starBlueprint(ctx, a.blueprint_id, false), false),
+  }),
+  mcpTool<{ blueprint_id: string; name?: string; description?: string; tags?: string[]; visibility?: string }>({
+    name: 'blueprint_update',
+    description: "Change a blueprint's name, description, tags or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/blueprints/:id.",
+    // The id and at least one field.
+    input: { ...args({ ...blueprintId, name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['blueprint_id']), minProperties: 2 },
+    output: blueprintSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, { blueprint_id, ...patch }) => toBlueprintBody(ctx, await updateBlueprint(ctx, blueprint_id, patch)),
+  }),
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_delete',
+    description:
+      'Delete a blueprint (owner; team owner or admin). Its forks survive with forked_from null; its lineage links, architecture nodes, stars, reviews, versions, changelog and runs go with it. REST answers 204: DELETE /api/blueprints/:id. Answers {blueprint_id, deleted: true}.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: shape({ blueprint_id: str, deleted: bool }),
+    readOnly: false,
+    destructive: true,
+    handler: async (ctx, a) => {
+      const bp = await getBlueprint(ctx, a.blueprint_id);
+      await removeBlueprint(ctx, bp.id);
+      return { blueprint_id: bp.id, deleted: true };
+    },
   }),
 ];

@@ -34,6 +34,9 @@ const ORIGINS_MAX = 32;
 function routerFor(origin: string, provider: WorkshopOAuthProvider): RequestHandler {
   const router = express.Router();
   const issuerUrl = new URL(origin);
+  // The SDK's own per-IP limits, kept. Their limiters are made when an origin is first seen (inside a
+  // request) and then reused, which express-rate-limit's "created in a request handler" check cannot tell.
+  const rateLimit = { rateLimit: { validate: { creationStack: false } } };
   const resourceServerUrl = new URL('/mcp', origin);
   router.use(
     mcpAuthRouter({
@@ -43,6 +46,10 @@ function routerFor(origin: string, provider: WorkshopOAuthProvider): RequestHand
       scopesSupported: [...OAUTH_SCOPES],
       resourceName: 'Blueprint Workshop MCP',
       serviceDocumentationUrl: new URL('/docs', origin),
+      authorizationOptions: rateLimit,
+      tokenOptions: rateLimit,
+      clientRegistrationOptions: rateLimit,
+      revocationOptions: rateLimit,
     }),
   );
   const resourceMetadata: OAuthProtectedResourceMetadata = {
@@ -62,6 +69,10 @@ function oauthApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   const routers = new Map<string, RequestHandler>();
+  if (deps.config.publicUrl) {
+    const origin = new URL(deps.config.publicUrl).origin;
+    routers.set(origin, routerFor(origin, provider));
+  }
 
   app.post('/oauth/consent', express.urlencoded({ extended: false, limit: '16kb' }), async (req, res, next) => {
     try {

@@ -43,6 +43,10 @@ beforeAll(async () => {
   w.privateArch = await createArchitecture(rest, author.token, { name: 'Mcp Secret Map', visibility: 'private' });
   await addNode(rest, author.token, w.privateArch.slug, { blueprint_id: w.secret.id });
   w.team = await createTeam(rest, author.token, [[forker.id, 'member']], 'Mcp Team');
+  await rest.post(`/api/blueprints/${w.other.id}/transfer`, { token: author.token, body: { team_id: w.team.id } });
+  await rest.post(`/api/architectures/${w.arch.slug}/transfer`, { token: author.token, body: { team_id: w.team.id } });
+  await rest.post(`/api/blueprints/${w.pub.id}/reviews`, { token: forker.token, body: { rating: 4, body: 'solid plan' } });
+  await rest.post(`/api/blueprints/${w.secret.id}/reviews`, { token: (await rest.signUp()).token, body: { rating: 1, body: 'cannot see it' } });
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
@@ -74,6 +78,12 @@ const reads: Record<string, Row> = {
   architecture_get: { as: () => forker, args: () => ({ slug: w.arch.slug }), rest: () => `/api/architectures/${w.arch.slug}` },
   architecture_export: { as: () => author, args: () => ({ slug: w.arch.slug, format: 'mermaid' }), rest: () => `/api/architectures/${w.arch.slug}/export?format=mermaid`, text: true },
   team_get: { as: () => forker, args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}` },
+  team_list: { as: () => forker, args: () => ({}), rest: () => '/api/teams' },
+  team_blueprints: { as: () => forker, args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/blueprints` },
+  team_architectures: { as: () => forker, args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/architectures` },
+  team_audit: { as: () => forker, args: () => ({ team_id: w.team.id, limit: 50 }), rest: () => `/api/teams/${w.team.id}/audit?limit=50` },
+  team_analytics: { as: () => author, args: () => ({ team_id: w.team.id, window_days: 7 }), rest: () => `/api/teams/${w.team.id}/analytics?window_days=7` },
+  review_list: { as: () => stranger, args: () => ({ blueprint_id: w.pub.id }), rest: () => `/api/blueprints/${w.pub.id}/reviews` },
 };
 
 describe('MCP read tools answer the REST body', () => {
@@ -117,6 +127,11 @@ describe('a foreign principal through MCP', () => {
     architecture_get: { args: () => ({ slug: w.privateArch.slug }), rest: () => `/api/architectures/${w.privateArch.slug}` },
     architecture_export: { args: () => ({ slug: w.privateArch.slug, format: 'json' }), rest: () => `/api/architectures/${w.privateArch.slug}/export?format=json` },
     team_get: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}` },
+    team_blueprints: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/blueprints` },
+    team_architectures: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/architectures` },
+    team_audit: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/audit` },
+    team_analytics: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/analytics` },
+    review_list: { args: () => ({ blueprint_id: w.secret.id }), rest: () => `/api/blueprints/${w.secret.id}/reviews` },
   };
 
   it.each(Object.keys(hidden))('%s of a private thing is NOT_FOUND, the same error REST answers', async (tool) => {
@@ -138,10 +153,12 @@ describe('a foreign principal through MCP', () => {
       client.ok('blueprint_lineage', { blueprint_id: w.pub.id }),
       client.ok('architecture_get', { slug: w.arch.slug }),
       client.ok('inbox_list', {}),
+      client.ok('team_list', {}),
     ]);
     const text = JSON.stringify(answers);
     for (const secret of [w.secret.id, w.secret.slug, w.secretFork.id, w.privateArch.slug, 'Mcp Secret']) expect(text).not.toContain(secret);
     expect(answers[0].total).toBe(0);
     expect(answers[6]).toEqual({ items: [], total: 0, limit: 20, offset: 0 });
+    expect(answers[7]).toEqual({ items: [], total: 0, limit: 20, offset: 0 });
   });
 });

@@ -70,7 +70,7 @@ describe('tools/list', () => {
     expect(tool('architecture_remove_node').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
 
-  it('covers every REST capability: architectures, versions, changelog, broadcasts, inbox, subscriptions, stars, compare, teams, execution history', () => {
+  it('covers every REST capability: architectures, versions, changelog, broadcasts, inbox, subscriptions, stars, compare, teams, execution history, reviews, lifecycle', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([
@@ -78,6 +78,10 @@ describe('tools/list', () => {
         'version_list', 'changelog_list', 'changelog_publish', 'changelog_update', 'broadcast_send', 'broadcast_subscribe', 'broadcast_unsubscribe',
         'inbox_list', 'inbox_mark_read', 'blueprint_star', 'blueprint_unstar', 'blueprint_compare', 'team_create', 'team_get', 'team_add_member',
         'team_update_member', 'team_remove_member', 'execution_history', 'execution_get',
+        // The people and teams issues: reviews, lifecycle, teams complete, the account's claim.
+        'review_list', 'review_create', 'review_update', 'review_delete', 'blueprint_update', 'blueprint_delete', 'architecture_update',
+        'architecture_delete', 'team_list', 'team_update', 'team_delete', 'team_blueprints', 'team_architectures', 'team_audit', 'team_analytics',
+        'blueprint_transfer', 'account_claim',
       ]),
     );
   });
@@ -86,6 +90,10 @@ describe('tools/list', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf(DOCS_START), readme.indexOf(DOCS_END) + DOCS_END.length);
     expect(section).toBe(renderToolTable(tools));
+  });
+
+  it('offers no tool that mints or manages account tokens (a token cannot mint tokens)', () => {
+    expect(tools.map((t) => t.name).filter((n) => /token/.test(n))).toEqual([]);
   });
 
   it('sends instructions that teach sessions, the 5-step create, forking and executing until dn', () => {

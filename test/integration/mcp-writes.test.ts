@@ -121,6 +121,52 @@ describe('MCP write tools do what REST does', () => {
     expect((await get(`/api/teams/${team.id}`)).members.map((m: any) => m.principal_id)).toEqual([owner.id]);
   });
 
+  it('edits and deletes blueprints and architectures, reviews, and transfers into and out of a team', async () => {
+    const bp = await createBlueprint(server.rest, owner.token, { name: 'Mcp Editable' });
+    const edited = await write(mcpOwner, 'blueprint_update', { blueprint_id: bp.id, name: 'Mcp Edited', tags: ['edited'] });
+    expect(await get(`/api/blueprints/${bp.id}`)).toEqual(edited);
+    expect(edited).toMatchObject({ name: 'Mcp Edited', tags: ['edited'], slug: bp.slug });
+
+    const review = await write(mcpOther, 'review_create', { blueprint_id: bp.id, rating: 5, body: 'great' });
+    await write(mcpOther, 'review_update', { blueprint_id: bp.id, rating: 3 });
+    expect((await get(`/api/blueprints/${bp.id}/reviews`)).items).toEqual([expect.objectContaining({ id: review.id, rating: 3, body: 'great' })]);
+    expect((await get(`/api/blueprints/${bp.id}`)).rating_average).toBe(3);
+    await write(mcpOther, 'review_delete', { blueprint_id: bp.id });
+    expect((await get(`/api/blueprints/${bp.id}/reviews`)).total).toBe(0);
+
+    const team = await write(mcpOwner, 'team_create', { name: 'Mcp Movers' });
+    await write(mcpOwner, 'team_update', { team_id: team.id, conventions: 'tabs, not spaces' });
+    expect((await get(`/api/teams/${team.id}`)).conventions).toBe('tabs, not spaces');
+    await write(mcpOwner, 'blueprint_transfer', { blueprint_id: bp.id, team_id: team.id });
+    expect((await get(`/api/blueprints/${bp.id}`)).team_id).toBe(team.id);
+    const refused = await mcpOwner.call('team_delete', { team_id: team.id });
+    expect(refused.body.error.code).toBe('CONFLICT');
+    await write(mcpOwner, 'blueprint_transfer', { blueprint_id: bp.id, team_id: null });
+    await write(mcpOwner, 'team_delete', { team_id: team.id });
+    expect((await server.rest.get(`/api/teams/${team.id}`, { token: owner.token })).status).toBe(404);
+
+    await write(mcpOwner, 'blueprint_delete', { blueprint_id: bp.slug });
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: owner.token })).status).toBe(404);
+
+    const arch = await write(mcpOwner, 'architecture_create', { name: 'Mcp Temporary', visibility: 'private' });
+    await write(mcpOwner, 'architecture_update', { slug: arch.slug, visibility: 'public', description: 'now public' });
+    expect(await get(`/api/architectures/${arch.slug}`, other.token)).toMatchObject({ visibility: 'public', description: 'now public' });
+    await write(mcpOwner, 'architecture_delete', { slug: arch.slug });
+    expect((await server.rest.get(`/api/architectures/${arch.slug}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it("claims an agent session's work for a signed-in person", async () => {
+    const person = await server.rest.signUp();
+    const agent = await server.rest.agentSession('claimed');
+    const bp = await createBlueprint(server.rest, agent.token, { name: 'Mcp Claimed' });
+    const personal = await McpTestClient.connect(server.url, await server.rest.accountToken(person.token, 'write'));
+    const claimed = await write(personal, 'account_claim', { agent_token: agent.token });
+    expect(claimed).toMatchObject({ agent_session_id: agent.id, claimed: { blueprints: 1 } });
+    expect((await get(`/api/blueprints/${bp.id}`, person.token)).owner_id).toBe(person.id);
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: agent.token })).status).toBe(401);
+    await personal.close();
+  });
+
   it('exercised every write tool in tools/list', async () => {
     const { tools } = await mcpOwner.client.listTools();
     expect([...exercised].sort()).toEqual(tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name).sort());
