@@ -71,6 +71,8 @@ export interface Config {
    * issuer and the MCP resource are named after it. Unset: the origin of each request (`Host` header).
    */
   publicUrl?: string;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   limits: Limits;
 }
 
