@@ -68,6 +68,13 @@ function oauthApp(deps: AppDeps): express.Express {
   const provider = new WorkshopOAuthProvider(deps);
   const app = express();
   app.disable('x-powered-by');
+  // The sign-in page must not be framed (clickjacking an Allow) nor leak the request in a Referer.
+  app.use((_req, res, next) => {
+    res.setHeader('x-frame-options', 'DENY');
+    res.setHeader('content-security-policy', "frame-ancestors 'none'");
+    res.setHeader('referrer-policy', 'no-referrer');
+    next();
+  });
   const routers = new Map<string, RequestHandler>();
   if (deps.config.publicUrl) {
     const origin = new URL(deps.config.publicUrl).origin;

@@ -109,6 +109,9 @@ describe('MCP authorization (OAuth 2.1, DESIGN.md section 13)', () => {
     expect(wrong.consent?.submitStatus).toBe(401);
     expect(wrong.consent?.location).toBeNull();
     expect(wrong.consent?.page).toContain('Wrong username or password');
+    const page = await fetch(`${server.url}/oauth/consent`, { method: 'POST', body: new URLSearchParams({ request: 'forged', decision: 'allow' }), redirect: 'manual' });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
 
     const denied = new TestOAuthClient({ username: user.username, password: PASSWORD, decision: 'deny' });
     expect(await auth(denied, { serverUrl: mcpUrl() })).toBe('REDIRECT');
