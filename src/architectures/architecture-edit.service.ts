@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema, type JsonSchema, type ValidationIssue } from '../platform/json-schema';

@@ -1,7 +1,7 @@
 import { cardSchema } from '../blueprints/blueprint.mcp';
 import type { JsonSchema } from '../platform/json-schema';
 import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { transferBodySchema } from '../teams/team-content.service';
 import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';

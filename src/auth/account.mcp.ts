@@ -1,5 +1,5 @@
 import { args, int, shape, str } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { claimAgentSession } from './account.service';
 import { toClaimBody } from './account.wire';
 

@@ -1,5 +1,5 @@
 import type { RequestContext, Viewer } from '../platform/context';
-import { forbidden, notFound } from '../platform/errors';
+import { forbidden, notFound, unauthenticated } from '../platform/errors';
 import { TeamRole, editorRoles } from '../teams/team.entity';
 import { Visibility, type Blueprint } from './blueprint.entity';
 
@@ -54,6 +54,15 @@ export async function canRead(ctx: RequestContext, g: Guarded): Promise<boolean>
 /** 404 (never 403) when the viewer may not see it: a private thing's existence is not revealed. */
 export async function assertReadable(ctx: RequestContext, bp: Blueprint, idForMessage: string): Promise<void> {
   if (!(await canRead(ctx, guardOf(bp)))) throw notFound('blueprint', idForMessage);
+}
+
+/**
+ * The owner-only rule (version history, changelog, broadcasts), for a blueprint the caller may read:
+ * anonymous 401, not the owner 403. Team editors are not owners: these speak for the owner only.
+ */
+export function assertOwner(ctx: RequestContext, bp: Blueprint, action: string): void {
+  if (!ctx.viewer) throw unauthenticated('A bearer token is required');
+  if (!isOwner(ctx.viewer, guardOf(bp))) throw forbidden(`Only the blueprint's owner may ${action}`);
 }
 
 /** 404 when unreadable, 403 when readable but not editable. */

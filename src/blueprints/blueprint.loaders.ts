@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { Principal } from '../auth/principal.entity';
 import type { RequestContext } from '../platform/context';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
@@ -23,9 +22,6 @@ export function blueprintLoaders(ctx: RequestContext) {
         const starred = new Set(rows.map((r) => r.blueprint_id));
         return ids.map((id) => starred.has(id));
       }),
-    ),
-    principalById: loaders.get('principal.byId', () =>
-      new DataLoader<string, Principal | null>(async (ids) => byKeys(ids, await em.find(Principal, { id: { $in: [...ids] } }), (p) => p.id)),
     ),
   };
 }

@@ -1,5 +1,5 @@
 import { args, arrayOf, bool, idArg, int, numOrNull, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';

@@ -6,19 +6,13 @@ import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
 import { Team } from '../teams/team.entity';
+import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
-import { assertReadable, guardOf, isOwner } from './access';
+import { assertOwner, assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
 import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
-import { Star } from './star.entity';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return uuidPattern.test(value);
-}
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
@@ -43,6 +37,14 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
     out.push(bp);
   }
   return out;
+}
+
+/** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */
+export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, action: string): Promise<Blueprint> {
+  requireViewer(ctx);
+  const bp = await getBlueprint(ctx, idOrSlug);
+  assertOwner(ctx, bp, action);
+  return bp;
 }
 
 export async function slugTaken(em: EntityManager, slug: string): Promise<boolean> {

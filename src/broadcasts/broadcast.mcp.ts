@@ -1,6 +1,6 @@
 import { defaultLimits } from '../platform/config';
 import { args, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { sendBroadcast } from './broadcast.service';
 import { inboxPageBody, subscriptionBody, toInboxBody, toSentBroadcastBody } from './broadcast.wire';

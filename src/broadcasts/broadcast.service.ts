@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import { readableBySql } from '../blueprints/access';
-import { getOwnedBlueprint } from '../changelog/changelog.service';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';

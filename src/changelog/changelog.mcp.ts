@@ -1,6 +1,6 @@
 import { defaultLimits } from '../platform/config';
 import { args, idArg, pageArgs, pageOf, shape, str } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
 import { changelogPageBody, toChangelogBody } from './changelog.wire';
 

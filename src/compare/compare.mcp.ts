@@ -1,5 +1,5 @@
 import { anyObject, args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { compareWithParent } from './compare.service';
 import { toComparisonBody } from './compare.wire';
 

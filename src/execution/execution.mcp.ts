@@ -1,5 +1,5 @@
 import { args, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { MAX_NOTES_LENGTH, executionStep, reportExecution, startExecution } from './execution.service';
 import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 

@@ -1,6 +1,6 @@
 import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
 import { args, arrayOf, idArg, pageArgs, pageOf, shape, str } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { forksBody, lineageBody } from './lineage.wire';
 
 const relative = shape({ kind: { type: 'string', enum: ['fork', 'breed'] }, blueprint: cardSchema });

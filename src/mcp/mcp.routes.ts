@@ -4,7 +4,7 @@ import { requestContext } from '../platform/http';
 import { publicOrigin } from '../platform/public-url';
 import type { RouteModule } from '../platform/routes';
 import { mcpServerFor } from './mcp.server';
-import type { McpToolDefinition } from './mcp-tool';
+import type { McpToolDefinition } from '../platform/mcp-tool';
 
 /** Where an MCP client finds how to get a token (RFC 9728), named in every 401 challenge of `/mcp`. */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';

@@ -6,7 +6,7 @@ import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, validationFailed, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
 import { mcpInstructions } from './instructions';
-import type { McpToolDefinition } from './mcp-tool';
+import type { McpToolDefinition } from '../platform/mcp-tool';
 
 export const MCP_SERVER_INFO = { name: 'blueprint-workshop', version: '0.1.0' };
 

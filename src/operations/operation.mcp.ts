@@ -1,5 +1,5 @@
 import { args, bool, idArg, int, shape, str, strOrNull, anyObject } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
 import { toOperationBody } from './operation.wire';
 import { toolDefinitions } from './tools';

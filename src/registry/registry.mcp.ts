@@ -1,7 +1,7 @@
 import { cardSchema } from '../blueprints/blueprint.mcp';
 import { tagField } from '../platform/field-schemas';
 import { args, arrayOf, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { registrySorts } from './registry.service';
 import { breedSuggestionsBody, registrySearchBody, trendingBody } from './registry.wire';

@@ -1,5 +1,5 @@
 import { args, idArg, int, pageArgs, pageOf, shape, str, bool } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { deleteMyReview, reviewBlueprint, updateMyReview } from './review.service';
 import { reviewsPageBody, toReviewBody } from './review.wire';
 

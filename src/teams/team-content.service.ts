@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
 import type { RequestContext } from '../platform/context';

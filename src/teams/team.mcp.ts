@@ -2,7 +2,7 @@ import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { nameField } from '../platform/field-schemas';
 import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { auditActions } from './audit.service';
 import { transferBlueprint } from './team-content.service';

@@ -1,5 +1,5 @@
 import { anyObject, args, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { versionsBody } from './version.wire';
 
 /** Versions as an MCP tool: the same body builder as `GET /api/blueprints/:id/versions`. */

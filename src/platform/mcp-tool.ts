@@ -1,5 +1,5 @@
-import type { RequestContext } from '../platform/context';
-import type { JsonSchema } from '../platform/json-schema';
+import type { RequestContext } from './context';
+import type { JsonSchema } from './json-schema';
 
 /**
  * One MCP tool: a name, a description, the JSON Schema of its arguments (advertised in `tools/list` and

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../platform/area';
+import { operationMcpTools } from './operation.mcp';
+import { OperationResolver } from './operation.resolver';
+import { operationRoutes } from './operation.routes';
+
+/** The operations area: everything it adds to the app. */
+export const operationsModule: AreaModule = {
+  name: 'operations',
+  resolvers: [OperationResolver],
+  routes: operationRoutes,
+  mcpTools: operationMcpTools,
+};

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../platform/area';
+import { reviewMcpTools } from './review.mcp';
+import { BlueprintReviewsResolver, ReviewResolver } from './review.resolver';
+import { reviewRoutes } from './review.routes';
+
+/** The reviews area: everything it adds to the app. */
+export const reviewsModule: AreaModule = {
+  name: 'reviews',
+  resolvers: [ReviewResolver, BlueprintReviewsResolver],
+  routes: reviewRoutes,
+  mcpTools: reviewMcpTools,
+};
