@@ -6,6 +6,7 @@ import type { RequestContext } from '../platform/context';
 import { forbidden } from '../platform/errors';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { actorOf, recordAudit } from '../teams/audit.service';
 import { TeamRole } from '../teams/team.entity';
 import { architectureColumns, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
 import { lockArchitecture, lockForEdit, publishChange } from './architecture.service';
@@ -44,6 +45,8 @@ export async function updateArchitectureMetadata(tx: EntityManager, ctx: Request
     [patch.name ?? null, patch.description ?? null, patch.visibility ?? null, arch.id],
   );
   await publishChange(ctx, tx, arch, 'updated', null);
+  if (arch.teamId !== null)
+    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.edited', targetType: 'architecture', targetId: arch.id, details: { changes } });
   return { architecture: toRecord(rows[0]!), changes };
 }
 
@@ -58,6 +61,8 @@ export async function deleteArchitecture(tx: EntityManager, ctx: RequestContext,
   if (arch.ownerId !== viewer.principalId && role !== TeamRole.OWNER && role !== TeamRole.ADMIN)
     throw forbidden("Only the architecture's owner, or an owner or admin of its team, may delete it");
   await publishChange(ctx, tx, arch, 'deleted', arch.id);
+  if (arch.teamId !== null)
+    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.deleted', targetType: 'architecture', targetId: arch.id, details: { name: arch.name, slug: arch.slug } });
   await tx.execute('delete from architecture where id = ?', [arch.id]);
   return arch;
 }

@@ -126,8 +126,9 @@ export async function lockForEdit(ctx: RequestContext, tx: EntityManager, slug: 
 /** Marks the architecture changed and tells every subscriber once the transaction commits. */
 export async function publishChange(ctx: RequestContext, tx: EntityManager, arch: ArchitectureRecord, change: ArchitectureChangeKind, subjectId: string | null): Promise<void> {
   await tx.execute('update architecture set updated_at = now() where id = ?', [arch.id]);
-  // Every edit of a team architecture is audited here, where every edit passes (transfers audit themselves).
-  if (arch.teamId !== null && change !== 'transferred')
+  // Every diagram edit of a team architecture is audited here, where every edit passes; transfers and
+  // metadata PATCH / DELETE (architecture-lifecycle.service.ts) write their own, more specific entries.
+  if (arch.teamId !== null && change !== 'transferred' && change !== 'updated' && change !== 'deleted')
     await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.changed', targetType: 'architecture', targetId: arch.id, details: { change, subject_id: subjectId } });
   await ctx.events.publish(tx, 'architecture.changed', { architectureId: arch.id, slug: arch.slug, change, subjectId, actorId: ctx.viewer!.principalId });
 }

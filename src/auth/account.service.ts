@@ -9,6 +9,7 @@ import { hashPassword, passwordMatches } from './passwords';
 import { Principal, PrincipalKind } from './principal.entity';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limit';
 import { hashToken, newToken } from '../platform/tokens';
+import { actorOf, recordOwnerChanges } from '../teams/audit.service';
 
 /** A sign-in: who, and the `bws_` token that now acts for them (shown once). */
 export interface SignedIn {
@@ -147,6 +148,7 @@ export async function claimAgentSession(ctx: RequestContext, body: unknown): Pro
     );
     const agentId = rows[0]?.principal_id;
     if (!agentId) throw notFound('agent session');
+    await recordOwnerChanges(tx, actorOf(ctx), agentId, viewer.principalId, 'claim');
     const moved = async (sql: string) => Number(((await tx.execute(sql, [viewer.principalId, agentId], 'run')) as { affectedRows?: number }).affectedRows ?? 0);
     const claimed: ClaimResult = {
       agentSessionId: agentId,

@@ -4,6 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { actorOf, recordAudit } from '../teams/audit.service';
 import { TeamRole } from '../teams/team.entity';
 import { assertEditable, canReadWith, guardOf, viewerTeamRoles } from './access';
 import type { Blueprint, Visibility } from './blueprint.entity';
@@ -41,8 +42,8 @@ export type MetadataChanges = Partial<Record<keyof BlueprintMetadata, { from: un
  */
 export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestContext, blueprintId: string, patch: BlueprintMetadata): Promise<MetadataChanges> {
   const viewer = requireViewer(ctx);
-  const rows: Array<{ name: string; description: string; tags: string[]; visibility: Visibility }> = await tx.execute(
-    'select name, description, tags, visibility from blueprint where id = ? for update',
+  const rows: Array<{ name: string; description: string; tags: string[]; visibility: Visibility; team_id: string | null }> = await tx.execute(
+    'select name, description, tags, visibility, team_id from blueprint where id = ? for update',
     [blueprintId],
   );
   const before = rows[0];
@@ -59,6 +60,8 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
     [patch.name ?? null, patch.description ?? null, patch.tags ? `{${patch.tags.join(',')}}` : null, patch.visibility ?? null, blueprintId],
   );
   await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'edited', subjectId: null, actorId: viewer.principalId });
+  if (before.team_id !== null)
+    await recordAudit(tx, { teamId: before.team_id, actor: actorOf(ctx), action: 'blueprint.edited', targetType: 'blueprint', targetId: blueprintId, details: { changes } });
   if (changes.visibility || changes.name) {
     const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
       `update architecture a set updated_at = now() from architecture_node n
@@ -90,8 +93,14 @@ export async function updateBlueprint(ctx: RequestContext, idOrSlug: string, bod
  */
 export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, blueprintId: string): Promise<void> {
   const viewer = requireViewer(ctx);
-  const rows: Array<{ forked_from_id: string | null }> = await tx.execute('select forked_from_id from blueprint where id = ? for update', [blueprintId]);
+  const rows: Array<{ forked_from_id: string | null; team_id: string | null; name: string; slug: string }> = await tx.execute(
+    'select forked_from_id, team_id, name, slug from blueprint where id = ? for update',
+    [blueprintId],
+  );
   if (rows.length === 0) throw notFound('blueprint', blueprintId);
+  const gone = rows[0]!;
+  if (gone.team_id !== null)
+    await recordAudit(tx, { teamId: gone.team_id, actor: actorOf(ctx), action: 'blueprint.deleted', targetType: 'blueprint', targetId: blueprintId, details: { name: gone.name, slug: gone.slug } });
   const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
     `with gone as (delete from architecture_node where blueprint_id = ? returning id, architecture_id)
      update architecture a set updated_at = now() from gone where a.id = gone.architecture_id returning gone.id, a.id as architecture_id, a.slug`,

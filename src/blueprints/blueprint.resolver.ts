@@ -2,7 +2,6 @@ import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'ty
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
-import { teamById } from '../teams/team.service';
 import { viewerTeamRoles } from './access';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
@@ -10,6 +9,7 @@ import { Blueprint } from './blueprint.entity';
 import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
+import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
 import { orNull } from '../platform/or-null';
 

@@ -23,11 +23,13 @@ export const auditActions = [
   'blueprint.tool_applied',
   'blueprint.edited',
   'blueprint.deleted',
+  'blueprint.owner_changed',
   'architecture.transferred_in',
   'architecture.transferred_out',
   'architecture.changed',
   'architecture.edited',
   'architecture.deleted',
+  'architecture.owner_changed',
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];
@@ -64,6 +66,22 @@ export async function recordAudit(tx: EntityManager, entry: AuditEntryInput): Pr
      values (?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
     [randomUUID(), entry.teamId, entry.actor.id, entry.actor.name, entry.action, entry.targetType, entry.targetId, JSON.stringify(entry.details ?? {})],
   );
+}
+
+/**
+ * Audits a change of owner of every team blueprint and architecture `fromId` owns (a person claiming an
+ * agent session's work): one entry per thing, in its team, in two statements whatever their number. Call
+ * it on the claim's transaction before the owners change.
+ */
+export async function recordOwnerChanges(tx: EntityManager, actor: { id: string; name: string }, fromId: string, toId: string, cause: string): Promise<void> {
+  for (const kind of ['blueprint', 'architecture'] as const) {
+    await tx.execute(
+      `insert into team_audit_entry (id, team_id, actor_id, actor_name, action, target_type, target_id, details)
+       select gen_random_uuid(), t.team_id, ?, ?, ?, ?, t.id::text, jsonb_build_object('from_owner_id', ?::text, 'to_owner_id', ?::text, 'cause', ?::text)
+         from ${kind} t where t.owner_id = ? and t.team_id is not null order by t.created_at, t.id`,
+      [actor.id, actor.name, `${kind}.owner_changed`, kind, fromId, toId, cause, fromId],
+    );
+  }
 }
 
 /** The request's caller as an audit actor (the caller is authenticated wherever a change is made). */

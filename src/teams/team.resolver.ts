@@ -4,7 +4,6 @@ import type { ArchitectureRecord } from '../architectures/architecture.read';
 import { ViewerType } from '../auth/auth.resolver';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import { principalsById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';

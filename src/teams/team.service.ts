@@ -4,9 +4,9 @@ import type { PrincipalKind } from '../auth/principal.entity';
 import { requireViewer } from '../auth/auth.service';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
-import { byKeys, groupByKeys } from '../platform/loaders';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { byKeys, groupByKeys } from '../platform/loaders';
 import { Team, TeamRole } from './team.entity';
 import { nameField } from '../platform/field-schemas';
 import { actorOf, recordAudit } from './audit.service';
@@ -208,8 +208,6 @@ export async function removeTeamMember(ctx: RequestContext, teamId: string, prin
 /** Teams by id, batched: the one team loader of a request. Access is the caller's business. */
 export function teamById(ctx: RequestContext, id: string): Promise<Team | null> {
   return ctx.loaders
-    .get('team.byId', () => new DataLoader<string, Team | null>(async (ids) => {
-      return byKeys(ids, await ctx.em.find(Team, { id: { $in: [...ids] } }), (t) => t.id);
-    }))
+    .get('team.byId', () => new DataLoader<string, Team | null>(async (ids) => byKeys(ids, await ctx.em.find(Team, { id: { $in: [...ids] } }), (t) => t.id)))
     .load(id);
 }

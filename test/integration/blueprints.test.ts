@@ -149,6 +149,7 @@ describe('GraphQL blueprint, team and node', () => {
     expect(team).toEqual({ id: teamId, name: `Team ${teamId.slice(0, 4)}` });
     // A team shows members, audit log and analytics: a public team blueprint does not open it to others.
     expect((await server.gql.ok(BlueprintTeamDocument, { id: bp.id }, stranger.token)).blueprint?.team).toBeNull();
+    expect((await server.gql.ok(BlueprintTeamDocument, { id: bp.id }, reader)).blueprint?.team).toBeNull();
   });
 
   it('loads the teams of many blueprints in one statement', async () => {

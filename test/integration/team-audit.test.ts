@@ -154,6 +154,39 @@ describe('audit entries: one per change, right actor and target', () => {
       status: 201,
     });
     expect(edited.details).toMatchObject({ change: 'node_added' });
+
+    // Metadata edits and deletions of team blueprints and architectures (DESIGN 11's PATCH / DELETE).
+    const bpEdit = await expectOneEntry(teamId, () => server.rest.patch(`/api/blueprints/${made.id}`, { token: tokens.member, body: { name: 'Renamed in the team', tags: ['api'] } }), {
+      actor: 'member',
+      action: 'blueprint.edited',
+      targetType: 'blueprint',
+      targetId: () => made.id,
+      status: 200,
+    });
+    expect(bpEdit.details).toEqual({ changes: { name: { from: 'Born in the team', to: 'Renamed in the team' }, tags: { from: [], to: ['api'] } } });
+    const archEdit = await expectOneEntry(teamId, () => server.rest.patch(`/api/architectures/${arch.slug}`, { token: tokens.admin, body: { description: 'Now described' } }), {
+      actor: 'admin',
+      action: 'architecture.edited',
+      targetType: 'architecture',
+      targetId: () => arch.id,
+      status: 200,
+    });
+    expect(archEdit.details).toEqual({ changes: { description: { from: '', to: 'Now described' } } });
+    await expectOneEntry(teamId, () => server.rest.delete(`/api/architectures/${arch.slug}`, { token: tokens.admin }), {
+      actor: 'admin',
+      action: 'architecture.deleted',
+      targetType: 'architecture',
+      targetId: () => arch.id,
+      status: 204,
+    });
+    const bpGone = await expectOneEntry(teamId, () => server.rest.delete(`/api/blueprints/${made.id}`, { token: tokens.owner }), {
+      actor: 'owner',
+      action: 'blueprint.deleted',
+      targetType: 'blueprint',
+      targetId: () => made.id,
+      status: 204,
+    });
+    expect(bpGone.details).toEqual({ name: 'Renamed in the team', slug: made.slug });
   });
 
   it('writes nothing for a refused, invalid or failed change, nor for a change that changes nothing', async () => {
@@ -176,6 +209,9 @@ describe('audit entries: one per change, right actor and target', () => {
       ['a viewer adding a member', () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.viewer, body: { principal_id: ids.newcomer, role: 'viewer' } }), 403],
       ['a role changed to itself', () => server.rest.patch(`/api/teams/${teamId}/members/${ids.member}`, { token: tokens.owner, body: { role: 'member' } }), 200],
       ['removing the owner', () => server.rest.delete(`/api/teams/${teamId}/members/${ids.owner}`, { token: tokens.admin }), 403],
+      ['a viewer editing a team blueprint', () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.viewer, body: { name: 'Viewer was here' } }), 403],
+      ['a viewer deleting a team blueprint', () => server.rest.delete(`/api/blueprints/${held.id}`, { token: tokens.viewer }), 403],
+      ['an edit that changes nothing', () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.member, body: { name: 'Keeps the team alive' } }), 200],
     ];
     const before = await db.count('team_audit_entry');
     for (const [what, attempt, status] of attempts) {
@@ -190,6 +226,28 @@ describe('audit entries: one per change, right actor and target', () => {
     const stale = await submit(server.rest, tokens.admin!, second, { checks: [{ step_key: 'schema', acceptance: ['two'] }] });
     expect(stale.status).toBe(409);
     expect(await db.count('team_audit_entry')).toBe(before + 1); // the member's tool run only
+  });
+});
+
+describe('ownership changes by a claim', () => {
+  it("records one entry per team blueprint and architecture a person takes over from an agent session", async () => {
+    const agent = await server.rest.agentSession('claimed agent');
+    const teamId = (await createTeam(server.rest, agent.token, [[ids.member!, 'member']], 'Agent team')).id;
+    const bp = await createTeamBlueprint(server.rest, agent.token, teamId, { name: 'Agent made' });
+    await createBlueprint(server.rest, agent.token, { name: 'Agent personal' }); // not a team's: not audited
+    const arch = await createArchitecture(server.rest, agent.token, { name: 'Agent diagram' });
+    await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: agent.token, body: { team_id: teamId } });
+    const person = await server.rest.signUp();
+    const before = await entriesOf(teamId);
+    expect((await server.rest.post('/api/account/claim', { token: person.token, body: { agent_token: agent.token } })).status).toBe(200);
+    expect(await entriesOf(teamId)).toBe(before + 2);
+    const entries = (await auditOf(server.rest, tokens.member!, teamId)).slice(0, 2);
+    expect(entries.map((e) => [e.action, e.target_id, e.actor.id, e.details])).toEqual(
+      expect.arrayContaining([
+        ['blueprint.owner_changed', bp.id, person.id, { from_owner_id: agent.id, to_owner_id: person.id, cause: 'claim' }],
+        ['architecture.owner_changed', arch.id, person.id, { from_owner_id: agent.id, to_owner_id: person.id, cause: 'claim' }],
+      ]),
+    );
   });
 });
 

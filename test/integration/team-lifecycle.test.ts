@@ -81,6 +81,24 @@ describe('PATCH /api/teams/:id', () => {
   });
 });
 
+describe('read-scope tokens', () => {
+  it('may read teams, audit log and analytics but change nothing', async () => {
+    const person = await server.rest.signUp();
+    const team = (await createTeam(server.rest, person.token, [], 'Read scope')).id;
+    const read = await server.rest.accountToken(person.token, 'read');
+    expect((await server.rest.get(`/api/teams/${team}/audit`, { token: read })).status).toBe(200);
+    expect((await server.rest.get(`/api/teams/${team}/analytics`, { token: read })).status).toBe(200);
+    const own = await createBlueprint(server.rest, person.token, { name: 'Read scope plan' });
+    for (const res of [
+      await server.rest.patch(`/api/teams/${team}`, { token: read, body: { conventions: 'x' } }),
+      await server.rest.delete(`/api/teams/${team}`, { token: read }),
+      await server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: read, body: { team_id: team } }),
+    ])
+      expect(res.status).toBe(403);
+    expect((await server.rest.get(`/api/teams/${team}`, { token: read })).body.conventions).toBe('');
+  });
+});
+
 describe('DELETE /api/teams/:id', () => {
   it('is refused with 409 naming the counts while the team holds things, and deletes it once they are moved out', async () => {
     const teamId = await fullTeam('Holding');

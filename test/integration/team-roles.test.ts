@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { addNode, createArchitecture, createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTeamBlueprint } from '../fixtures/teams';
@@ -62,6 +64,12 @@ const actions: Action[] = [
   { name: 'read a team blueprint', row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/blueprints/${teamBlueprint.id}`, { token: tokens[who] }) },
   { name: 'read a team architecture', row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/architectures/${teamArchitectureSlug}`, { token: tokens[who] }) },
   { name: "list the team's blueprints", row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/teams/${teamId}/blueprints`, { token: tokens[who] }) },
+  {
+    name: 'edit a team blueprint (PATCH)',
+    row: 'edit team',
+    success: 200,
+    attempt: (who) => server.rest.patch(`/api/blueprints/${teamBlueprint.id}`, { token: tokens[who], body: { description: `Described by ${who}` } }),
+  },
   {
     name: 'edit a team architecture (layout)',
     row: 'edit team',
@@ -159,7 +167,7 @@ describe('the role matrix of DESIGN.md section 6', () => {
   it('covers every row of the table and every action the issue names', () => {
     expect([...table.keys()]).toHaveLength(4);
     for (const title of table.keys()) expect(actions.some((a) => title.startsWith(a.row))).toBe(true);
-    expect(actions).toHaveLength(12);
+    expect(actions).toHaveLength(13);
   });
 
   const cells = actions.flatMap((action) => ([...roles, 'outsider'] as const).map((who) => [action.name, who, action] as const));
@@ -169,5 +177,25 @@ describe('the role matrix of DESIGN.md section 6', () => {
       status: expectedStatus(action, who),
       code: expectedStatus(action, who) >= 400 ? (expectedStatus(action, who) === 403 ? 'FORBIDDEN' : 'NOT_FOUND') : undefined,
     });
+  });
+});
+
+describe('the same matrix over MCP (the tools call the same services)', () => {
+  const mcpActions: Array<{ name: string; base: Action; tool: string; args: () => Record<string, unknown> }> = [
+    { name: 'blueprint_get of a team blueprint', base: actions.find((a) => a.name === 'read a team blueprint')!, tool: 'blueprint_get', args: () => ({ blueprint_id: teamBlueprint.id }) },
+    { name: 'tool_operation_start of an INPLACE tool', base: actions.find((a) => a.name.startsWith('run an INPLACE'))!, tool: 'tool_operation_start', args: () => ({ tool_type: 'fuzz', source_blueprint_ids: [teamBlueprint.id] }) },
+  ];
+  const cells = mcpActions.flatMap((a) => ([...roles, 'outsider'] as const).map((who) => [a.name, who, a] as const));
+  it.each(cells)('%s as %s', async (_name, who, action) => {
+    const client = new Client({ name: 'roles', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens[who]}` } } }));
+    try {
+      const result = (await client.callTool({ name: action.tool, arguments: action.args() })) as { isError?: boolean; content: Array<{ text: string }> };
+      const expected = expectedStatus(action.base, who);
+      const code = result.isError ? JSON.parse(result.content[0]!.text).error.code : null;
+      expect(code).toBe(expected < 400 ? null : expected === 403 ? 'FORBIDDEN' : 'NOT_FOUND');
+    } finally {
+      await client.close();
+    }
   });
 });
