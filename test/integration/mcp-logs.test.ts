@@ -1,4 +1,4 @@
-import { McpTestClient } from '../helpers/mcp';
+import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /** MCP calls arrive as `POST /mcp`; each tool call also logs which tool, who called it and how it ended. */

@@ -1,6 +1,6 @@
 import { addNode, createArchitecture, createTeam } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
-import { McpTestClient } from '../helpers/mcp';
+import { McpTestClient } from '../helpers/mcp-test-client';
 import type { AgentSession } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 

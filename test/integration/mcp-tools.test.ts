@@ -7,7 +7,7 @@ import { toolTypes } from '../../src/operations/tool-types';
 import { validatorFor } from '../../src/platform/json-schema';
 import { createArchitecture } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
-import { McpTestClient } from '../helpers/mcp';
+import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;

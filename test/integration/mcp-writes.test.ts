@@ -1,5 +1,5 @@
 import { createBlueprint, createSubmissions } from '../fixtures/blueprints';
-import { McpTestClient } from '../helpers/mcp';
+import { McpTestClient } from '../helpers/mcp-test-client';
 import type { AgentSession } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 
