@@ -3,7 +3,7 @@
  * what the viewer sees, so redacted nodes stay redacted in every format.
  */
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { architectureView, getArchitecture, type ArchitectureView, type NodeView } from './architecture.read';
 import { toArchitectureBody } from './architecture.wire';
 
@@ -95,7 +95,7 @@ export async function architectureExport(ctx: RequestContext, slug: string, rawF
   const arch = await getArchitecture(ctx, slug);
   const format = rawFormat as ExportFormat;
   if (!exportFormats.includes(format))
-    throw validationFailed(`format must be one of: ${exportFormats.join(', ')}`, { issues: [{ path: 'format', message: `must be one of: ${exportFormats.join(', ')}` }] });
+    throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
   const view = await architectureView(ctx, arch);
   return { slug: arch.slug, format, content_type: exportContentTypes[format], text: exportArchitecture(view, format) };
 }

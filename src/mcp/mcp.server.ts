@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { assertAllowed } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
-import { AppError, errorBody, validationFailed, type ErrorBody } from '../platform/errors';
+import { AppError, errorBody, invalidAll, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
 import { mcpInstructions } from './instructions';
 import type { McpToolDefinition } from '../platform/mcp-tool';
@@ -42,7 +42,7 @@ function checkArguments(tool: McpToolDefinition, raw: unknown): Record<string, u
   const validate = validatorFor(tool.input);
   if (validate(value)) return value as Record<string, unknown>;
   const issues = issuesFrom(validate.errors, '').map((i) => ({ ...i, path: i.path.replace(/^\//, '') || 'arguments' }));
-  throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+  throw invalidAll(issues);
 }
 
 /**

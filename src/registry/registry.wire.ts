@@ -1,6 +1,6 @@
 import { toCard } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { pageFromQuery } from '../platform/pagination';
 import { BREED_SUGGESTIONS_MAX, breedSuggestions } from './breed-suggestions.service';
 import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
@@ -18,8 +18,8 @@ export async function registrySearchBody(ctx: RequestContext, query: RegistrySea
   const page = pageFromQuery(query, ctx.config.limits);
   const sort = query.sort;
   if (sort !== undefined && !registrySorts.includes(sort as RegistrySort))
-    throw validationFailed(`sort must be one of: ${registrySorts.join(', ')}`, { issues: [{ path: 'sort', message: 'is not a known sort order' }] });
-  if (query.q !== undefined && typeof query.q !== 'string') throw validationFailed('q must be a string', { issues: [{ path: 'q', message: 'must be a string' }] });
+    throw invalid('sort', 'is not a known sort order', `sort must be one of: ${registrySorts.join(', ')}`);
+  if (query.q !== undefined && typeof query.q !== 'string') throw invalid('q', 'must be a string');
   const result = await searchRegistry(ctx, { q: query.q, tags: parseTags(query.tags), sort: sort as RegistrySort | undefined }, page);
   return {
     items: result.items.map((bp) => ({ ...toCard(bp), description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() })),
