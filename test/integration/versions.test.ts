@@ -4,8 +4,6 @@ import { runTool, versions } from '../fixtures/tool-driver';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
-let reader: string;
 let owner: string;
 let other: string;
 let pub: any;
@@ -17,7 +15,6 @@ const fuzzOnce = (token: string, id: string, check: string) =>
 
 beforeAll(async () => {
   server = await startTestServer();
-  reader = await server.rest.agentToken('reader');
   [owner, other] = await Promise.all([server.rest.agentToken('owner'), server.rest.agentToken('other')]);
   pub = await createBlueprint(server.rest, owner, { name: 'Public plan' });
   priv = await createBlueprint(server.rest, owner, { name: 'Private plan', visibility: 'private' });
