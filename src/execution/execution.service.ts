@@ -10,7 +10,6 @@ import { isUuid } from '../platform/ids';
 import type { Plan, PlanModule, PlanStep } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
 import { conflict, invalid, notFound, staleStepToken } from '../platform/errors';
-import { Team } from '../teams/team.entity';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 import { buildSystemPrompt, type TeamConventions } from './execution.prompt';
 import { endRun, isIdle } from './execution.sweep';

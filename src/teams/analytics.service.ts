@@ -1,5 +1,5 @@
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { getTeam } from './team.service';
 
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -49,9 +49,7 @@ export function parseWindowDays(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_WINDOW_DAYS;
   const n = typeof raw === 'number' ? raw : /^\d{1,4}$/.test(String(raw)) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_WINDOW_DAYS)
-    throw validationFailed(`window_days must be an integer between 1 and ${MAX_WINDOW_DAYS}`, {
-      issues: [{ path: 'window_days', message: `must be an integer between 1 and ${MAX_WINDOW_DAYS}` }],
-    });
+    throw invalid('window_days', `must be an integer between 1 and ${MAX_WINDOW_DAYS}`);
   return n;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context';
-import { forbidden, validationFailed } from '../platform/errors';
+import { forbidden, invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { TeamRole } from './team.entity';
 
@@ -97,7 +97,7 @@ export function assertAuditReader(role: TeamRole): void {
 export function parseAuditAction(raw: unknown): AuditAction | null {
   if (raw === undefined || raw === null || raw === '') return null;
   if (typeof raw !== 'string' || !(auditActions as readonly string[]).includes(raw))
-    throw validationFailed(`action must be one of: ${auditActions.join(', ')}`, { issues: [{ path: 'action', message: 'is not a known audit action' }] });
+    throw invalid('action', `must be one of: ${auditActions.join(', ')}`);
   return raw as AuditAction;
 }
 

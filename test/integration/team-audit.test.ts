@@ -1,4 +1,4 @@
-import { addNode, createArchitecture, createTeam, principalIdOf } from '../fixtures/architectures';
+import { createArchitecture, createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { startTool, submit } from '../fixtures/tools';
 import { auditOf, createTeamBlueprint } from '../fixtures/teams';
