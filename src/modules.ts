@@ -7,8 +7,8 @@ import { changelogModule } from './changelog/changelog.module';
 import { compareModule } from './compare/compare.module';
 import { executionModule } from './execution/execution.module';
 import { lineageModule } from './lineage/lineage.module';
-import { mcpModule } from './mcp/mcp.module';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { oauthModule } from './oauth/oauth.module';
 import { operationsModule } from './operations/operations.module';
 import type { AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
@@ -33,7 +33,7 @@ export const areas: AreaModule[] = [
   teamsModule,
   reviewsModule,
   architecturesModule,
-  mcpModule,
+  oauthModule,
 ];
 
 /** Every area's MCP tools (served at `POST /mcp`). */

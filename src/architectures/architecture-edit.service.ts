@@ -4,7 +4,7 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
-import { assertValid, compileSchema, type ValidationIssue } from '../platform/json-schema';
+import { assertValid, compileSchema, type JsonSchema, type ValidationIssue } from '../platform/json-schema';
 import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from './architecture.entity';
 import { cardOf, isLineageEdgeId, type ArchitectureRecord, type EdgeView, type NodeView } from './architecture.read';
 import { lockForEdit, publishChange } from './architecture.service';
@@ -16,14 +16,17 @@ import { composition } from './zoom';
 export const COORDINATE_MAX = 1_000_000;
 const coordinate = { type: 'number', minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX };
 
-const nodeBody = compileSchema({
+/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
+export const nodeBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['blueprint_id'],
   properties: { blueprint_id: { type: 'string', format: 'uuid' }, position_x: coordinate, position_y: coordinate },
-});
+};
+const nodeBody = compileSchema(nodeBodySchema);
 
-const edgeBody = compileSchema({
+/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
+export const edgeBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['source_node_id', 'target_node_id', 'edge_type'],
@@ -33,9 +36,11 @@ const edgeBody = compileSchema({
     edge_type: { type: 'string', enum: [...manualEdgeTypes] },
     label: { type: ['string', 'null'], maxLength: 200 },
   },
-});
+};
+const edgeBody = compileSchema(edgeBodySchema);
 
-const layoutBody = compileSchema({
+/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
+export const layoutBodySchema: JsonSchema = {
   type: 'array',
   items: {
     type: 'object',
@@ -46,7 +51,8 @@ const layoutBody = compileSchema({
       position: { type: 'object', additionalProperties: false, required: ['x', 'y'], properties: { x: coordinate, y: coordinate } },
     },
   },
-});
+};
+const layoutBody = compileSchema(layoutBodySchema);
 
 export const lineageEdgeMessage =
   'lineage_fork and lineage_breed edges are computed from fork and breed ancestry; they cannot be created or deleted by hand';

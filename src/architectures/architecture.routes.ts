@@ -1,13 +1,10 @@
-import { invalid } from '../platform/errors';
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
+import { createArchitecture, transferArchitecture } from './architecture.service';
+import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
+import { architectureExport } from './export';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
-import { architectureView, getArchitecture } from './architecture.read';
-import { createArchitecture, listPublicArchitectures, transferArchitecture } from './architecture.service';
-import { toArchitectureBody, toEdgeBody, toNodeBody, toSummaryBody } from './architecture.wire';
-import { exportArchitecture, exportContentTypes, exportFormats, type ExportFormat } from './export';
 
 type SlugParams = { Params: { slug: string } };
 
@@ -30,23 +27,18 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   });
 
   /** Public, no authentication: a page of public architectures, newest first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { config: { public: true }, schema: { querystring: pageQuery } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    const page = pageFromQuery(request.query, deps.config.limits);
-    const result = await listPublicArchitectures(ctx, page);
-    return { items: result.items.map(toSummaryBody), total: result.total, ...page };
-  });
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { config: { public: true }, schema: { querystring: pageQuery } }, async (request) =>
+    architectureListBody(await requestContext(request, deps), request.query),
+  );
 
-  app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    return toArchitectureBody(await architectureView(ctx, await getArchitecture(ctx, request.params.slug)));
-  });
+  app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: { params: slugParam } }, async (request) =>
+    architectureBodyOf(await requestContext(request, deps), request.params.slug),
+  );
 
   /** Name, description, visibility; the slug never changes. */
   app.patch<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    const arch = await updateArchitecture(ctx, request.params.slug, request.body);
-    return toArchitectureBody(await architectureView(ctx, arch));
+    return architectureBodyOf(ctx, await updateArchitecture(ctx, request.params.slug, request.body));
   });
 
   app.delete<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request, reply) => {
@@ -67,14 +59,12 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   /** Batch move: `[{nodeId, position: {x, y}}]`, all or nothing; answers the architecture as it now is. */
   app.put<SlugParams & { Body: unknown }>('/api/architectures/:slug/layout', { schema: { params: slugParam } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    const arch = await updateLayout(ctx, request.params.slug, request.body);
-    return toArchitectureBody(await architectureView(ctx, arch));
+    return architectureBodyOf(ctx, await updateLayout(ctx, request.params.slug, request.body));
   });
 
   app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/transfer', { schema: { params: slugParam } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    const arch = await transferArchitecture(ctx, request.params.slug, request.body);
-    return toArchitectureBody(await architectureView(ctx, arch));
+    return architectureBodyOf(ctx, await transferArchitecture(ctx, request.params.slug, request.body));
   });
 
   app.delete<{ Params: { slug: string; nodeId: string } }>('/api/architectures/:slug/nodes/:nodeId', { schema: { params: subjectParams('nodeId') } }, async (request, reply) => {
@@ -94,13 +84,8 @@ export const architectureRoutes: RouteModule = (app, deps) => {
     '/api/architectures/:slug/export',
     { config: { public: true }, schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
     async (request, reply) => {
-      const ctx = await requestContext(request, deps);
-      const arch = await getArchitecture(ctx, request.params.slug);
-      const format = (request.query.format ?? 'json') as ExportFormat;
-      if (!exportFormats.includes(format))
-        throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
-      const view = await architectureView(ctx, arch);
-      return reply.type(exportContentTypes[format]).send(exportArchitecture(view, format));
+      const exported = await architectureExport(await requestContext(request, deps), request.params.slug, request.query.format ?? 'json');
+      return reply.type(exported.content_type).send(exported.text);
     },
   );
 };

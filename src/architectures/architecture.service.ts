@@ -7,7 +7,7 @@ import type { Visibility } from '../blueprints/blueprint.entity';
 import { uniqueSlug } from '../blueprints/slug';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound } from '../platform/errors';
-import { assertValid, compileSchema } from '../platform/json-schema';
+import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { recordAudit, actorOf } from '../teams/audit.service';
 import { applyTransfer } from '../teams/team-content.service';
@@ -17,7 +17,8 @@ import { descriptionField, nameField, visibilityField, withDefault } from '../pl
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
 export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred' | 'node_updated' | 'updated' | 'deleted';
 
-const createBody = compileSchema({
+/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
+export const createBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'visibility'],
@@ -26,7 +27,8 @@ const createBody = compileSchema({
     description: withDefault(descriptionField, ''),
     visibility: visibilityField,
   },
-});
+};
+const createBody = compileSchema(createBodySchema);
 
 export interface NewArchitecture {
   name: string;

@@ -1,5 +1,7 @@
-import type { ArchitectureRecord, ArchitectureView, BlueprintCard, EdgeView, NodeView } from './architecture.read';
-import type { ArchitectureSummary } from './architecture.service';
+import type { RequestContext } from '../platform/context';
+import { pageFromQuery } from '../platform/pagination';
+import { architectureView, getArchitecture, type ArchitectureRecord, type ArchitectureView, type BlueprintCard, type EdgeView, type NodeView } from './architecture.read';
+import { listPublicArchitectures, type ArchitectureSummary } from './architecture.service';
 
 /** The card of DESIGN.md section 8 (the same shape as lineage and registry cards). */
 export function toCardBody(c: BlueprintCard) {
@@ -54,4 +56,17 @@ export function toSummaryBody(s: ArchitectureSummary) {
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };
+}
+
+/** `GET /api/architectures` (REST and MCP): public architectures, newest first, without nodes and edges. */
+export async function architectureListBody(ctx: RequestContext, query: { limit?: unknown; offset?: unknown }) {
+  const page = pageFromQuery(query, ctx.config.limits);
+  const result = await listPublicArchitectures(ctx, page);
+  return { items: result.items.map(toSummaryBody), total: result.total, ...page };
+}
+
+/** `GET /api/architectures/:slug` and every write that answers the architecture as it now is (REST and MCP). */
+export async function architectureBodyOf(ctx: RequestContext, arch: ArchitectureRecord | string) {
+  const record = typeof arch === 'string' ? await getArchitecture(ctx, arch) : arch;
+  return toArchitectureBody(await architectureView(ctx, record));
 }

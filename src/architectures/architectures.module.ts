@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { architectureMcpTools } from './architecture.mcp';
 import { ArchitectureLifecycleResolver } from './architecture-lifecycle.resolver';
 import { ArchitectureResolver } from './architecture.resolver';
 import { ArchitectureNodeResolver } from './architecture-node.resolver';
@@ -9,4 +10,5 @@ export const architecturesModule: AreaModule = {
   name: 'architectures',
   resolvers: [ArchitectureResolver, ArchitectureNodeResolver, ArchitectureLifecycleResolver],
   routes: architectureRoutes,
+  mcpTools: architectureMcpTools,
 };

@@ -2,7 +2,9 @@
  * An architecture as text: Mermaid flowchart, Graphviz DOT, or JSON (the REST body). Pure functions of
  * what the viewer sees, so redacted nodes stay redacted in every format.
  */
-import type { ArchitectureView, NodeView } from './architecture.read';
+import type { RequestContext } from '../platform/context';
+import { invalid } from '../platform/errors';
+import { architectureView, getArchitecture, type ArchitectureView, type NodeView } from './architecture.read';
 import { toArchitectureBody } from './architecture.wire';
 
 export const exportFormats = ['mermaid', 'dot', 'json'] as const;
@@ -83,4 +85,17 @@ export function exportArchitecture(v: ArchitectureView, format: ExportFormat): s
   if (format === 'mermaid') return toMermaid(v);
   if (format === 'dot') return toDot(v);
   return JSON.stringify(toArchitectureBody(v), null, 2) + '\n';
+}
+
+/**
+ * `GET /api/architectures/:slug/export` (REST and MCP): the text and its content type. REST answers the
+ * text as the body; the MCP tool answers `{slug, format, content_type, text}`.
+ */
+export async function architectureExport(ctx: RequestContext, slug: string, rawFormat: unknown = 'json'): Promise<{ slug: string; format: ExportFormat; content_type: string; text: string }> {
+  const arch = await getArchitecture(ctx, slug);
+  const format = rawFormat as ExportFormat;
+  if (!exportFormats.includes(format))
+    throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
+  const view = await architectureView(ctx, arch);
+  return { slug: arch.slug, format, content_type: exportContentTypes[format], text: exportArchitecture(view, format) };
 }

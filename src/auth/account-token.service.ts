@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context';
 import { notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
@@ -45,17 +46,22 @@ export async function createAccessToken(ctx: RequestContext, body: unknown): Pro
   const daysMax = ctx.config.limits.accountTokenDaysMax;
   if (!createBodies.has(daysMax)) createBodies.set(daysMax, createBody(daysMax));
   const input = assertValid<{ name: string; scope: TokenScope; expires_in_days?: number }>(createBodies.get(daysMax)!, body ?? {}, 'body');
-  const token = newToken('user');
   const expiresAt = input.expires_in_days === undefined ? null : new Date(Date.now() + input.expires_in_days * 86_400_000);
-  const row = await ctx.em.transactional(async (tx) => {
-    const row = new AccessToken(tx.getReference(Principal, viewer.principalId, { wrapped: true }), AccessTokenKind.MCP, hashToken(token), expiresAt);
-    row.name = input.name.trim();
-    row.scope = input.scope;
-    row.prefix = token.slice(0, 8);
-    tx.persist(row);
-    await tx.flush();
-    return row;
-  });
+  return ctx.em.transactional((tx) => mintAccountToken(tx, viewer.principalId, { name: input.name.trim(), scope: input.scope, expiresAt }));
+}
+
+/**
+ * Writes a new account token for a user inside the caller's transaction: what `POST /api/account/tokens`
+ * and the OAuth token endpoint (src/oauth) both issue, so both are listed, limited and revoked alike.
+ */
+export async function mintAccountToken(tx: EntityManager, userId: string, spec: { name: string; scope: TokenScope; expiresAt: Date | null }): Promise<AccountToken & { token: string }> {
+  const token = newToken('user');
+  const row = new AccessToken(tx.getReference(Principal, userId, { wrapped: true }), AccessTokenKind.MCP, hashToken(token), spec.expiresAt);
+  row.name = spec.name;
+  row.scope = spec.scope;
+  row.prefix = token.slice(0, 8);
+  tx.persist(row);
+  await tx.flush();
   return { ...toAccountToken(row), token };
 }
 

@@ -71,6 +71,19 @@ export async function signUp(ctx: RequestContext, body: unknown): Promise<Signed
  * argon2 verification); too many failures are a 429 (sign-in-limit.ts).
  */
 export async function signIn(ctx: RequestContext, body: unknown): Promise<SignedIn> {
+  const { userId, username } = await verifyCredentials(ctx, body);
+  return ctx.em.transactional(async (tx) => {
+    const principal = tx.getReference(Principal, userId);
+    const session = await issueSignInToken(tx, ctx, principal);
+    return { userId, username, ...session };
+  });
+}
+
+/**
+ * Checks a username and password as sign-in does (same limits, same 401 for either being wrong) without
+ * issuing a token: sign-in and the OAuth consent page (src/oauth) each issue their own.
+ */
+export async function verifyCredentials(ctx: RequestContext, body: unknown): Promise<{ userId: string; username: string }> {
   const input = assertValid<{ username: string; password: string }>(loginBody, body ?? {}, 'body');
   const username = input.username.trim().toLowerCase();
   const ip = ctx.ip ?? 'unknown';
@@ -85,11 +98,7 @@ export async function signIn(ctx: RequestContext, body: unknown): Promise<Signed
     throw unauthenticated('Wrong username or password');
   }
   await clearSignInFailures(ctx.em, username);
-  return ctx.em.transactional(async (tx) => {
-    const principal = tx.getReference(Principal, found.id);
-    const session = await issueSignInToken(tx, ctx, principal);
-    return { userId: found.id, username, ...session };
-  });
+  return { userId: found.id, username };
 }
 
 /** `DELETE /api/auth/session`: revokes the sign-in token presented. Other token kinds: 400. */

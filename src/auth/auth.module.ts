@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { accountMcpTools } from './account.mcp';
 import { AccountResolver } from './account.resolver';
 import { accountRoutes } from './account.routes';
 import { AuthResolver } from './auth.resolver';
@@ -12,4 +13,5 @@ export const authModule: AreaModule = {
     authRoutes(app, deps);
     accountRoutes(app, deps);
   },
+  mcpTools: accountMcpTools,
 };

@@ -2,7 +2,7 @@ import { requestContext } from '../platform/http';
 import { idParam, type RouteModule } from '../platform/routes';
 import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
-import { toBlueprintBody } from './blueprint.wire';
+import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 type IdParams = { Params: { id: string } };
 
@@ -35,8 +35,7 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
       schema: { params: idParam('id') },
       handler: async (request) => {
         const ctx = await requestContext(request, deps);
-        const bp = await starBlueprint(ctx, request.params.id, on);
-        return { blueprint_id: bp.id, starred: on, stars: bp.starsCount };
+        return toStarBody(await starBlueprint(ctx, request.params.id, on), on);
       },
     });
   }

@@ -54,3 +54,8 @@ export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
     updated_at: bp.updatedAt.toISOString(),
   };
 }
+
+/** `POST` / `DELETE /api/blueprints/:id/star`. */
+export function toStarBody(bp: Blueprint, starred: boolean) {
+  return { blueprint_id: bp.id, starred, stars: bp.starsCount };
+}

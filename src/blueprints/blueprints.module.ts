@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { blueprintMcpTools } from './blueprint.mcp';
 import { BlueprintLifecycleResolver } from './blueprint-lifecycle.resolver';
 import { BlueprintResolver } from './blueprint.resolver';
 import { NodeResolver } from './node.resolver';
@@ -9,4 +10,5 @@ export const blueprintsModule: AreaModule = {
   name: 'blueprints',
   resolvers: [BlueprintResolver, NodeResolver, BlueprintLifecycleResolver],
   routes: blueprintRoutes,
+  mcpTools: blueprintMcpTools,
 };

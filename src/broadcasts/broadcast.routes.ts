@@ -1,8 +1,8 @@
 import { requestContext } from '../platform/http';
 import { idParam, type RouteModule } from '../platform/routes';
-import { sendBroadcast, setSubscription } from './broadcast.service';
-import { toInboxBody, toSentBroadcastBody } from './broadcast.wire';
-import { listInbox, markInboxRead } from './inbox.service';
+import { sendBroadcast } from './broadcast.service';
+import { inboxPageBody, subscriptionBody, toInboxBody, toSentBroadcastBody } from './broadcast.wire';
+import { markInboxRead } from './inbox.service';
 
 type IdParams = { Params: { id: string } };
 
@@ -18,22 +18,14 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
       method,
       url: '/api/blueprints/:id/subscription',
       schema: { params: idParam('id') },
-      handler: async (request) => {
-        const ctx = await requestContext(request, deps);
-        const state = await setSubscription(ctx, request.params.id, on);
-        return { blueprint_id: state.blueprintId, subscribed: state.subscribed };
-      },
+      handler: async (request) => subscriptionBody(await requestContext(request, deps), request.params.id, on),
     });
   }
 
   app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>(
     '/api/inbox',
     { schema: { querystring: { type: 'object', properties: { unread: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } } } } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      const page = await listInbox(ctx, request.query);
-      return { items: page.items.map(toInboxBody), total: page.total, limit: page.limit, offset: page.offset };
-    },
+    async (request) => inboxPageBody(await requestContext(request, deps), request.query),
   );
 
   app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: { params: idParam('deliveryId') } }, async (request) => {

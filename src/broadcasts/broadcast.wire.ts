@@ -1,4 +1,6 @@
-import type { BroadcastRecord, InboxItem } from './inbox.service';
+import type { RequestContext } from '../platform/context';
+import { setSubscription } from './broadcast.service';
+import { listInbox, type BroadcastRecord, type InboxItem } from './inbox.service';
 
 /** The broadcast inside an inbox item (DESIGN.md section 8). */
 export function toBroadcastBody(b: BroadcastRecord) {
@@ -20,4 +22,16 @@ export function toSentBroadcastBody(b: BroadcastRecord) {
 /** An inbox item `{id, read_at, broadcast}` (DESIGN.md section 8). */
 export function toInboxBody(item: InboxItem) {
   return { id: item.id, read_at: item.readAt ? item.readAt.toISOString() : null, broadcast: toBroadcastBody(item.broadcast) };
+}
+
+/** `GET /api/inbox` (REST and MCP): the caller's deliveries, newest first. */
+export async function inboxPageBody(ctx: RequestContext, query: { unread?: unknown; limit?: unknown; offset?: unknown }) {
+  const page = await listInbox(ctx, query);
+  return { items: page.items.map(toInboxBody), total: page.total, limit: page.limit, offset: page.offset };
+}
+
+/** `POST` / `DELETE /api/blueprints/:id/subscription` (REST and MCP). */
+export async function subscriptionBody(ctx: RequestContext, idOrSlug: string, on: boolean) {
+  const state = await setSubscription(ctx, idOrSlug, on);
+  return { blueprint_id: state.blueprintId, subscribed: state.subscribed };
 }

@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { broadcastMcpTools } from './broadcast.mcp';
 import { BroadcastResolver, BlueprintBroadcastResolver } from './broadcast.resolver';
 import { BlueprintActivityResolver } from './activity.resolver';
 import { broadcastRoutes } from './broadcast.routes';
@@ -8,4 +9,5 @@ export const broadcastsModule: AreaModule = {
   name: 'broadcasts',
   resolvers: [BroadcastResolver, BlueprintBroadcastResolver, BlueprintActivityResolver],
   routes: broadcastRoutes,
+  mcpTools: broadcastMcpTools,
 };

@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { changelogMcpTools } from './changelog.mcp';
 import { ChangelogEntryResolver, BlueprintChangelogResolver } from './changelog.resolver';
 import { changelogRoutes } from './changelog.routes';
 
@@ -7,4 +8,5 @@ export const changelogModule: AreaModule = {
   name: 'changelog',
   resolvers: [ChangelogEntryResolver, BlueprintChangelogResolver],
   routes: changelogRoutes,
+  mcpTools: changelogMcpTools,
 };

@@ -1,8 +1,7 @@
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { listChangelog, publishChangelogEntry, updateChangelogEntry } from './changelog.service';
-import { toChangelogBody } from './changelog.wire';
+import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
+import { changelogPageBody, toChangelogBody } from './changelog.wire';
 
 type IdParams = { Params: { id: string } };
 type EntryParams = { Params: { id: string; entryId: string } };
@@ -12,11 +11,7 @@ export const changelogRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/changelog',
     { config: { public: true }, schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      const page = await listChangelog(ctx, request.params.id, pageFromQuery(request.query, deps.config.limits));
-      return { items: page.items.map(toChangelogBody), total: page.total, limit: page.limit, offset: page.offset };
-    },
+    async (request) => changelogPageBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.post<IdParams>('/api/blueprints/:id/changelog', { schema: { params: idParam('id') } }, async (request, reply) => {

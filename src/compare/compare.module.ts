@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { compareMcpTools } from './compare.mcp';
 import { CompareResolver } from './compare.resolver';
 import { compareRoutes } from './compare.routes';
 
@@ -7,4 +8,5 @@ export const compareModule: AreaModule = {
   name: 'compare',
   resolvers: [CompareResolver],
   routes: compareRoutes,
+  mcpTools: compareMcpTools,
 };

@@ -1,29 +1,73 @@
-import { z } from 'zod';
+import { args, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
-import { executionStep, reportExecution, startExecution } from './execution.service';
-import { toRunBody, toStartBody, toStepBody } from './execution.wire';
+import { MAX_NOTES_LENGTH, executionStep, reportExecution, startExecution } from './execution.service';
+import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
-/** Execution as MCP tools: the same services and bodies as `GET /api/blueprints/:id/start` and `/step/:n`. */
+const stepSchema = shape({ key: str, module: shape({ key: str, name: str, kind: str }), title: str, instructions: str, acceptance: strings });
+const runSchema = shape({
+  id: str,
+  blueprint_id: str,
+  principal_id: str,
+  status: { type: 'string', enum: ['running', 'completed', 'failed', 'abandoned'] },
+  total_steps: int,
+  steps_reached: int,
+  notes: strOrNull,
+  started_at: str,
+  last_step_at: strOrNull,
+  ended_at: strOrNull,
+});
+const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
+const runId = { run_id: idArg('The run_id execution start answered.') };
+
+/** Execution as MCP tools: the same services and bodies as `/api/blueprints/:id/start`, `/step/:n` and `/api/executions`. */
 export const executionMcpTools = [
-  mcpTool({
+  mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_execute_start',
-    description: 'Start executing a blueprint: the system prompt, all stage tokens and step 1.',
-    input: { blueprint_id: z.string().min(1) },
+    description:
+      'Start executing a blueprint: a new run with the system prompt, every stage token and step 1. Carry out step 1, then call blueprint_execute_step with n = 2 and next_token, and so on until dn is true. Same body as GET /api/blueprints/:id/start.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: shape({ run_id: str, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepSchema, next_token: str, dn: bool }),
     readOnly: false,
     handler: async (ctx, a) => toStartBody(await startExecution(ctx, a.blueprint_id)),
   }),
-  mcpTool({
+  mcpTool<{ blueprint_id: string; n: number; token: string }>({
     name: 'blueprint_execute_step',
-    description: 'Step n of a run, with the token the previous response gave. dn is true on the last step.',
-    input: { blueprint_id: z.string().min(1), n: z.number().int(), token: z.string() },
+    description: 'Step n of a run, with the token the previous answer gave (next_token). dn is true on the last step, which completes the run. Same body as GET /api/blueprints/:id/step/:n.',
+    input: args({ ...blueprintId, n: { type: 'integer', minimum: 1, maximum: 100_000, description: 'The step number, 1-based.' }, token: { type: 'string', minLength: 1, maxLength: 200 } }, [
+      'blueprint_id',
+      'n',
+      'token',
+    ]),
+    output: shape({ run_id: str, n: int, step: stepSchema, dn: bool, next_token: strOrNull }),
     readOnly: false,
+    idempotent: true,
     handler: async (ctx, a) => toStepBody(await executionStep(ctx, a.blueprint_id, String(a.n), a.token)),
   }),
-  mcpTool({
+  mcpTool<{ run_id: string; status: string; notes?: string }>({
     name: 'execution_report',
-    description: 'Report how one of your runs ended (completed or failed), with notes.',
-    input: { run_id: z.string(), status: z.enum(['completed', 'failed']), notes: z.string().optional() },
+    description: 'Report how one of your runs ended (completed or failed), with notes. Same body as POST /api/executions/:runId/report.',
+    input: args({ ...runId, status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['run_id', 'status']),
+    output: runSchema,
     readOnly: false,
     handler: async (ctx, a) => toRunBody(await reportExecution(ctx, a.run_id, a.status, a.notes)),
+  }),
+  mcpTool<{ run_id: string }>({
+    name: 'execution_get',
+    description: 'One execution run (yours, or any run of a blueprint you own). Same body as GET /api/executions/:runId.',
+    input: args(runId, ['run_id']),
+    output: runSchema,
+    readOnly: true,
+    handler: (ctx, a) => executionRunBody(ctx, a.run_id),
+  }),
+  mcpTool<{ blueprint_id: string; limit?: number; offset?: number }>({
+    name: 'execution_history',
+    description: "A blueprint's execution runs, newest first (the owner sees every run, others their own), with its stats. Same body as GET /api/blueprints/:id/executions.",
+    input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
+    output: {
+      ...pageOf(runSchema),
+      properties: { ...(pageOf(runSchema).properties as object), stats: shape({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: numOrNull }) },
+    },
+    readOnly: true,
+    handler: (ctx, a) => executionHistoryBody(ctx, a.blueprint_id, a),
   }),
 ];

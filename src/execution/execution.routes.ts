@@ -1,11 +1,7 @@
-import { getBlueprint } from '../blueprints/blueprint.service';
-import { requireViewer } from '../auth/auth.service';
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
-import { toRunBody, toStartBody, toStatsBody, toStepBody } from './execution.wire';
+import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
@@ -36,19 +32,12 @@ export const executionRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/executions',
     { schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      requireViewer(ctx);
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const bp = await getBlueprint(ctx, request.params.id);
-      const { items, total } = await executionsOf(ctx, bp, page);
-      return { items: items.map((r) => toRunBody(r)), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
-    },
+    async (request) => executionHistoryBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {
     const ctx = await requestContext(request, deps);
-    return toRunBody(await getExecutionRun(ctx, request.params.runId), { withPrompt: true });
+    return executionRunBody(ctx, request.params.runId);
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(

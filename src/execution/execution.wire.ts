@@ -1,6 +1,10 @@
+import { requireViewer } from '../auth/auth.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import type { RequestContext } from '../platform/context';
+import { pageFromQuery } from '../platform/pagination';
 import type { ExecutionRun } from './execution-run.entity';
-import type { ExecutionStats } from './execution.history';
-import type { StartView, StepView } from './execution.service';
+import { executionsOf, executionStatsOf, type ExecutionStats } from './execution.history';
+import { getExecutionRun, type StartView, type StepView } from './execution.service';
 
 /** `GET /api/blueprints/:id/start` (DESIGN.md section 8): `next_token` is step 1's token. */
 export function toStartBody(v: StartView) {
@@ -39,4 +43,18 @@ export function toRunBody(run: ExecutionRun, options: { withPrompt?: boolean } =
 
 export function toStatsBody(s: ExecutionStats) {
   return { started: s.started, completed: s.completed, failed: s.failed, abandoned: s.abandoned, running: s.running, success_rate: s.successRate };
+}
+
+/** `GET /api/blueprints/:id/executions` (REST and MCP): runs newest first, with the blueprint's stats. */
+export async function executionHistoryBody(ctx: RequestContext, idOrSlug: string, query: { limit?: unknown; offset?: unknown }) {
+  requireViewer(ctx);
+  const page = pageFromQuery(query, ctx.config.limits);
+  const bp = await getBlueprint(ctx, idOrSlug);
+  const { items, total } = await executionsOf(ctx, bp, page);
+  return { items: items.map((r) => toRunBody(r)), total, ...page, stats: toStatsBody(executionStatsOf(bp)) };
+}
+
+/** `GET /api/executions/:runId` (REST and MCP): one run, with the system prompt it started with. */
+export async function executionRunBody(ctx: RequestContext, runId: string) {
+  return toRunBody(await getExecutionRun(ctx, runId), { withPrompt: true });
 }

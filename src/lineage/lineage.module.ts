@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { lineageMcpTools } from './lineage.mcp';
 import { LineageResolver } from './lineage.resolver';
 import { ProvenanceResolver } from './provenance.resolver';
 import { lineageRoutes } from './lineage.routes';
@@ -8,4 +9,5 @@ export const lineageModule: AreaModule = {
   name: 'lineage',
   resolvers: [LineageResolver, ProvenanceResolver],
   routes: lineageRoutes,
+  mcpTools: lineageMcpTools,
 };

@@ -1,9 +1,6 @@
-import { toBlueprintBody, toCard } from '../blueprints/blueprint.wire';
-import { getBlueprint } from '../blueprints/blueprint.service';
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { childrenOf, forksOf, parentsOf } from './lineage.service';
+import { forksBody, lineageBody } from './lineage.wire';
 
 type IdParams = { Params: { id: string } };
 
@@ -12,24 +9,11 @@ export const lineageRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/forks',
     { schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const bp = await getBlueprint(ctx, request.params.id);
-      const forks = await forksOf(ctx, bp.id, page);
-      return { items: await Promise.all(forks.items.map((f) => toBlueprintBody(ctx, f))), total: forks.total, ...page };
-    },
+    async (request) => forksBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   /** Direct parents (forked from, bred from) and children (forks, breed offspring) the caller may see. */
-  app.get<IdParams>('/api/blueprints/:id/lineage', { schema: { params: idParam('id') } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    const bp = await getBlueprint(ctx, request.params.id);
-    const [parents, children] = await Promise.all([parentsOf(ctx, bp.id), childrenOf(ctx, bp.id)]);
-    return {
-      blueprint_id: bp.id,
-      parents: parents.map((r) => ({ kind: r.kind, blueprint: toCard(r.blueprint) })),
-      children: children.map((r) => ({ kind: r.kind, blueprint: toCard(r.blueprint) })),
-    };
-  });
+  app.get<IdParams>('/api/blueprints/:id/lineage', { schema: { params: idParam('id') } }, async (request) =>
+    lineageBody(await requestContext(request, deps), request.params.id),
+  );
 };

@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { operationMcpTools } from './operation.mcp';
 import { OperationResolver } from './operation.resolver';
 import { operationRoutes } from './operation.routes';
 
@@ -7,4 +8,5 @@ export const operationsModule: AreaModule = {
   name: 'operations',
   resolvers: [OperationResolver],
   routes: operationRoutes,
+  mcpTools: operationMcpTools,
 };

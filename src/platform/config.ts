@@ -117,6 +117,13 @@ export interface Config {
   redisKeyPrefix?: string;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
+  /**
+   * The origin clients reach the service at (`PUBLIC_URL`, e.g. `https://blueprints.example.com`): the OAuth
+   * issuer and the MCP resource are named after it. Unset: the origin of each request (`Host` header).
+   */
+  publicUrl?: string;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   limits: Limits;
   database: DatabaseSettings;
 }
@@ -174,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'bw:rate:',
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
+    publicUrl: env.PUBLIC_URL || undefined,
     limits: {
       ...defaultLimits,
       pageMax: intFromEnv(env, 'PAGE_MAX', defaultLimits.pageMax),

@@ -74,7 +74,7 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
 export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(config.logStream ? { stream: config.logStream } : {}) },
     bodyLimit: config.limits.bodyBytes,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

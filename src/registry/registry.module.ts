@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { registryMcpTools } from './registry.mcp';
 import { RegistryResolver } from './registry.resolver';
 import { BreedSuggestionsResolver } from './breed-suggestions.resolver';
 import { registryRoutes } from './registry.routes';
@@ -8,4 +9,5 @@ export const registryModule: AreaModule = {
   name: 'registry',
   resolvers: [RegistryResolver, BreedSuggestionsResolver],
   routes: registryRoutes,
+  mcpTools: registryMcpTools,
 };

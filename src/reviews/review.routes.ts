@@ -1,8 +1,7 @@
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { deleteMyReview, reviewBlueprint, reviewsOf, updateMyReview } from './review.service';
-import { toReviewBody } from './review.wire';
+import { deleteMyReview, reviewBlueprint, updateMyReview } from './review.service';
+import { reviewsPageBody, toReviewBody } from './review.wire';
 
 type IdParams = { Params: { id: string } };
 
@@ -10,11 +9,7 @@ export const reviewRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/reviews',
     { schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const result = await reviewsOf(await requestContext(request, deps), request.params.id, page);
-      return { items: result.items.map(toReviewBody), total: result.total, ...page };
-    },
+    async (request) => reviewsPageBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.post<IdParams>('/api/blueprints/:id/reviews', { schema: { params: idParam('id') } }, async (request, reply) =>

@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { reviewMcpTools } from './review.mcp';
 import { BlueprintReviewsResolver, ReviewResolver } from './review.resolver';
 import { reviewRoutes } from './review.routes';
 
@@ -7,4 +8,5 @@ export const reviewsModule: AreaModule = {
   name: 'reviews',
   resolvers: [ReviewResolver, BlueprintReviewsResolver],
   routes: reviewRoutes,
+  mcpTools: reviewMcpTools,
 };

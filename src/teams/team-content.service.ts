@@ -7,19 +7,20 @@ import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
-import { assertValid, compileSchema } from '../platform/json-schema';
+import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { actorOf, recordAudit } from './audit.service';
 import { TeamRole, editorRoles } from './team.entity';
 import { getTeam } from './team.service';
 
 /** `{team_id}`: a team's id, or null to move the thing out of its team. */
-export const transferBody = compileSchema({
+export const transferBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['team_id'],
   properties: { team_id: { type: ['string', 'null'], format: 'uuid' } },
-});
+};
+export const transferBody = compileSchema(transferBodySchema);
 
 /** What a transfer moves: a blueprint or an architecture, as its row is now (locked). */
 export interface Transferable {

@@ -1,15 +1,11 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
-import { listTeamArchitectures } from '../architectures/architecture.service';
-import { toSummaryBody } from '../architectures/architecture.wire';
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
-import { toAuditEntryBody } from './audit.service';
-import { teamBlueprints, transferBlueprint } from './team-content.service';
-import { deleteTeam, listMyTeams, teamAuditLog, updateTeam } from './team-lifecycle.service';
+import { transferBlueprint } from './team-content.service';
+import { deleteTeam, updateTeam } from './team-lifecycle.service';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember } from './team.service';
-import { toTeamBody, toTeamListItem, toTeamBlueprintItem } from './team.wire';
+import { teamArchitecturesBody, teamAuditBody, teamBlueprintsBody, teamListBody, toTeamBody } from './team.wire';
 
 type TeamParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; principalId: string } };
@@ -29,12 +25,9 @@ export const teamRoutes: RouteModule = (app, deps) => {
   });
 
   /** The caller's teams with their role, oldest membership first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/teams', { schema: { querystring: pageQuery } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    const page = pageFromQuery(request.query, deps.config.limits);
-    const { items, total } = await listMyTeams(ctx, page);
-    return { items: items.map(toTeamListItem), total, ...page };
-  });
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/teams', { schema: { querystring: pageQuery } }, async (request) =>
+    teamListBody(await requestContext(request, deps), request.query),
+  );
 
   app.get<TeamParams>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request) => {
     const ctx = await requestContext(request, deps);
@@ -52,30 +45,18 @@ export const teamRoutes: RouteModule = (app, deps) => {
     return reply.status(204).send();
   });
 
-  app.get<PageParams>('/api/teams/:id/blueprints', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    const page = pageFromQuery(request.query, deps.config.limits);
-    const { items, total } = await teamBlueprints(ctx, request.params.id, page);
-    return { items: items.map(toTeamBlueprintItem), total, ...page };
-  });
+  app.get<PageParams>('/api/teams/:id/blueprints', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) =>
+    teamBlueprintsBody(await requestContext(request, deps), request.params.id, request.query),
+  );
 
-  app.get<PageParams>('/api/teams/:id/architectures', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    const page = pageFromQuery(request.query, deps.config.limits);
-    const team = await getTeam(ctx, request.params.id);
-    const { items, total } = await listTeamArchitectures(ctx, team.id, page);
-    return { items: items.map(toSummaryBody), total, ...page };
-  });
+  app.get<PageParams>('/api/teams/:id/architectures', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) =>
+    teamArchitecturesBody(await requestContext(request, deps), request.params.id, request.query),
+  );
 
   app.get<TeamParams & { Querystring: { limit?: string; offset?: string; action?: string } }>(
     '/api/teams/:id/audit',
     { schema: { params: idParam('id'), querystring: { type: 'object', properties: { ...pageQuery.properties, action: { type: 'string' } } } } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const { items, total } = await teamAuditLog(ctx, request.params.id, page, request.query.action);
-      return { items: items.map(toAuditEntryBody), total, ...page };
-    },
+    async (request) => teamAuditBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<TeamParams & { Querystring: { window_days?: string } }>(

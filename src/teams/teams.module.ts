@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { teamMcpTools } from './team.mcp';
 import { TeamResolver, ViewerTeamsResolver } from './team.resolver';
 import { teamRoutes } from './team.routes';
 
@@ -7,4 +8,5 @@ export const teamsModule: AreaModule = {
   name: 'teams',
   resolvers: [TeamResolver, ViewerTeamsResolver],
   routes: teamRoutes,
+  mcpTools: teamMcpTools,
 };

@@ -1,8 +1,6 @@
 import { requestContext } from '../platform/http';
-import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { historyOf, versionsOf } from './history.service';
-import { toVersionBody } from './version.wire';
+import { versionsBody } from './version.wire';
 
 type IdParams = { Params: { id: string } };
 
@@ -11,12 +9,6 @@ export const versionRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/versions',
     { schema: { params: idParam('id'), querystring: pageQuery } },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      const page = pageFromQuery(request.query, deps.config.limits);
-      const bp = await historyOf(ctx, request.params.id);
-      const versions = await versionsOf(ctx, bp.id, page);
-      return { items: versions.items.map(toVersionBody), total: versions.total, ...page };
-    },
+    async (request) => versionsBody(await requestContext(request, deps), request.params.id, request.query),
   );
 };

@@ -1,10 +1,20 @@
 import type { PlanDiff } from '../plans/algebra';
 import { wireName } from '../plans/plan';
-import type { VersionEntry } from './history.service';
+import type { RequestContext } from '../platform/context';
+import { pageFromQuery } from '../platform/pagination';
+import { historyOf, versionsOf, type VersionEntry } from './history.service';
 
 /** The REST version body of DESIGN.md section 8. */
 export function toVersionBody(v: VersionEntry) {
   return { number: v.number, created_at: v.createdAt.toISOString(), author_id: v.authorId, cause: v.cause, changes: v.changes };
+}
+
+/** `GET /api/blueprints/:id/versions` (REST and MCP): the plan's history, newest first; owner only. */
+export async function versionsBody(ctx: RequestContext, idOrSlug: string, query: { limit?: unknown; offset?: unknown }) {
+  const page = pageFromQuery(query, ctx.config.limits);
+  const bp = await historyOf(ctx, idOrSlug);
+  const versions = await versionsOf(ctx, bp.id, page);
+  return { items: versions.items.map(toVersionBody), total: versions.total, ...page };
 }
 
 const wireField = (f: string) => wireName[f] ?? f;

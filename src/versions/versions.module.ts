@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { versionMcpTools } from './version.mcp';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './version.resolver';
 import { versionRoutes } from './version.routes';
 
@@ -7,4 +8,5 @@ export const versionsModule: AreaModule = {
   name: 'versions',
   resolvers: [BlueprintVersionsResolver, VersionAuthorResolver],
   routes: versionRoutes,
+  mcpTools: versionMcpTools,
 };

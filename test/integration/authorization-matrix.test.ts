@@ -251,6 +251,54 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     blueprint_execute_start: WRITE,
     blueprint_execute_step: WRITE,
     execution_report: WRITE,
+    // Arguments are made-up ids: what is checked is who gets past the token rules (read tools for any
+    // token; write tools not for read tokens; the account's claim for people only).
+    blueprint_compare: READ,
+    execution_get: READ,
+    execution_history: READ,
+    version_list: READ,
+    changelog_list: READ,
+    inbox_list: READ,
+    architecture_list: READ,
+    architecture_get: READ,
+    architecture_export: READ,
+    team_get: READ,
+    team_list: READ,
+    team_blueprints: READ,
+    team_architectures: READ,
+    team_audit: READ,
+    team_analytics: READ,
+    review_list: READ,
+    blueprint_star: WRITE,
+    blueprint_unstar: WRITE,
+    blueprint_update: WRITE,
+    blueprint_delete: WRITE,
+    blueprint_transfer: WRITE,
+    changelog_publish: WRITE,
+    changelog_update: WRITE,
+    broadcast_send: WRITE,
+    broadcast_subscribe: WRITE,
+    broadcast_unsubscribe: WRITE,
+    inbox_mark_read: WRITE,
+    architecture_create: WRITE,
+    architecture_add_node: WRITE,
+    architecture_add_edge: WRITE,
+    architecture_update_layout: WRITE,
+    architecture_transfer: WRITE,
+    architecture_remove_node: WRITE,
+    architecture_remove_edge: WRITE,
+    architecture_update: WRITE,
+    architecture_delete: WRITE,
+    team_create: WRITE,
+    team_add_member: WRITE,
+    team_update_member: WRITE,
+    team_remove_member: WRITE,
+    team_update: WRITE,
+    team_delete: WRITE,
+    review_create: WRITE,
+    review_update: WRITE,
+    review_delete: WRITE,
+    account_claim: ACCOUNT_WRITE,
   },
 };
 
@@ -431,7 +479,9 @@ function sampleJson(name: string, schema: Record<string, any>): unknown {
   if (schema.enum) return schema.enum[0];
   switch (schema.type) {
     case 'string':
-      return name.endsWith('_id') || name === 'token' ? randomUUID() : 'no-such-thing';
+      if (name.endsWith('_id') || name === 'token') return randomUUID();
+      // A made-up name, so that a create (architecture_create) never makes the 'no-such-thing' a later row looks up.
+      return name === 'name' ? `matrix ${randomUUID()}` : 'no-such-thing';
     case 'number':
     case 'integer':
       return 1;

@@ -8,6 +8,7 @@ import { Migration20261122000500_provenance } from './Migration20261122000500_pr
 import { Migration20261123000200_registry_indexes } from './Migration20261123000200_registry_indexes';
 import { Migration20261123000300_people } from './Migration20261123000300_people';
 import { Migration20261123000400_teams } from './Migration20261123000400_teams';
+import { Migration20261123000500_oauth } from './Migration20261123000500_oauth';
 import { Migration20261123000800_idempotency } from './Migration20261123000800_idempotency';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
@@ -21,5 +22,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000200_registry_indexes', class: Migration20261123000200_registry_indexes },
   { name: 'Migration20261123000300_people', class: Migration20261123000300_people },
   { name: 'Migration20261123000400_teams', class: Migration20261123000400_teams },
+  { name: 'Migration20261123000500_oauth', class: Migration20261123000500_oauth },
   { name: 'Migration20261123000800_idempotency', class: Migration20261123000800_idempotency },
 ];

@@ -1,0 +1,20 @@
+import { args, int, shape, str } from '../mcp/mcp-schema';
+import { mcpTool } from '../platform/mcp-tool';
+import { claimAgentSession } from './account.service';
+import { toClaimBody } from './account.wire';
+
+/**
+ * The account capabilities a token may use over MCP. Managing the account's own tokens stays with REST and
+ * GraphQL (a token cannot mint tokens); sign-up and sign-in need no tool, since a tool call already has a token.
+ */
+export const accountMcpTools = [
+  mcpTool<{ agent_token: string }>({
+    name: 'account_claim',
+    description:
+      "Take over a live agent session's blueprints, architectures, runs and tool operations (they become yours) and end that session. Needs a person's token. Same body as POST /api/account/claim.",
+    input: args({ agent_token: { type: 'string', minLength: 1, maxLength: 200, description: 'The agent session bearer token (bwa_...).' } }, ['agent_token']),
+    output: shape({ agent_session_id: str, claimed: shape({ blueprints: int, architectures: int, runs: int, operations: int }) }),
+    readOnly: false,
+    handler: async (ctx, a) => toClaimBody(await claimAgentSession(ctx, a)),
+  }),
+];

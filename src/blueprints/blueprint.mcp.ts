@@ -1,0 +1,101 @@
+import { args, arrayOf, bool, idArg, int, numOrNull, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
+import { mcpTool } from '../platform/mcp-tool';
+import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
+import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
+import { toBlueprintBody, toStarBody } from './blueprint.wire';
+
+/** The card of DESIGN.md section 8 (registry, lineage, architecture nodes). */
+export const cardSchema = shape({ id: str, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: numOrNull, review_count: int, rating_average: numOrNull });
+
+/** The blueprint body of DESIGN.md section 8. */
+export const blueprintSchema = shape({
+  id: str,
+  slug: str,
+  name: str,
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: str,
+  team_id: strOrNull,
+  forked_from: { anyOf: [{ type: 'null' }, shape({ id: str, slug: str, name: str })] },
+  modules: arrayOf(shape({ key: str, name: str, summary: str, kind: str, depends_on: strings })),
+  steps: arrayOf(shape({ key: str, module_key: str, title: str, instructions: str, acceptance: strings })),
+  configuration: anyObject,
+  design_system: anyObject,
+  stars: int,
+  forks_count: int,
+  module_count: int,
+  step_count: int,
+  success_rate: numOrNull,
+  review_count: int,
+  rating_average: numOrNull,
+  created_at: str,
+  updated_at: str,
+});
+
+const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
+const starSchema = shape({ blueprint_id: str, starred: bool, stars: int });
+
+/** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/fork|/star]`. */
+export const blueprintMcpTools = [
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_get',
+    description: 'One blueprint (id or slug) with its plan: modules, steps, configuration, design system. Same body as GET /api/blueprints/:id.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: blueprintSchema,
+    readOnly: true,
+    handler: async (ctx, a) => toBlueprintBody(ctx, await getBlueprint(ctx, a.blueprint_id)),
+  }),
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_fork',
+    description: 'Fork a blueprint you may read: an independent copy of its plan, owned by you, with its own id and slug and forked_from set. Same body as POST /api/blueprints/:id/fork.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: blueprintSchema,
+    readOnly: false,
+    handler: async (ctx, a) => toBlueprintBody(ctx, await forkBlueprint(ctx, a.blueprint_id)),
+  }),
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_star',
+    description: 'Star a blueprint (once per caller; starring again changes nothing). Same body as POST /api/blueprints/:id/star.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: starSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, a) => toStarBody(await starBlueprint(ctx, a.blueprint_id, true), true),
+  }),
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_unstar',
+    description: 'Remove your star from a blueprint. Same body as DELETE /api/blueprints/:id/star.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: starSchema,
+    readOnly: false,
+    destructive: true,
+    idempotent: true,
+    handler: async (ctx, a) => toStarBody(await starBlueprint(ctx, a.blueprint_id, false), false),
+  }),
+  mcpTool<{ blueprint_id: string; name?: string; description?: string; tags?: string[]; visibility?: string }>({
+    name: 'blueprint_update',
+    description: "Change a blueprint's name, description, tags or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/blueprints/:id.",
+    // The id and at least one field.
+    input: { ...args({ ...blueprintId, name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['blueprint_id']), minProperties: 2 },
+    output: blueprintSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, { blueprint_id, ...patch }) => toBlueprintBody(ctx, await updateBlueprint(ctx, blueprint_id, patch)),
+  }),
+  mcpTool<{ blueprint_id: string }>({
+    name: 'blueprint_delete',
+    description:
+      'Delete a blueprint (owner; team owner or admin). Its forks survive with forked_from null; its lineage links, architecture nodes, stars, reviews, versions, changelog and runs go with it. REST answers 204: DELETE /api/blueprints/:id. Answers {blueprint_id, deleted: true}.',
+    input: args(blueprintId, ['blueprint_id']),
+    output: shape({ blueprint_id: str, deleted: bool }),
+    readOnly: false,
+    destructive: true,
+    handler: async (ctx, a) => {
+      const bp = await getBlueprint(ctx, a.blueprint_id);
+      await removeBlueprint(ctx, bp.id);
+      return { blueprint_id: bp.id, deleted: true };
+    },
+  }),
+];

@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { assertAllowed } from '../platform/access-policy';
+import type { RequestContext } from '../platform/context';
+import { AppError, errorBody, invalidAll, knownError, type ErrorBody } from '../platform/errors';
+import { issuesFrom, validatorFor } from '../platform/json-schema';
+import { mcpInstructions } from './instructions';
+import type { McpToolDefinition } from '../platform/mcp-tool';
+
+export const MCP_SERVER_INFO = { name: 'blueprint-workshop', version: '0.1.0' };
+
+/** The `tools/list` entry of a definition: its schemas and annotations as they are. */
+export function toolListing(tool: McpToolDefinition): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.input as Tool['inputSchema'],
+    ...(tool.output ? { outputSchema: tool.output as Tool['outputSchema'] } : {}),
+    annotations: {
+      readOnlyHint: tool.readOnly,
+      destructiveHint: tool.readOnly ? false : tool.destructive === true,
+      idempotentHint: tool.readOnly || tool.idempotent === true,
+      openWorldHint: false,
+    },
+  };
+}
+
+function result(body: unknown, isError = false): CallToolResult {
+  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
+}
+
+/** A tool error: the DESIGN.md section 5 body, flagged so the agent reads it and reacts (never a protocol error). */
+function errorResult(body: ErrorBody): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+
+/** Arguments checked against the advertised schema; issues name the argument (`limit`, `params/seed`). */
+function checkArguments(tool: McpToolDefinition, raw: unknown): Record<string, unknown> {
+  const value = raw ?? {};
+  const validate = validatorFor(tool.input);
+  if (validate(value)) return value as Record<string, unknown>;
+  const issues = issuesFrom(validate.errors, '').map((i) => ({ ...i, path: i.path.replace(/^\//, '') || 'arguments' }));
+  throw invalidAll(issues);
+}
+
+/**
+ * A server bound to one request's context: tools run as the caller, with the caller's loaders. Every call
+ * is logged with the tool, the principal and the outcome (the error code when it failed).
+ */
+export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinition[], log: FastifyBaseLogger): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: mcpInstructions });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    const principal = ctx.viewer ? { principal_id: ctx.viewer.principalId, principal_kind: ctx.viewer.kind } : { principal_id: null };
+    const tool = byName.get(name);
+    try {
+      if (!tool) throw new AppError('NOT_FOUND', `No tool named ${JSON.stringify(name)}; tools/list names them all`);
+      assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
+      const body = await tool.handler(ctx, checkArguments(tool, request.params.arguments));
+      log.info({ mcp_tool: name, ...principal, outcome: 'ok' }, `mcp ${name} ok`);
+      return result(body);
+    } catch (err) {
+      // A service error is its own body; a database outage is UNAVAILABLE, as over REST.
+      const known = knownError(err, ctx.config.database.retryAfterSeconds);
+      if (known) {
+        log.info({ mcp_tool: name, ...principal, outcome: 'error', code: known.code }, `mcp ${name} ${known.code}`);
+        return errorResult(errorBody(known));
+      }
+      // Never the driver's message (it may quote SQL): a masked error with the request id, as REST does.
+      log.error({ err, mcp_tool: name, ...principal, outcome: 'internal', requestId: ctx.requestId }, `mcp ${name} failed`);
+      return errorResult({ error: { code: 'INTERNAL', message: 'Internal server error', details: { request_id: ctx.requestId } } });
+    }
+  });
+  return server;
+}

@@ -1,0 +1,8 @@
+import type { AreaModule } from '../platform/area';
+import { oauthRoutes } from './oauth.routes';
+
+/** The OAuth 2.1 authorization server MCP clients sign in through (DESIGN.md section 13). */
+export const oauthModule: AreaModule = {
+  name: 'oauth',
+  routes: oauthRoutes,
+};

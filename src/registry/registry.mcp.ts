@@ -1,0 +1,49 @@
+import { cardSchema } from '../blueprints/blueprint.mcp';
+import { tagField } from '../platform/field-schemas';
+import { args, arrayOf, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
+import { mcpTool } from '../platform/mcp-tool';
+import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
+import { registrySorts } from './registry.service';
+import { breedSuggestionsBody, registrySearchBody, trendingBody } from './registry.wire';
+
+const withCard = (extra: Record<string, object>) => ({ ...cardSchema, properties: { ...(cardSchema.properties as object), ...extra }, required: [...(cardSchema.required as string[]), ...Object.keys(extra)] });
+
+/** The registry as MCP tools: the same body builders as `/api/registry`, `/api/registry/trending` and breed suggestions. */
+export const registryMcpTools = [
+  mcpTool<{ q?: string; tags?: string; sort?: string; limit?: number; offset?: number }>({
+    name: 'registry_search',
+    description:
+      'Search public blueprints by keyword (full-text over name, tags and description) and tags (comma-separated, all must match). sort: relevance (default with q), stars (default without), recent or trending. Same body as GET /api/registry.',
+    input: args({
+      q: { type: 'string', maxLength: 200, description: 'Keywords (web-search syntax: "quoted phrase", -exclude, or).' },
+      tags: { type: 'string', maxLength: 1000, description: `Comma-separated tags, all must match (each ${String(tagField.pattern)}).` },
+      sort: { type: 'string', enum: [...registrySorts] },
+      ...pageArgs,
+    }),
+    output: pageOf(withCard({ description: str, tags: strings, forks_count: int, created_at: str })),
+    readOnly: true,
+    handler: (ctx, a) => registrySearchBody(ctx, a),
+  }),
+  mcpTool<{ limit?: number; window_days?: number }>({
+    name: 'registry_trending',
+    description: 'Public blueprints ranked by stars, forks and executions inside the last window_days days (default 7). Same body as GET /api/registry/trending.',
+    input: args({
+      limit: pageArgs.limit,
+      window_days: { type: 'integer', minimum: 1, maximum: 365, default: 7, description: 'Days of activity counted, 1-365.' },
+    }),
+    output: shape({ window_days: int, items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: shape({ stars: int, forks: int, executions: int }) })) }),
+    readOnly: true,
+    handler: (ctx, a) => trendingBody(ctx, a),
+  }),
+  mcpTool<{ blueprint_id: string; limit?: number }>({
+    name: 'blueprint_breed_suggestions',
+    description: 'Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks; best first. Same body as GET /api/blueprints/:id/breed-suggestions.',
+    input: args(
+      { blueprint_id: idArg('A blueprint id (UUID) or slug.'), limit: { type: 'integer', minimum: 1, maximum: BREED_SUGGESTIONS_MAX, default: 10 } },
+      ['blueprint_id'],
+    ),
+    output: shape({ blueprint_id: str, items: arrayOf(shape({ blueprint: cardSchema, score: num, shared_modules: strings, new_modules: strings })) }),
+    readOnly: true,
+    handler: (ctx, a) => breedSuggestionsBody(ctx, a.blueprint_id, a),
+  }),
+];
