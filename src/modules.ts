@@ -33,6 +33,7 @@ import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/ver
 import { versionRoutes } from './versions/version.routes';
 import { TeamResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
+import { webRoutes } from './web/web.routes';
 
 /** Every domain area's MCP tools (served at `POST /mcp`). */
 export const mcpTools: McpToolDefinition[] = [
@@ -55,6 +56,7 @@ export const routeModules: RouteModule[] = [
   teamRoutes,
   architectureRoutes,
   mcpRoutes(mcpTools),
+  webRoutes,
 ];
 
 /** Every domain area's GraphQL resolvers. */
