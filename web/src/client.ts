@@ -15,6 +15,8 @@ export function makeClient(token: string | null): { client: Client; ws: WsClient
   });
   const client = new Client({
     url: '/graphql',
+    // POST always: Apollo refuses a GET without a preflight-forcing header (CSRF prevention).
+    preferGetMethod: false,
     exchanges: [
       cacheExchange,
       fetchExchange,

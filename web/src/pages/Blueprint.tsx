@@ -126,7 +126,7 @@ function Compare({ id }: { id: string }) {
   const rows = [...c.modules.map((m) => ({ ...m, what: 'module' })), ...c.steps.map((s) => ({ ...s, what: 'step' }))];
   return (
     <Stack gap="xs">
-      <Text>
+      <Text component="div">
         Against{' '}
         <Anchor component={Link} to={`/blueprints/${c.parent.slug}`}>
           {c.parent.name}
@@ -321,7 +321,7 @@ export function BlueprintPage() {
       {fetching && <Text size="xs" c="dimmed">Refreshing…</Text>}
       <ActivityFeed id={bp.id} />
       {isOwner && <BroadcastForm id={bp.id} />}
-      <Tabs defaultValue="plan" keepMounted={false}>
+      <Tabs key={bp.id} defaultValue="plan" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="plan">Plan</Tabs.Tab>
           <Tabs.Tab value="lineage">Lineage</Tabs.Tab>
