@@ -20,7 +20,7 @@ function Nav() {
     </Anchor>
   );
   return (
-    <Group gap="md" wrap="wrap" component="nav" aria-label="Main">
+    <Group gap="sm" wrap="wrap" component="nav" aria-label="Main">
       {link('/', 'Registry')}
       {link('/architectures', 'Architectures')}
       {link(
@@ -36,10 +36,10 @@ function Nav() {
         unread > 0 ? `Inbox, ${unread} unread` : 'Inbox',
       )}
       {link('/account', 'Account')}
-      <Text size="sm" c="dimmed" data-testid="viewer-name">
+      <Text size="sm" c="dimmed" data-testid="viewer-name" visibleFrom="sm">
         {viewer?.name}
       </Text>
-      <Button size="xs" variant="subtle" onClick={signOut}>
+      <Button size="compact-sm" variant="subtle" onClick={signOut}>
         Sign out
       </Button>
     </Group>
@@ -61,7 +61,7 @@ function SignedIn({ children }: { children: ReactNode }) {
 
 function Shell({ children }: { children: ReactNode }) {
   return (
-    <AppShell header={{ height: { base: 88, sm: 56 } }} padding="md">
+    <AppShell header={{ height: { base: 84, sm: 56 } }} padding="md">
       <AppShell.Header px="md" py={6}>
         <Group justify="space-between" h="100%" wrap="wrap" gap={4}>
           <Title order={1} size="h4">

@@ -34,9 +34,12 @@ function AddNode({ slug }: { slug: string }) {
           <List.Item key={b.id}>
             <Group gap="xs" wrap="nowrap" justify="space-between">
               <Text size="sm" truncate>
-                {b.name}
+                {b.name}{' '}
+                <Text span size="xs" c="dimmed">
+                  by {b.owner.name}
+                </Text>
               </Text>
-              <Button size="compact-xs" variant="light" aria-label={`Add ${b.name}`} onClick={() => add({ slug, input: { blueprintId: b.id } })}>
+              <Button size="compact-xs" variant="light" aria-label={`Add ${b.name} by ${b.owner.name}`} onClick={() => add({ slug, input: { blueprintId: b.id } })}>
                 Add
               </Button>
             </Group>

@@ -11,6 +11,7 @@ import {
   type Node,
   type NodeChange,
   type NodeProps,
+  useReactFlow,
 } from '@xyflow/react';
 import { useEffect, useRef, useState } from 'react';
 import type { ArchitectureFieldsFragment } from '../generated/graphql';
@@ -37,6 +38,22 @@ function BlueprintNode({ data, selected }: NodeProps<Node<BpData>>) {
 }
 
 const nodeTypes = { blueprint: BlueprintNode };
+
+/** Fits the view again when nodes come or go, so a node added on a free grid cell is in sight. */
+function FitOnCountChange({ count }: { count: number }) {
+  const flow = useReactFlow();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // After React Flow has measured the new node.
+    const frame = requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, duration: 0 }));
+    return () => cancelAnimationFrame(frame);
+  }, [count, flow]);
+  return null;
+}
 
 export function edgeLabel(e: ArchitectureFieldsFragment['edges'][number]): string {
   const type = e.edgeType.toLowerCase().replace('_', ' ');
@@ -133,6 +150,7 @@ export function EcosystemCanvas(props: {
       >
         <Background />
         <Controls showInteractive={false} />
+        <FitOnCountChange count={arch.nodes.length} />
       </ReactFlow>
     </div>
   );

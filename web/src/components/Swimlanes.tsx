@@ -1,4 +1,4 @@
-import { Badge, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import type { ArchitectureModuleDetailQuery } from '../generated/graphql';
 
 type Detail = NonNullable<NonNullable<NonNullable<ArchitectureModuleDetailQuery['architecture']>['node']>['module']>;
@@ -28,9 +28,9 @@ export function Swimlanes({ detail }: { detail: Detail }) {
               <th scope="row">
                 {lane.name}
                 <br />
-                <Badge size="xs" variant="light">
+                <Text span size="xs" c="dimmed" fw={400}>
                   {lane.relation.toLowerCase()}
-                </Badge>
+                </Text>
               </th>
               {orders.map((o) => {
                 const step = lane.steps.find((s) => s.order === o);
