@@ -1,9 +1,13 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
+import { ArchitectureLifecycleResolver } from './architectures/architecture-lifecycle.resolver';
 import { ArchitectureResolver } from './architectures/architecture.resolver';
 import { architectureRoutes } from './architectures/architecture.routes';
+import { accountRoutes } from './auth/account.routes';
+import { AccountResolver } from './auth/account.resolver';
 import { authRoutes } from './auth/auth.routes';
 import { AuthResolver } from './auth/auth.resolver';
+import { BlueprintLifecycleResolver } from './blueprints/blueprint-lifecycle.resolver';
 import { BlueprintResolver } from './blueprints/blueprint.resolver';
 import { blueprintRoutes } from './blueprints/blueprint.routes';
 import { NodeResolver } from './blueprints/node.resolver';
@@ -31,6 +35,8 @@ import { RegistryResolver } from './registry/registry.resolver';
 import { registryRoutes } from './registry/registry.routes';
 import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
 import { versionRoutes } from './versions/version.routes';
+import { BlueprintReviewsResolver, ReviewResolver } from './reviews/review.resolver';
+import { reviewRoutes } from './reviews/review.routes';
 import { TeamResolver } from './teams/team.resolver';
 import { teamRoutes } from './teams/team.routes';
 import { webRoutes } from './web/web.routes';
@@ -44,6 +50,7 @@ export const mcpTools: McpToolDefinition[] = [
 /** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */
 export const routeModules: RouteModule[] = [
   authRoutes,
+  accountRoutes,
   blueprintRoutes,
   lineageRoutes,
   registryRoutes,
@@ -54,6 +61,7 @@ export const routeModules: RouteModule[] = [
   broadcastRoutes,
   compareRoutes,
   teamRoutes,
+  reviewRoutes,
   architectureRoutes,
   mcpRoutes(mcpTools),
   webRoutes,
@@ -62,6 +70,7 @@ export const routeModules: RouteModule[] = [
 /** Every domain area's GraphQL resolvers. */
 export const resolvers: NonEmptyArray<Function> = [
   AuthResolver,
+  AccountResolver,
   BlueprintResolver,
   NodeResolver,
   LineageResolver,
@@ -80,6 +89,10 @@ export const resolvers: NonEmptyArray<Function> = [
   BlueprintActivityResolver,
   CompareResolver,
   TeamResolver,
+  ReviewResolver,
+  BlueprintReviewsResolver,
   ArchitectureResolver,
   ArchitectureNodeResolver,
+  ArchitectureLifecycleResolver,
+  BlueprintLifecycleResolver,
 ];

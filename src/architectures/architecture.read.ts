@@ -31,6 +31,8 @@ export interface BlueprintCard {
   moduleCount: number;
   stepCount: number;
   successRate: number | null;
+  reviewCount: number;
+  ratingAverage: number | null;
 }
 
 /**
@@ -48,10 +50,11 @@ export interface NodeView {
 }
 
 const successRateOf = Object.getOwnPropertyDescriptor(Blueprint.prototype, 'successRate')!.get!;
+const ratingAverageOf = Object.getOwnPropertyDescriptor(Blueprint.prototype, 'ratingAverage')!.get!;
 
 /** The card of a loaded blueprint. */
 export function cardOf(bp: Blueprint): BlueprintCard {
-  return { id: bp.id, slug: bp.slug, name: bp.name, stars: bp.starsCount, moduleCount: bp.moduleCount, stepCount: bp.stepCount, successRate: bp.successRate };
+  return { id: bp.id, slug: bp.slug, name: bp.name, stars: bp.starsCount, moduleCount: bp.moduleCount, stepCount: bp.stepCount, successRate: bp.successRate, reviewCount: bp.reviewCount, ratingAverage: bp.ratingAverage };
 }
 
 type NodeRow = {
@@ -72,6 +75,8 @@ type NodeRow = {
   executions_completed: number;
   executions_failed: number;
   executions_abandoned: number;
+  review_count: number;
+  rating_sum: number;
   composition: KindCount[];
 };
 
@@ -143,7 +148,7 @@ function loaders(ctx: RequestContext) {
         const rows: NodeRow[] = await em.execute(
           `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
                   b.slug, b.name, b.visibility, b.owner_id, b.team_id, b.stars_count, b.module_count, b.step_count,
-                  b.executions_started, b.executions_completed, b.executions_failed, b.executions_abandoned,
+                  b.executions_started, b.executions_completed, b.executions_failed, b.executions_abandoned, b.review_count, b.rating_sum,
                   (select coalesce(jsonb_agg(jsonb_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]'::jsonb)
                      from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k) as composition
              from architecture_node n join blueprint b on b.id = n.blueprint_id
@@ -225,12 +230,13 @@ export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Pr
       executionsFailed: r.executions_failed,
       executionsAbandoned: r.executions_abandoned,
     }) as number | null;
+    const ratingAverage = ratingAverageOf.call({ reviewCount: r.review_count, ratingSum: r.rating_sum }) as number | null;
     return {
       id: r.id,
       architectureId: r.architecture_id,
       blueprintId: r.blueprint_id,
       position: { x: Number(r.position_x), y: Number(r.position_y) },
-      card: visible ? { id: r.blueprint_id, slug: r.slug, name: r.name, stars: r.stars_count, moduleCount: r.module_count, stepCount: r.step_count, successRate } : null,
+      card: visible ? { id: r.blueprint_id, slug: r.slug, name: r.name, stars: r.stars_count, moduleCount: r.module_count, stepCount: r.step_count, successRate, reviewCount: r.review_count, ratingAverage } : null,
       composition: visible ? r.composition : [],
       redacted: !visible,
     };

@@ -15,7 +15,7 @@ import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRe
 import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
 
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
-export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred';
+export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred' | 'node_updated' | 'updated' | 'deleted';
 
 const createBody = compileSchema({
   type: 'object',

@@ -34,6 +34,8 @@ export class BlueprintCardType {
   @Field(() => Int) moduleCount!: number;
   @Field(() => Int) stepCount!: number;
   @Field(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' }) successRate!: number | null;
+  @Field(() => Int) reviewCount!: number;
+  @Field(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' }) ratingAverage!: number | null;
 }
 
 @ObjectType('ArchitectureNode', { description: 'A blueprint on the canvas. A node whose blueprint the caller may not read is redacted: no blueprint, no content.' })
@@ -116,6 +118,12 @@ export enum ArchitectureChangeKindEnum {
   EDGE_REMOVED = 'edge_removed',
   LAYOUT_UPDATED = 'layout_updated',
   TRANSFERRED = 'transferred',
+  /** A node's blueprint changed name or visibility (its card may now be redacted). */
+  NODE_UPDATED = 'node_updated',
+  /** Name, description or visibility of the architecture changed. */
+  UPDATED = 'updated',
+  /** The architecture was deleted. */
+  DELETED = 'deleted',
 }
 registerEnumType(ArchitectureChangeKindEnum, { name: 'ArchitectureChangeKind' });
 

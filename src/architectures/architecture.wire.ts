@@ -3,7 +3,7 @@ import type { ArchitectureSummary } from './architecture.service';
 
 /** The card of DESIGN.md section 8 (the same shape as lineage and registry cards). */
 export function toCardBody(c: BlueprintCard) {
-  return { id: c.id, slug: c.slug, name: c.name, stars: c.stars, module_count: c.moduleCount, step_count: c.stepCount, success_rate: c.successRate };
+  return { id: c.id, slug: c.slug, name: c.name, stars: c.stars, module_count: c.moduleCount, step_count: c.stepCount, success_rate: c.successRate, review_count: c.reviewCount, rating_average: c.ratingAverage };
 }
 
 /** A node: a redacted node names neither its blueprint nor its id (the caller may not see that blueprint). */

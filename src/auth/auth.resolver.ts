@@ -11,7 +11,7 @@ class AgentSession {
 }
 
 @ObjectType('Viewer', { simpleResolvers: true, description: 'The caller behind the bearer token.' })
-class ViewerType {
+export class ViewerType {
   @Field(() => ID) id!: string;
   @Field(() => PrincipalKind) kind!: PrincipalKind;
   @Field(() => String) name!: string;

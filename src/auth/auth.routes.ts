@@ -1,13 +1,13 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
-import { createAgentSession, revokeViewerToken } from './auth.service';
+import { createAgentSession, endAgentSession } from './auth.service';
 
 export const authRoutes: RouteModule = (app, deps) => {
   /** No authentication: an agent provisions its own session. Rate limited per IP. */
   app.post<{ Body: { name?: string } | undefined }>(
     '/api/agent/sessions',
     {
-      config: { rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
+      config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
       schema: {
         // No body at all is fine (Fastify validates a missing body as null).
         body: { type: ['object', 'null'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } },
@@ -19,9 +19,9 @@ export const authRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  /** Ends the caller's own session: the presented token stops working. */
+  /** Ends the caller's own agent session: the presented token stops working. Other token kinds: 400. */
   app.delete('/api/agent/sessions/current', async (request, reply) => {
-    await revokeViewerToken(await requestContext(request, deps));
+    await endAgentSession(await requestContext(request, deps));
     return reply.status(204).send();
   });
 };

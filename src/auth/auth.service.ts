@@ -2,7 +2,7 @@ import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
 import type { RequestContext, Viewer } from '../platform/context';
-import { unauthenticated } from '../platform/errors';
+import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
 import { hashToken, newToken } from './tokens';
@@ -51,23 +51,33 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
  * are all 401 UNAUTHENTICATED, with no hint which.
  */
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
-  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string }> = await em.getConnection().execute(
-    `select p.id, p.kind, p.name, t.id as token_id from access_token t join principal p on p.id = t.principal_id
-      where t.token_hash = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
-    [hashToken(token)],
-  );
+  // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
+  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string; token_kind: Viewer['tokenKind']; scope: Viewer['scope'] }> =
+    await em.getConnection().execute(
+      `with hit as (
+         select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
+           from access_token t join principal p on p.id = t.principal_id
+          where t.token_hash = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+       ), touched as (
+         update access_token set last_used_at = now()
+          where id in (select token_id from hit where last_used_at is null or last_used_at < now() - interval '1 minute')
+       )
+       select id, kind, name, token_id, token_kind, scope from hit`,
+      [hashToken(token)],
+    );
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
-  return { principalId: row.id, kind: row.kind, name: row.name, tokenId: row.token_id };
+  return { principalId: row.id, kind: row.kind, name: row.name, tokenId: row.token_id, tokenKind: row.token_kind, scope: row.scope };
 }
 
 /**
- * Revokes the token the caller presented (logout). Only that one: a user's other MCP tokens, minted for
- * other clients, keep working.
+ * `DELETE /api/agent/sessions/current`: ends the caller's agent session. Any other kind of token is a 400:
+ * a person signs out with `DELETE /api/auth/session` and revokes account tokens one by one.
  */
-export async function revokeViewerToken(ctx: RequestContext): Promise<void> {
+export async function endAgentSession(ctx: RequestContext): Promise<void> {
   const viewer = requireViewer(ctx);
-  if (!viewer.tokenId) throw unauthenticated();
+  if (viewer.tokenKind !== AccessTokenKind.AGENT_SESSION || !viewer.tokenId)
+    throw validationFailed('Only an agent session token can end an agent session; sign out with DELETE /api/auth/session', { token_kind: viewer.tokenKind ?? null });
   await ctx.em.nativeUpdate(AccessToken, { id: viewer.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 

@@ -12,7 +12,7 @@ registerEnumType(PrincipalKind, { name: 'PrincipalKind', description: 'A signed-
 @ObjectType('Principal')
 @Entity({ tableName: 'principal' })
 export class Principal {
-  [OptionalProps]?: 'id' | 'createdAt';
+  [OptionalProps]?: 'id' | 'createdAt' | 'username' | 'passwordHash';
 
   @Field(() => ID)
   @PrimaryKey({ type: 'uuid' })
@@ -29,6 +29,14 @@ export class Principal {
   @Field(() => Date)
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();
+
+  /** Set for people who signed up; operator-created users and agents have none. */
+  @Property({ type: 'text', nullable: true })
+  username: string | null = null;
+
+  /** argon2id (PHC string); never leaves the auth area. */
+  @Property({ type: 'text', nullable: true, hidden: true, lazy: true })
+  passwordHash: string | null = null;
 
   constructor(kind: PrincipalKind, name: string) {
     this.kind = kind;

@@ -4,7 +4,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const tokenPrefix = {
   user: 'bwu_',
   agent: 'bwa_',
-  step: 'bws_',
+  signIn: 'bws_',
+  step: 'bwt_',
   execution: 'bwx_',
 } as const;
 

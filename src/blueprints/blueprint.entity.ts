@@ -33,6 +33,8 @@ export class Blueprint {
     | 'executionsAbandoned'
     | 'moduleCount'
     | 'stepCount'
+    | 'reviewCount'
+    | 'ratingSum'
     | 'createdAt'
     | 'updatedAt';
 
@@ -88,6 +90,14 @@ export class Blueprint {
   @Property({ type: 'integer' })
   forksCount: number = 0;
 
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  reviewCount: number = 0;
+
+  /** Sum of the review ratings; kept with `reviewCount` by the reviews area, in the review's transaction. */
+  @Property({ type: 'integer' })
+  ratingSum: number = 0;
+
   @Property({ type: 'integer' })
   executionsStarted: number = 0;
 
@@ -122,6 +132,12 @@ export class Blueprint {
     this.plan = plan;
     this.moduleCount = plan.modules.length;
     this.stepCount = plan.steps.length;
+  }
+
+  /** Mean rating of the reviews; null without reviews. */
+  @Field(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' })
+  get ratingAverage(): number | null {
+    return this.reviewCount === 0 ? null : Math.round((this.ratingSum / this.reviewCount) * 100) / 100;
   }
 
   /** completed / (completed + failed + abandoned); null before any run has ended. */

@@ -1,5 +1,6 @@
 import { requestContext } from '../platform/http';
 import { idParam, type RouteModule } from '../platform/routes';
+import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody } from './blueprint.wire';
 
@@ -15,6 +16,16 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
     const ctx = await requestContext(request, deps);
     const fork = await forkBlueprint(ctx, request.params.id);
     return reply.status(201).send(await toBlueprintBody(ctx, fork));
+  });
+
+  app.patch<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toBlueprintBody(ctx, await updateBlueprint(ctx, request.params.id, request.body));
+  });
+
+  app.delete<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request, reply) => {
+    await removeBlueprint(await requestContext(request, deps), request.params.id);
+    return reply.status(204).send();
   });
 
   for (const [method, on] of [['POST', true], ['DELETE', false]] as const) {

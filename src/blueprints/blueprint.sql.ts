@@ -5,7 +5,7 @@ import { Blueprint } from './blueprint.entity';
 export const blueprintColumns = [
   'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'plan', 'forked_from_id',
   'module_count', 'step_count', 'stars_count', 'forks_count', 'executions_started', 'executions_completed',
-  'executions_failed', 'executions_abandoned', 'created_at', 'updated_at',
+  'executions_failed', 'executions_abandoned', 'review_count', 'rating_sum', 'created_at', 'updated_at',
 ] as const;
 
 export function columnsOf(alias: string): string {

@@ -14,6 +14,8 @@ export function toCard(bp: Blueprint) {
     module_count: bp.moduleCount,
     step_count: bp.stepCount,
     success_rate: bp.successRate,
+    review_count: bp.reviewCount,
+    rating_average: bp.ratingAverage,
   };
 }
 
@@ -46,6 +48,8 @@ export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
     module_count: bp.moduleCount,
     step_count: bp.stepCount,
     success_rate: bp.successRate,
+    review_count: bp.reviewCount,
+    rating_average: bp.ratingAverage,
     created_at: bp.createdAt.toISOString(),
     updated_at: bp.updatedAt.toISOString(),
   };

@@ -19,6 +19,10 @@ export enum BlueprintActivityKind {
   UNSTARRED = 'unstarred',
   VERSION = 'version',
   CHANGELOG = 'changelog',
+  /** Name, description, tags or visibility changed (PATCH). */
+  EDITED = 'edited',
+  /** The blueprint was deleted (subscribers then get NOT_FOUND). */
+  DELETED = 'deleted',
 }
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 

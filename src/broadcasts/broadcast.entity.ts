@@ -30,8 +30,9 @@ export class Broadcast {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
-  @ManyToOne(() => Blueprint, { ref: true, deleteRule: 'cascade' })
-  sourceBlueprint: Ref<Blueprint>;
+  /** Null once the blueprint is deleted: delivered broadcasts stay in inboxes (DESIGN.md section 11). */
+  @ManyToOne(() => Blueprint, { ref: true, nullable: true, deleteRule: 'set null' })
+  sourceBlueprint: Ref<Blueprint> | null;
 
   @ManyToOne(() => Principal, { ref: true })
   sender: Ref<Principal>;

@@ -24,7 +24,7 @@ function cursorArg(raw: string | null | undefined, path: string): string | null 
 export class BroadcastResolver {
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint it is about; null when the caller may no longer see it.' })
   async sourceBlueprint(@Root() b: BroadcastNode, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
-    const bp = b.source !== undefined ? b.source : await blueprintLoaders(ctx).byId.load(b.sourceBlueprintId);
+    const bp = b.source !== undefined ? b.source : b.sourceBlueprintId === null ? null : await blueprintLoaders(ctx).byId.load(b.sourceBlueprintId);
     return bp && (await canRead(ctx, guardOf(bp))) ? bp : null;
   }
 

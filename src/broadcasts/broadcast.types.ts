@@ -11,7 +11,7 @@ export class BroadcastNode {
   @Field(() => BroadcastType) type!: BroadcastType;
   @Field(() => BroadcastSeverity) severity!: BroadcastSeverity;
   @Field(() => Date) createdAt!: Date;
-  @Field(() => ID) sourceBlueprintId!: string;
+  @Field(() => ID, { nullable: true, description: 'Null once the blueprint was deleted.' }) sourceBlueprintId!: string | null;
   senderId!: string;
   sentTo!: number;
   /** The source blueprint when it was read along with the event (undefined: load it; null: gone). */

@@ -10,7 +10,7 @@ import type { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 /** A broadcast as read from SQL (the same shape for the sender, the inbox and live events). */
 export interface BroadcastRecord {
   id: string;
-  sourceBlueprintId: string;
+  sourceBlueprintId: string | null;
   senderId: string;
   message: string;
   type: BroadcastType;
@@ -43,7 +43,7 @@ export function toDate(value: unknown): Date {
 export function toBroadcastRecord(row: Record<string, unknown>): BroadcastRecord {
   return {
     id: row.id as string,
-    sourceBlueprintId: row.source_blueprint_id as string,
+    sourceBlueprintId: (row.source_blueprint_id as string | null) ?? null,
     senderId: row.sender_id as string,
     message: row.message as string,
     type: row.type as BroadcastType,

@@ -11,7 +11,7 @@ export const changelogRoutes: RouteModule = (app, deps) => {
   /** Public: no token needed for a public blueprint. Newest first. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/changelog',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { config: { public: true }, schema: { params: idParam('id'), querystring: pageQuery } },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const page = await listChangelog(ctx, request.params.id, pageFromQuery(request.query, deps.config.limits));

@@ -30,14 +30,15 @@ export const executionRoutes: RouteModule = (app, deps) => {
     await stopSweep?.();
   });
 
-  app.get<IdParams>('/api/blueprints/:id/start', { schema: { params: idParam('id') } }, async (request) => {
+  // A GET that records a run: a write for the access rule (read tokens may not start runs).
+  app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: { params: idParam('id') } }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toStartBody(await startExecution(ctx, request.params.id));
   });
 
   app.get<{ Params: { id: string; n: string }; Querystring: { token?: string } }>(
     '/api/blueprints/:id/step/:n',
-    { schema: { params: stepParams, querystring: { type: 'object', properties: { token: { type: 'string' } } } } },
+    { config: { write: true }, schema: { params: stepParams, querystring: { type: 'object', properties: { token: { type: 'string' } } } } },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toStepBody(await executionStep(ctx, request.params.id, request.params.n, request.query.token));

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { assertAllowed } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
@@ -20,6 +21,7 @@ function serverFor(ctx: RequestContext, tools: McpToolDefinition[]): McpServer {
       { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly } },
       async (args: Record<string, unknown>) => {
         try {
+          assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
           return toolResult(await tool.handler(ctx, args as never));
         } catch (err) {
           // The same error body as REST, flagged as a tool error so the agent can read and react.
@@ -38,7 +40,8 @@ function serverFor(ctx: RequestContext, tools: McpToolDefinition[]): McpServer {
  */
 export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
   return (app, deps) => {
-    app.post('/mcp', async (request, reply) => {
+    // A token is required (the central hook); read or write is decided per tool, in serverFor.
+    app.post('/mcp', { config: { write: false } }, async (request, reply) => {
       const ctx = await requestContext(request, deps);
       if (!ctx.viewer) throw unauthenticated();
       const server = serverFor(ctx, tools);
@@ -55,6 +58,7 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
       app.route({
         method,
         url: '/mcp',
+        config: { public: true },
         handler: async (_request, reply) =>
           reply.status(405).header('allow', 'POST').send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
       });

@@ -29,6 +29,14 @@ export interface Limits {
   executionSweepMs: number;
   /** Lifetime of an agent session token. */
   agentSessionMs: number;
+  /** Lifetime of a sign-in token (`bws_`, from sign-up and sign-in). */
+  signInSessionMs: number;
+  /** Failed sign-ins per username, and per IP address, inside `signInWindowMs` before sign-in answers 429. */
+  signInFailuresPerUsername: number;
+  signInFailuresPerIp: number;
+  signInWindowMs: number;
+  /** Longest `expires_in_days` an account token may ask for. */
+  accountTokenDaysMax: number;
   /** Plan size bounds (DESIGN.md section 2). */
   planMaxModules: number;
   planMaxSteps: number;
@@ -75,6 +83,11 @@ export const defaultLimits: Limits = {
   executionIdleMs: 24 * 60 * 60 * 1000,
   executionSweepMs: 60 * 1000,
   agentSessionMs: 30 * 24 * 60 * 60 * 1000,
+  signInSessionMs: 14 * 24 * 60 * 60 * 1000,
+  signInFailuresPerUsername: 5,
+  signInFailuresPerIp: 20,
+  signInWindowMs: 15 * 60 * 1000,
+  accountTokenDaysMax: 366,
   planMaxModules: 500,
   planMaxSteps: 5000,
   planMaxBytes: 1024 * 1024,

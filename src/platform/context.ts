@@ -10,6 +10,10 @@ export interface Viewer {
   name: string;
   /** The access token this request presented (what `DELETE /api/agent/sessions/current` revokes). */
   tokenId?: string;
+  /** Which kind of token it is: `agent_session`, `sign_in` or `mcp` (an account token). */
+  tokenKind?: 'agent_session' | 'sign_in' | 'mcp';
+  /** `read` tokens may not write (platform/access-policy.ts); everything else is `write`. */
+  scope?: 'read' | 'write';
 }
 
 /**
@@ -23,6 +27,8 @@ export interface RequestContext {
   config: Config;
   events: EventBus;
   requestId: string;
+  /** The caller's IP address (sign-in rate limits); absent for internal contexts. */
+  ip?: string;
   /**
    * WebSocket operations only: the SHA-256 of the connection's bearer token, re-checked before every
    * subscription event so that a token revoked or expired mid-connection stops delivery.

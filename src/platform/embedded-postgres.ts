@@ -51,6 +51,16 @@ function postmasterState(databaseDir: string): { state: 'none' } | { state: 'in-
   return { state: parent !== null && parent === owner && parent !== process.pid && isAlive(parent) ? 'in-use' : 'stale', pid };
 }
 
+/** The port a running postmaster listens on (line 4 of postmaster.pid), if there is one. */
+function runningPort(databaseDir: string): number | null {
+  try {
+    const port = Number(readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Stops a postmaster that a killed process started on this data folder. */
 async function stopStalePostmaster(pid: number, log: (msg: string) => void): Promise<void> {
   log(`stopping a stale embedded PostgreSQL (pid ${pid}) left by an earlier run`);
@@ -122,8 +132,10 @@ export async function startEmbeddedPostgres(options: {
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   const running = postmasterState(databaseDir);
   if (running.state === 'in-use') {
-    log(`using the embedded PostgreSQL another process runs on ${databaseDir} (pid ${running.pid})`);
-    return { url, stop: async () => undefined };
+    // It listens where its starter put it, which need not be our port: postmaster.pid's fourth line says.
+    const port = runningPort(databaseDir) ?? options.port;
+    log(`using the embedded PostgreSQL another process runs on ${databaseDir} (pid ${running.pid}, port ${port})`);
+    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, stop: async () => undefined };
   }
   if (running.state === 'stale') await stopStalePostmaster(running.pid, log);
   try {

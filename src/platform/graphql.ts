@@ -12,6 +12,7 @@ import { buildSchema } from 'type-graphql';
 import { viewerFromToken } from '../auth/auth.service';
 import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext, Viewer } from './context';
+import { assertOperationAllowed } from './access-policy';
 import { AppError } from './errors';
 import { assertQueryCost, limitRules } from './graphql-limits';
 import { requestContext } from './http';
@@ -76,6 +77,24 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind === 'single' && response.body.singleResult.errors)
             response.body.singleResult.errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
+        },
+      };
+    },
+  };
+}
+
+/** The access rule (platform/access-policy.ts) on each root field, before anything resolves. */
+function accessPlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, contextValue }) {
+          try {
+            assertOperationAllowed(contextValue.viewer, document, request.operationName);
+          } catch (err) {
+            if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
+            throw err;
+          }
         },
       };
     },
@@ -155,6 +174,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
         try {
+          assertOperationAllowed(ctx.extra.viewer ?? null, document, payload.operationName);
           assertQueryCost(deps.config.limits, schema, document, payload.variables ?? undefined, payload.operationName);
         } catch (err) {
           return [err as AppError];
@@ -195,6 +215,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
+      accessPlugin(),
       costPlugin(deps),
       internalErrorPlugin(app.log),
       {
@@ -230,7 +251,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       }
     },
   });
-  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], handler });
+  // Public at the HTTP level: the access rule is applied per root field (accessPlugin), as over WebSocket.
+  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], config: { public: true, write: false }, handler });
   // Stopping Apollo drains everything: the drain plugin closes Fastify (in-flight requests finish,
   // stragglers are cut after 10 s) and the hook above disposes graphql-ws (sockets get 1001 Going away).
   return { stop: () => apollo.stop() };

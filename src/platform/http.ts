@@ -5,12 +5,26 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext } from './context';
+import { assertAllowed } from './access-policy';
 import { AppError, errorBody, validationFailed } from './errors';
 import { issuesFrom } from './json-schema';
 import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Callable without a bearer token (DESIGN.md section 9). Default: a token is required. */
+    public?: boolean;
+    /**
+     * Whether the route changes something (refused to `read` tokens). Default: every method but GET,
+     * HEAD and OPTIONS. `/graphql` and `/mcp` say false and apply the rule per root field / per tool.
+     */
+    write?: boolean;
+  }
+  interface FastifyInstance {
+    /** Every route registered, as `METHOD /path` with its access config (the authorization matrix test reads it). */
+    registeredRoutes: Array<{ method: string; url: string; public: boolean; write: boolean }>;
+  }
   interface FastifyRequest {
     /** Built lazily by `requestContext(request)`. */
     bwContext?: Promise<RequestContext>;
@@ -20,7 +34,7 @@ declare module 'fastify' {
 
 /** The request's context (EntityManager fork, viewer, loaders), built once per request. */
 export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<RequestContext> {
-  request.bwContext ??= createRequestContext(deps, request.headers.authorization, request.id);
+  request.bwContext ??= createRequestContext(deps, request.headers.authorization, request.id, request.ip);
   return request.bwContext;
 }
 
@@ -111,6 +125,23 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     });
   }
 
+  const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+  const isWrite = (method: string, write: boolean | undefined) => write ?? !readMethods.has(method);
+  app.decorate('registeredRoutes', []);
+  app.addHook('onRoute', (route) => {
+    const config = (route.config ?? {}) as { public?: boolean; write?: boolean };
+    for (const method of [route.method].flat())
+      app.registeredRoutes.push({ method, url: route.url, public: config.public === true, write: isWrite(method, config.write) });
+  });
+  // The access rule, once for every route: anonymous callers reach only public routes, read tokens only reads.
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const config = request.routeOptions.config;
+    if (config.public) return; // a token given anyway is still checked (401 if bad) when the handler builds its context
+    const ctx = await requestContext(request, deps);
+    assertAllowed(ctx.viewer, { public: false, write: isWrite(request.method, config.write) });
+  });
+
   await app.register(rateLimit, {
     global: true,
     max: config.limits.rateLimitPerMinute,
@@ -124,7 +155,11 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) return reply.status(error.status).send(errorBody(error));
+    if (error instanceof AppError) {
+      const retryAfter = error.details?.retry_after_seconds;
+      if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+      return reply.status(error.status).send(errorBody(error));
+    }
     if (error.validation) {
       const issues = issuesFrom(error.validation as never, error.validationContext ?? 'request');
       const first = issues[0];
@@ -145,7 +180,7 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
 
-  app.get('/healthz', async (_request, reply) => {
+  app.get('/healthz', { config: { public: true } }, async (_request, reply) => {
     await deps.orm.em.getConnection().execute('select 1');
     return reply.send({ status: 'ok' });
   });

@@ -20,10 +20,10 @@ export interface AppDeps {
  * A context for one request or WebSocket operation: a fresh EntityManager fork, fresh DataLoaders and the
  * viewer behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
  */
-export async function createRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string = randomUUID()): Promise<RequestContext> {
+export async function createRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string = randomUUID(), ip?: string): Promise<RequestContext> {
   const em = deps.orm.em.fork() as EntityManager;
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
   const viewer = token === undefined ? null : await viewerFromToken(em, token);
-  return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId };
+  return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip };
 }

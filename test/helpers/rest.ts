@@ -10,6 +10,13 @@ export interface AgentSession {
   id: string;
 }
 
+/** A person who signed up, as tests use them. */
+export interface SignedInUser {
+  token: string;
+  id: string;
+  username: string;
+}
+
 export interface RestOptions {
   token?: string;
   body?: unknown;
@@ -65,6 +72,20 @@ export class RestClient {
     const res = await this.post('/api/agent/sessions', { body: { name } });
     if (res.status !== 201) throw new Error(`agent session: ${res.status} ${JSON.stringify(res.body)}`);
     return { token: res.body.token as string, id: res.body.session_id as string };
+  }
+
+  /** A new person (signed up and signed in): their `bws_` sign-in token, user id and username. */
+  async signUp(username = `user-${Math.random().toString(36).slice(2, 10)}`, password = 'correct horse battery'): Promise<SignedInUser> {
+    const res = await this.post('/api/auth/signup', { body: { username, password } });
+    if (res.status !== 201) throw new Error(`sign-up: ${res.status} ${JSON.stringify(res.body)}`);
+    return { token: res.body.token as string, id: res.body.user_id as string, username };
+  }
+
+  /** An account token (`bwu_`) of the person signed in with `signInToken`. */
+  async accountToken(signInToken: string, scope: 'read' | 'write' = 'write', name = `${scope} token`): Promise<string> {
+    const res = await this.post('/api/account/tokens', { token: signInToken, body: { name, scope } });
+    if (res.status !== 201) throw new Error(`account token: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
   }
 
   /** A new agent session's bearer token. */

@@ -9,7 +9,7 @@ import { openSql } from '../helpers/sql';
 describe('step tokens', () => {
   it('rejects a wrong token with 409 STALE_STEP_TOKEN and changes nothing', async () => {
     const op = await createAt(1);
-    for (const wrong of ['bws_not-the-token', op.token.slice(0, -1), op.token + 'x'])
+    for (const wrong of ['bwt_not-the-token', op.token.slice(0, -1), op.token + 'x'])
       expectError(await submit(owner.token, op.operation_id, wrong, createSubmissions()[0]), 409, 'STALE_STEP_TOKEN');
     await expectUntouched(op);
     await expectTokenStillValid(op);
@@ -69,7 +69,7 @@ describe('lifecycle', () => {
     expect(done.status).toBe(200);
     const blueprints = await db.count('blueprint');
     expectError(await submit(owner.token, op.operation_id, op.token, createSubmissions()[4]), 409, 'CONFLICT');
-    expectError(await submit(owner.token, op.operation_id, 'bws_anything', createSubmissions()[4]), 409, 'CONFLICT');
+    expectError(await submit(owner.token, op.operation_id, 'bwt_anything', createSubmissions()[4]), 409, 'CONFLICT');
     expect(await db.count('blueprint')).toBe(blueprints);
     expect((await status(owner.token, op.operation_id)).body).toMatchObject({ status: 'completed', done: true, result: done.body.result });
   });
@@ -148,7 +148,7 @@ describe('access', () => {
   it('answers 404 for an unknown or malformed operation id', async () => {
     for (const id of [randomUUID(), 'not-an-id']) {
       expectError(await status(owner.token, id), 404, 'NOT_FOUND');
-      expectError(await submit(owner.token, id, 'bws_x', createSubmissions()[0]), 404, 'NOT_FOUND');
+      expectError(await submit(owner.token, id, 'bwt_x', createSubmissions()[0]), 404, 'NOT_FOUND');
       expectError(await cancel(owner.token, id), 404, 'NOT_FOUND');
     }
   });

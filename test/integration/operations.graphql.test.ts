@@ -80,7 +80,7 @@ describe('the create flow over GraphQL', () => {
     const started = await startOp({ toolType: 'CREATE', params: { language: 'go', framework: 'chi', description: 'A URL shortener' } });
     expect(started.errors).toBeUndefined();
     let op = started.data!.startToolOperation;
-    expect(op).toMatchObject({ toolType: 'CREATE', status: 'ACTIVE', step: 1, totalSteps: 5, done: false, result: null, token: expect.stringMatching(/^bws_/) });
+    expect(op).toMatchObject({ toolType: 'CREATE', status: 'ACTIVE', step: 1, totalSteps: 5, done: false, result: null, token: expect.stringMatching(/^bwt_/) });
     const submissions = createSubmissions({
       modules: [
         { key: 'store', name: 'Store', kind: 'data' },
@@ -195,7 +195,7 @@ describe('step tokens over GraphQL', () => {
   it('rejects wrong, replayed and foreign tokens with STALE_STEP_TOKEN and changes nothing', async () => {
     const first = await createAt(1);
     const other = await createAt(2);
-    expectError(await submitOp(first.id, 'bws_wrong', createSubmissions()[0]!), 'STALE_STEP_TOKEN');
+    expectError(await submitOp(first.id, 'bwt_wrong', createSubmissions()[0]!), 'STALE_STEP_TOKEN');
     expectError(await submitOp(first.id, other.token!, createSubmissions()[0]!), 'STALE_STEP_TOKEN');
     const second = await expectUntouchedAndLive(first);
     expectError(await submitOp(first.id, first.token!, createSubmissions()[1]!), 'STALE_STEP_TOKEN');

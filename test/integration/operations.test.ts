@@ -17,7 +17,7 @@ describe('the create flow', () => {
       status: 'active',
       step: 1,
       total_steps: 5,
-      token: expect.stringMatching(/^bws_/),
+      token: expect.stringMatching(/^bwt_/),
       done: false,
       result: null,
     });

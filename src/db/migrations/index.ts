@@ -5,6 +5,7 @@ import { Migration20261122000400_shields } from './Migration20261122000400_shiel
 import { Migration20261122000500_provenance } from './Migration20261122000500_provenance';
 import { Migration20261122000300_broadcasts } from './Migration20261122000300_broadcasts';
 import { Migration20261122000200_architectures } from './Migration20261122000200_architectures';
+import { Migration20261123000300_people } from './Migration20261123000300_people';
 
 /** Every migration, in order. Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000500_provenance', class: Migration20261122000500_provenance },
   { name: 'Migration20261122000300_broadcasts', class: Migration20261122000300_broadcasts },
   { name: 'Migration20261122000200_architectures', class: Migration20261122000200_architectures },
+  { name: 'Migration20261123000300_people', class: Migration20261123000300_people },
 ];

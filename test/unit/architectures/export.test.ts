@@ -3,7 +3,7 @@ import { EdgeType } from '../../../src/architectures/architecture.entity';
 import type { ArchitectureView, BlueprintCard } from '../../../src/architectures/architecture.read';
 import { dotString, exportArchitecture, mermaidText, toDot, toMermaid } from '../../../src/architectures/export';
 
-const card = (name: string): BlueprintCard => ({ id: `bp-${name}`, slug: name, name, moduleCount: 3, stepCount: 7, stars: 1, successRate: null });
+const card = (name: string): BlueprintCard => ({ id: `bp-${name}`, slug: name, name, moduleCount: 3, stepCount: 7, stars: 1, successRate: null, reviewCount: 0, ratingAverage: null });
 
 const view: ArchitectureView = {
   architecture: {

@@ -1,0 +1,121 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireViewer } from '../auth/auth.service';
+import type { RequestContext } from '../platform/context';
+import { forbidden, notFound } from '../platform/errors';
+import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { assertValid, compileSchema } from '../platform/json-schema';
+import { TeamRole } from '../teams/team.entity';
+import { assertEditable, canReadWith, guardOf, viewerTeamRoles } from './access';
+import type { Blueprint, Visibility } from './blueprint.entity';
+import { getBlueprint, normaliseTags } from './blueprint.service';
+
+/** The fields `PATCH /api/blueprints/:id` may change; the slug never changes (links keep working). */
+export interface BlueprintMetadata {
+  name?: string;
+  description?: string;
+  tags?: string[];
+  visibility?: Visibility;
+}
+
+const patchBody = compileSchema({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField },
+});
+
+/** Parses a metadata patch (REST body or GraphQL input): 400 naming the offending field. */
+export function parseBlueprintMetadata(body: unknown): BlueprintMetadata {
+  const input = assertValid<BlueprintMetadata>(patchBody, structuredClone(body ?? {}), 'body');
+  return { ...input, ...(input.name !== undefined ? { name: input.name.trim() } : {}), ...(input.tags ? { tags: normaliseTags(input.tags) } : {}) };
+}
+
+/** Each changed field as `{from, to}` (what an audit entry records). */
+export type MetadataChanges = Partial<Record<keyof BlueprintMetadata, { from: unknown; to: unknown }>>;
+
+/**
+ * Applies a metadata patch inside the caller's transaction `tx` (row locked). Access is read afresh by
+ * every list, lineage and architecture read, so a visibility change is seen everywhere at once; live
+ * subscribers are told (a `blueprintActivity` EDITED event makes each re-check its access, and every
+ * architecture showing the blueprint gets an `architectureChanged` NODE_UPDATED).
+ */
+export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestContext, blueprintId: string, patch: BlueprintMetadata): Promise<MetadataChanges> {
+  const viewer = requireViewer(ctx);
+  const rows: Array<{ name: string; description: string; tags: string[]; visibility: Visibility }> = await tx.execute(
+    'select name, description, tags, visibility from blueprint where id = ? for update',
+    [blueprintId],
+  );
+  const before = rows[0];
+  if (!before) throw notFound('blueprint', blueprintId);
+  const changes: MetadataChanges = {};
+  for (const key of ['name', 'description', 'tags', 'visibility'] as const) {
+    if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(before[key])) changes[key] = { from: before[key], to: patch[key] };
+  }
+  if (Object.keys(changes).length === 0) return changes;
+  // Tags match ^[a-z0-9][a-z0-9-]*$ (field-schemas.ts), so the array literal needs no quoting.
+  await tx.execute(
+    `update blueprint set name = coalesce(?, name), description = coalesce(?, description), tags = coalesce(?::text[], tags),
+            visibility = coalesce(?, visibility), updated_at = now() where id = ?`,
+    [patch.name ?? null, patch.description ?? null, patch.tags ? `{${patch.tags.join(',')}}` : null, patch.visibility ?? null, blueprintId],
+  );
+  await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'edited', subjectId: null, actorId: viewer.principalId });
+  if (changes.visibility || changes.name) {
+    const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
+      `update architecture a set updated_at = now() from architecture_node n
+        where n.blueprint_id = ? and a.id = n.architecture_id returning n.id, a.id as architecture_id, a.slug`,
+      [blueprintId],
+    );
+    for (const n of nodes)
+      await ctx.events.publish(tx, 'architecture.changed', { architectureId: n.architecture_id, slug: n.slug, change: 'node_updated', subjectId: n.id, actorId: viewer.principalId });
+  }
+  return changes;
+}
+
+/** `PATCH /api/blueprints/:id`: the owner or a team editor changes name, description, tags or visibility. */
+export async function updateBlueprint(ctx: RequestContext, idOrSlug: string, body: unknown): Promise<Blueprint> {
+  const bp = await getBlueprint(ctx, idOrSlug);
+  await assertEditable(ctx, bp, idOrSlug);
+  const patch = parseBlueprintMetadata(body);
+  await ctx.em.transactional((tx) => updateBlueprintMetadata(tx, ctx, bp.id, patch));
+  ctx.loaders.clear();
+  await ctx.em.refresh(bp);
+  return bp;
+}
+
+/**
+ * Deletes a blueprint inside the caller's transaction `tx`. Its nodes leave every architecture (with
+ * their edges, and an `architectureChanged` NODE_REMOVED each); the database does the rest in the same
+ * statement: forks keep living with `forked_from` null, lineage links, stars, reviews, versions,
+ * changelog, subscriptions and runs go, and delivered broadcasts stay in inboxes with no source.
+ */
+export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, blueprintId: string): Promise<void> {
+  const viewer = requireViewer(ctx);
+  const rows: Array<{ forked_from_id: string | null }> = await tx.execute('select forked_from_id from blueprint where id = ? for update', [blueprintId]);
+  if (rows.length === 0) throw notFound('blueprint', blueprintId);
+  const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
+    `with gone as (delete from architecture_node where blueprint_id = ? returning id, architecture_id)
+     update architecture a set updated_at = now() from gone where a.id = gone.architecture_id returning gone.id, a.id as architecture_id, a.slug`,
+    [blueprintId],
+  );
+  for (const n of nodes)
+    await ctx.events.publish(tx, 'architecture.changed', { architectureId: n.architecture_id, slug: n.slug, change: 'node_removed', subjectId: n.id, actorId: viewer.principalId });
+  // The parent counts forks that exist.
+  if (rows[0]!.forked_from_id) await tx.execute('update blueprint set forks_count = greatest(forks_count - 1, 0) where id = ?', [rows[0]!.forked_from_id]);
+  await tx.execute('delete from blueprint where id = ?', [blueprintId]);
+  await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'deleted', subjectId: null, actorId: viewer.principalId });
+}
+
+/** `DELETE /api/blueprints/:id`: the owner, or an owner or admin of its team. 404 unreadable, 403 readable only. */
+export async function removeBlueprint(ctx: RequestContext, idOrSlug: string): Promise<void> {
+  const viewer = requireViewer(ctx);
+  const bp = await getBlueprint(ctx, idOrSlug);
+  const roles = await viewerTeamRoles(ctx);
+  const g = guardOf(bp);
+  if (!canReadWith(viewer, roles, g)) throw notFound('blueprint', idOrSlug);
+  const role = g.teamId === null ? undefined : roles.get(g.teamId);
+  if (g.ownerId !== viewer.principalId && role !== TeamRole.OWNER && role !== TeamRole.ADMIN)
+    throw forbidden("Only the blueprint's owner, or an owner or admin of its team, may delete it");
+  await ctx.em.transactional((tx) => deleteBlueprint(tx, ctx, bp.id));
+  ctx.loaders.clear();
+  ctx.em.clear();
+}

@@ -1,0 +1,72 @@
+import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
+import type { Viewer } from './context';
+import { forbidden, unauthenticated } from './errors';
+
+/**
+ * The spec's rule (DESIGN.md section 9), in one place: "every endpoint requires a bearer token except
+ * those stated as public", and a `read` token may not write. REST routes (a hook in http.ts reading each
+ * route's `config.public` / `config.write`), GraphQL over HTTP and WebSocket (root fields, below) and MCP
+ * (each tool's `readOnly`) all call `assertAllowed`; no route or resolver repeats the check.
+ * What a public thing shows (a private architecture is still 404) is the services' business.
+ */
+export interface AccessRequirement {
+  /** Callable without a token. */
+  public: boolean;
+  /** Changes something: refused to `read` tokens. */
+  write: boolean;
+}
+
+export function assertAllowed(viewer: Viewer | null, requirement: AccessRequirement): void {
+  if (!viewer) {
+    if (!requirement.public) throw unauthenticated();
+    return;
+  }
+  if (requirement.write && !requirement.public && viewer.scope === 'read')
+    throw forbidden('This token has the read scope; create a write token to change things');
+}
+
+/**
+ * GraphQL root fields callable without a token (DESIGN.md section 9). `architectureChanged` is the one
+ * public subscription; introspection is documentation.
+ */
+export const publicGraphQLRootFields: ReadonlySet<string> = new Set([
+  'architectures',
+  'architecture',
+  'changelog',
+  'createAgentSession',
+  'signUp',
+  'signIn',
+  'architectureChanged',
+  '__typename',
+  '__schema',
+  '__type',
+]);
+
+/** The root field names an operation selects (fragments at the root included). */
+export function rootFieldsOf(document: DocumentNode, operationName?: string | null): { operation: 'query' | 'mutation' | 'subscription'; fields: string[] } | null {
+  const op = getOperationAST(document, operationName ?? undefined);
+  if (!op) return null;
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const fields: string[] = [];
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) fields.push(sel.name.value);
+      else if (sel.kind === Kind.INLINE_FRAGMENT) walk(sel.selectionSet);
+      else if (!seen.has(sel.name.value)) {
+        seen.add(sel.name.value);
+        const fragment = fragments.get(sel.name.value);
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  walk(op.selectionSet);
+  return { operation: op.operation, fields };
+}
+
+/** The rule applied to a GraphQL operation: every root field it selects must be allowed. */
+export function assertOperationAllowed(viewer: Viewer | null, document: DocumentNode, operationName?: string | null): void {
+  const root = rootFieldsOf(document, operationName);
+  if (!root) return; // graphql-js reports the missing operation itself
+  for (const field of root.fields) assertAllowed(viewer, { public: publicGraphQLRootFields.has(field), write: root.operation === 'mutation' });
+}
