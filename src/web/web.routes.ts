@@ -47,7 +47,8 @@ export const webRoutes: RouteModule = (app) => {
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   };
 
-  app.get('/*', (request: FastifyRequest<{ Params: { '*': string } }>, reply) => {
+  // Public: the page and its bundles hold no data; everything they show comes from the API with the person's token.
+  app.get('/*', { config: { public: true } }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) => {
     if (isServerPath(request.url)) return reply.callNotFound();
     const relative = request.params['*'];
     // A path with an extension is a file (a bundle, an icon): served from web/dist or a 404, never the page.

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { BrowserSession, DESKTOP, screenshotBothSizes, storedToken } from '../helpers/browser';
@@ -44,18 +46,68 @@ afterEach(() => {
 const cardNames = (p: Page) => p.getByTestId('blueprint-card').locator('a').allTextContents();
 
 describe('the web console', () => {
-  it('signs in and lands on the registry', async () => {
+  it('signs up, and signs out and in again', async () => {
     page = await browser.open({ viewport: DESKTOP });
     await page.goto('/');
     await page.waitForURL(/\/signin/);
-    await page.getByRole('button', { name: 'Start an agent session' }).waitFor();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await screenshotBothSizes(page, 'signin');
-    await page.getByRole('button', { name: 'Start an agent session' }).click();
+    await page.getByRole('tab', { name: 'Sign up' }).click();
+    await page.getByLabel('Username').fill('ada-lovelace');
+    await page.getByLabel(/^Password/).fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Registry' }).waitFor();
-    expect(await storedToken(page)).toMatch(/^bw/);
+    await page.getByTestId('viewer-name').filter({ hasText: 'ada-lovelace' }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/signin/);
+    expect(await storedToken(page)).toBeNull();
+    await page.getByLabel('Username').fill('ada-lovelace');
+    await page.getByLabel(/^Password/).fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Registry' }).waitFor();
+    expect(await storedToken(page)).toMatch(/^bws_/);
+  });
+
+  it('creates an MCP token shown once with a client configuration, which curl can use; lists its last use; revokes it', async () => {
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'Account and MCP setup' }).waitFor();
+    await page.getByLabel('Token name').fill('laptop editor');
+    await page.getByText('Read and write', { exact: true }).click();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.getByTestId('new-token').textContent())!.trim();
+    expect(secret).toMatch(/^bwu_/);
+    const config = JSON.parse((await page.getByTestId('mcp-config').textContent())!);
+    expect(config.mcpServers['blueprint-workshop']).toEqual({ type: 'http', url: `${server.url}/mcp`, headers: { Authorization: `Bearer ${secret}` } });
+    await page.getByRole('button', { name: 'Copy token' }).waitFor();
+    await page.getByTestId('token-row').filter({ hasText: 'laptop editor' }).filter({ hasText: 'never' }).waitFor();
+    await screenshotBothSizes(page, 'account');
+
+    // The token works from outside the browser: curl, as the page suggests.
+    // Asynchronously: the server runs in this process, so a synchronous child would block the answer it waits for.
+    const curl = async (token: string, path: string) =>
+      (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${server.url}${path}`])).stdout;
+    expect(await curl(secret, `/api/blueprints/${bp.payments!.slug}`)).toBe('200');
+    // MCP with the configuration's URL and header.
+    const mcp = await fetch(config.mcpServers['blueprint-workshop'].url, {
+      method: 'POST',
+      headers: { ...config.mcpServers['blueprint-workshop'].headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toContain('blueprint_fork');
+
+    await page.reload();
+    const row = page.getByTestId('token-row').filter({ hasText: 'laptop editor' });
+    await row.waitFor();
+    expect(await row.getByTestId('last-used').textContent()).not.toBe('never');
+    await page.getByRole('button', { name: 'Revoke laptop editor' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await curl(secret, `/api/blueprints/${bp.payments!.slug}`)).toBe('401');
   });
 
   it('searches, filters by tag and sorts the registry', async () => {
+    await page.getByRole('link', { name: 'Registry' }).click();
     await page.getByTestId('registry-total').filter({ hasText: '5 blueprints' }).waitFor();
     await screenshotBothSizes(page, 'registry');
 

@@ -45,7 +45,7 @@ export class BrowserSession {
   async open(options: { viewport?: { width: number; height: number }; token?: string } = {}): Promise<Page> {
     const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, baseURL: this.baseUrl });
     this.contexts.push(context);
-    if (options.token) await context.addInitScript((t) => window.localStorage.setItem('bw.token', t), options.token);
+    if (options.token) await context.addInitScript({ content: `window.localStorage.setItem('bw.token', ${JSON.stringify(options.token)});` });
     const page = await context.newPage();
     page.on('console', (msg) => {
       if (msg.type() === 'error') this.errors.push(`console: ${msg.text()} (${page.url()})`);
@@ -82,7 +82,7 @@ export async function screenshotBothSizes(page: Page, name: string): Promise<voi
   for (const size of [DESKTOP, PHONE]) {
     await page.setViewportSize(size);
     // Two frames: React and the canvas re-measure after the resize before the picture is taken.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
     await screenshot(page, name);
   }
   await page.setViewportSize(original);
@@ -90,5 +90,5 @@ export async function screenshotBothSizes(page: Page, name: string): Promise<voi
 
 /** The bearer token the console stored for its signed-in person. */
 export function storedToken(page: Page): Promise<string | null> {
-  return page.evaluate(() => window.localStorage.getItem('bw.token'));
+  return page.evaluate<string | null>("window.localStorage.getItem('bw.token')");
 }

@@ -38,11 +38,11 @@ describe('the web console at /', () => {
     for (const path of ['/api/nope', '/api', '/mcp/x', '/graphql/x', '/healthz/x']) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(404);
-      expect((await res.json()).error.code).toBe('NOT_FOUND');
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     }
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const gql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
-    expect((await gql.json()).data).toEqual({ __typename: 'Query' });
+    expect(((await gql.json()) as { data: unknown }).data).toEqual({ __typename: 'Query' });
   });
 
   it('answers 404 for a missing file rather than the page, and refuses paths out of web/dist', async () => {

@@ -1,6 +1,8 @@
 import { Anchor, AppShell, Badge, Button, Center, Group, Loader, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link, NavLink, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { useClient } from 'urql';
+import { SignOutDocument } from './generated/graphql';
 import { useAuth } from './auth';
 import { InboxLiveProvider, useInboxLive } from './inbox-live';
 import { AccountPage } from './pages/Account';
@@ -13,7 +15,13 @@ import { SignInPage } from './pages/SignIn';
 
 function Nav() {
   const { unread } = useInboxLive();
-  const { viewer, signOut } = useAuth();
+  const { viewer, token, signOut } = useAuth();
+  const client = useClient();
+  // A sign-in token is revoked on the server too; agent and account tokens are only forgotten here.
+  const leave = async () => {
+    if (token?.startsWith('bws_')) await client.mutation(SignOutDocument, {}).toPromise();
+    signOut();
+  };
   const link = (to: string, label: ReactNode, aria?: string) => (
     <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm">
       {label}
@@ -39,7 +47,7 @@ function Nav() {
       <Text size="sm" c="dimmed" data-testid="viewer-name" visibleFrom="sm">
         {viewer?.name}
       </Text>
-      <Button size="compact-sm" variant="subtle" onClick={signOut}>
+      <Button size="compact-sm" variant="subtle" onClick={leave}>
         Sign out
       </Button>
     </Group>

@@ -9,6 +9,8 @@ import {
   BlueprintActivityDocument,
   BlueprintLineageDocument,
   BlueprintPageDocument,
+  BlueprintReviewsDocument,
+  ReviewBlueprintDocument,
   BlueprintVersionsDocument,
   CompareWithParentDocument,
   ForkBlueprintDocument,
@@ -22,7 +24,7 @@ import {
   type BroadcastSeverity,
   type BroadcastType,
 } from '../generated/graphql';
-import { percent } from './Registry';
+import { percent, Rating } from './Registry';
 
 type BP = NonNullable<BlueprintPageQuery['blueprint']>;
 type Activity = BlueprintActivitySubscription['blueprintActivity'];
@@ -163,6 +165,58 @@ function Compare({ id }: { id: string }) {
   );
 }
 
+function Reviews({ id, canReview }: { id: string; canReview: boolean }) {
+  const [{ data, error }, refetch] = useQuery({ query: BlueprintReviewsDocument, variables: { id }, requestPolicy: 'cache-and-network' });
+  const [rating, setRating] = useState<string>('5');
+  const [body, setBody] = useState('');
+  const [sent, send] = useMutation(ReviewBlueprintDocument);
+  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  const b = data?.blueprint;
+  if (!b) return <Loader aria-label="Loading reviews" />;
+  return (
+    <Stack gap="sm">
+      <Text size="sm">{b.reviewCount === 0 ? 'No reviews yet.' : `Rated ${b.ratingAverage?.toFixed(1)} of 5 by ${b.reviewCount}.`}</Text>
+      {canReview && (
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const r = await send({ blueprintId: id, rating: Number(rating), body });
+            if (r.data) {
+              setBody('');
+              refetch({ requestPolicy: 'network-only' });
+            }
+          }}
+        >
+          <Group align="end" wrap="wrap">
+            <Select label="Rating" data={['5', '4', '3', '2', '1']} value={rating} onChange={(v) => v && setRating(v)} allowDeselect={false} w={100} />
+            <TextInput label="Review" value={body} onChange={(e) => setBody(e.currentTarget.value)} required style={{ flex: '1 1 240px' }} />
+            <Button type="submit" loading={sent.fetching}>
+              Post review
+            </Button>
+          </Group>
+          {sent.error && <Alert color="red">{errorText(sent.error)}</Alert>}
+        </form>
+      )}
+      {b.reviews.edges.map(({ node: r }) => (
+        <Card key={r.id} withBorder>
+          <Group gap="xs">
+            <Badge color="yellow">{r.rating}/5</Badge>
+            <Text size="sm" fw={500}>
+              {r.reviewer.name}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {new Date(r.createdAt).toLocaleString()}
+            </Text>
+          </Group>
+          <Text size="sm" mt={4}>
+            {r.body}
+          </Text>
+        </Card>
+      ))}
+    </Stack>
+  );
+}
+
 function BroadcastForm({ id }: { id: string }) {
   const [message, setMessage] = useState('');
   const [type, setType] = useState<BroadcastType>('NOTICE');
@@ -207,6 +261,12 @@ function activityText(a: Activity): string {
       return `version ${a.versionNumber ?? ''} by ${who}`;
     case 'CHANGELOG':
       return `${who} published “${a.changelogEntry?.title ?? ''}”`;
+    case 'EDITED':
+      return `${who} edited its details`;
+    case 'DELETED':
+      return `${who} deleted it`;
+    default:
+      return `${who}: ${String(a.kind).toLowerCase()}`;
   }
 }
 
@@ -281,6 +341,7 @@ export function BlueprintPage() {
             <Badge variant="outline" color="gray">{bp.moduleCount} modules</Badge>
             <Badge variant="outline" color="gray">{bp.stepCount} steps</Badge>
             <Badge variant="outline" color="teal">success {percent(bp.successRate)}</Badge>
+            <Rating average={bp.ratingAverage} count={bp.reviewCount} />
             {bp.tags.map((t) => (
               <Badge key={t} size="sm" variant="dot" color="gray">
                 {t}
@@ -327,6 +388,7 @@ export function BlueprintPage() {
           <Tabs.Tab value="lineage">Lineage</Tabs.Tab>
           <Tabs.Tab value="forks">Forks ({bp.forks.totalCount})</Tabs.Tab>
           <Tabs.Tab value="changelog">Changelog ({bp.changelog.totalCount})</Tabs.Tab>
+          <Tabs.Tab value="reviews">Reviews ({bp.reviewCount})</Tabs.Tab>
           {bp.forkedFrom && <Tabs.Tab value="compare">Compare with parent</Tabs.Tab>}
           {isOwner && <Tabs.Tab value="versions">Versions</Tabs.Tab>}
         </Tabs.List>
@@ -370,6 +432,9 @@ export function BlueprintPage() {
               ))}
             </Stack>
           )}
+        </Tabs.Panel>
+        <Tabs.Panel value="reviews" pt="md">
+          <Reviews id={bp.id} canReview={!isOwner} />
         </Tabs.Panel>
         {bp.forkedFrom && (
           <Tabs.Panel value="compare" pt="md">

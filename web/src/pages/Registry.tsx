@@ -10,6 +10,15 @@ const PAGE_SIZE = 12;
 
 export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${Math.round(rate * 100)}%`);
 
+export function Rating({ average, count }: { average: number | null | undefined; count: number }) {
+  if (average === null || average === undefined || count === 0) return null;
+  return (
+    <Badge variant="outline" color="yellow" aria-label={`rated ${average.toFixed(1)} of 5 by ${count}`}>
+      {average.toFixed(1)}/5 ({count})
+    </Badge>
+  );
+}
+
 export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
   return (
     <Card withBorder padding="md" component="article" aria-labelledby={`bp-${b.id}`} data-testid="blueprint-card">
@@ -27,6 +36,7 @@ export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
         <Badge variant="outline" color="gray">{b.moduleCount} modules</Badge>
         <Badge variant="outline" color="gray">{b.stepCount} steps</Badge>
         <Badge variant="outline" color="teal">success {percent(b.successRate)}</Badge>
+        <Rating average={b.ratingAverage} count={b.reviewCount} />
       </Group>
       {b.tags.length > 0 && (
         <Group gap={4} mt="xs">

@@ -1,10 +1,56 @@
-import { Alert, Button, Container, Divider, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Container, Divider, PasswordInput, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
 import { useMutation } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
-import { CreateAgentSessionDocument } from '../generated/graphql';
+import { CreateAgentSessionDocument, SignInDocument, SignUpDocument } from '../generated/graphql';
+
+function AccountForm({ mode }: { mode: 'signin' | 'signup' }) {
+  const { signIn } = useAuth();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [signInState, doSignIn] = useMutation(SignInDocument);
+  const [signUpState, doSignUp] = useMutation(SignUpDocument);
+  const state = mode === 'signin' ? signInState : signUpState;
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const r = mode === 'signin' ? await doSignIn({ username, password }) : await doSignUp({ username, password });
+        const payload = r.data && ('signIn' in r.data ? r.data.signIn : r.data.signUp);
+        if (payload) signIn(payload.token);
+      }}
+    >
+      <Stack gap="sm">
+        <TextInput
+          label="Username"
+          autoComplete="username"
+          description={mode === 'signup' ? '3-40 characters: a-z, 0-9 and -' : undefined}
+          value={username}
+          onChange={(e) => setUsername(e.currentTarget.value)}
+          required
+        />
+        <PasswordInput
+          label="Password"
+          autoComplete={mode === 'signup' ? 'new-password' : 'current-password'}
+          description={mode === 'signup' ? 'At least 12 characters' : undefined}
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          required
+        />
+        <Button type="submit" loading={state.fetching}>
+          {mode === 'signin' ? 'Sign in' : 'Create account'}
+        </Button>
+        {state.error && (
+          <Alert color="red" role="alert">
+            {errorText(state.error)}
+          </Alert>
+        )}
+      </Stack>
+    </form>
+  );
+}
 
 export function SignInPage() {
   const { token, signIn } = useAuth();
@@ -21,7 +67,19 @@ export function SignInPage() {
         Blueprint Workshop
       </Title>
       <Stack>
-        <Divider label="Try it without an account" />
+        <Tabs defaultValue="signin" keepMounted={false}>
+          <Tabs.List grow>
+            <Tabs.Tab value="signin">Sign in</Tabs.Tab>
+            <Tabs.Tab value="signup">Sign up</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="signin" pt="md">
+            <AccountForm mode="signin" />
+          </Tabs.Panel>
+          <Tabs.Panel value="signup" pt="md">
+            <AccountForm mode="signup" />
+          </Tabs.Panel>
+        </Tabs>
+        <Divider label="or try it without an account" />
         <form
           onSubmit={async (e) => {
             e.preventDefault();
@@ -35,7 +93,7 @@ export function SignInPage() {
               Start an agent session
             </Button>
             <Text size="xs" c="dimmed">
-              An agent session lasts 30 days.
+              An agent session lasts 30 days; it cannot mint MCP tokens.
             </Text>
           </Stack>
         </form>
