@@ -197,6 +197,8 @@ async function main(): Promise<void> {
     const session = await http(app.url, 'POST', '/api/agent/sessions', { name: 'bench' });
     const token: string = session.body.token;
     const ownerId: string = session.body.session_id;
+    // Reads need a token (DESIGN.md section 9): a stranger's, which sees what the public would.
+    const reader: string = (await http(app.url, 'POST', '/api/agent/sessions', { name: 'bench reader' })).body.token;
 
     console.log('# bench/lineage');
     console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), PostgreSQL ${version[0]!.server_version}${embedded ? ' (embedded)' : ''}`);
@@ -214,13 +216,13 @@ async function main(): Promise<void> {
     console.log('');
 
     console.log('query: blueprint{forks{edges{node{forks{edges{node{forks{totalCount}}}}}}}}  (outer levels first: <breadth>)');
-    console.log('breadth | blueprints returned | SQL statements (anonymous) | SQL statements (with token)');
+    console.log("breadth | blueprints returned | SQL statements (stranger) | SQL statements (owner's token)");
     for (const { breadth, rootId } of trees) {
-      const anonymous = await statementsFor(app.url, rootId, breadth);
+      const anonymous = await statementsFor(app.url, rootId, breadth, reader);
       const withToken = await statementsFor(app.url, rootId, breadth, token);
       console.log(`${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`);
     }
-    console.log('(anonymous: root, forks page, forks page of all forks, fork counts of all grandchildren; a token adds its lookup and the team roles)');
+    console.log('(root, forks page, forks page of all forks, fork counts of all grandchildren, plus the token lookup and the team roles)');
     console.log('');
 
     console.log(`load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1, same process and database`);
@@ -230,7 +232,7 @@ async function main(): Promise<void> {
         await load(app, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints)`, {
           url: `${app.url}/graphql`,
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${reader}` },
           body: graphqlBody(rootId, breadth),
         }),
       );

@@ -5,7 +5,7 @@ import type { PageRequest } from '../platform/pagination';
 import { AccessToken, AccessTokenKind, TokenScope } from './access-token.entity';
 import { requireUser } from './account.service';
 import { Principal } from './principal.entity';
-import { hashToken, newToken } from './tokens';
+import { hashToken, newToken } from '../platform/tokens';
 
 /** An account token as its owner sees it in the list (never the secret). */
 export interface AccountToken {

@@ -5,7 +5,6 @@ import { pageFromQuery } from '../platform/pagination';
 import { idParam, pageQuery, type RouteModule } from '../platform/routes';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
-import { startIdleSweep } from './execution.sweep';
 import { toRunBody, toStartBody, toStatsBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
@@ -17,19 +16,8 @@ const stepParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, n: { type: 'string', maxLength: 20 } },
 };
 
-/**
- * Execution over REST. Also owns the idle sweep for the app's lifetime: started when the server is
- * ready, stopped (and awaited) when it closes, before the database goes away.
- */
+/** Execution over REST. */
 export const executionRoutes: RouteModule = (app, deps) => {
-  let stopSweep: (() => Promise<void>) | null = null;
-  app.addHook('onReady', async () => {
-    stopSweep = startIdleSweep(deps, (err) => app.log.error({ err }, 'execution idle sweep failed'));
-  });
-  app.addHook('onClose', async () => {
-    await stopSweep?.();
-  });
-
   // A GET that records a run: a write for the access rule (read tokens may not start runs).
   app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: { params: idParam('id') } }, async (request) => {
     const ctx = await requestContext(request, deps);

@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from '../auth/tokens';
+import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
 import { assertAllowed } from './access-policy';
 import { AppError, errorBody, validationFailed } from './errors';
@@ -134,7 +134,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
       app.registeredRoutes.push({ method, url: route.url, public: config.public === true, write: isWrite(method, config.write) });
   });
   // The access rule, once for every route: anonymous callers reach only public routes, read tokens only reads.
-  app.addHook('onRequest', async (request) => {
+  // At preValidation: after the rate limit (onRequest), so refused callers still spend their budget, and
+  // after body parsing (an oversize body is 413 whoever sends it), but before any body schema is checked.
+  app.addHook('preValidation', async (request) => {
     if (request.is404) return;
     const config = request.routeOptions.config;
     if (config.public) return; // a token given anyway is still checked (401 if bad) when the handler builds its context

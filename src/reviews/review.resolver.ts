@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import { principalById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, connectionType } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
@@ -26,7 +26,7 @@ const toType = (r: Review): ReviewType => Object.assign(new ReviewType(), r);
 export class ReviewResolver {
   @FieldResolver(() => Principal)
   async reviewer(@Root() review: ReviewType, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(review.reviewerId))!;
+    return (await principalById(ctx, review.reviewerId))!;
   }
 
   @Mutation(() => ReviewType, { description: 'Reviews a blueprint you may read and do not own; a second review is CONFLICT.' })

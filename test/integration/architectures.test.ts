@@ -145,7 +145,7 @@ describe('POST /api/architectures/:slug/nodes', () => {
       blueprint_id: base.id,
       position_x: -10.5,
       position_y: 99,
-      blueprint: { id: base.id, slug: base.slug, name: 'Base', stars: 0, module_count: 3, step_count: 3, success_rate: null },
+      blueprint: { id: base.id, slug: base.slug, name: 'Base', stars: 0, module_count: 3, step_count: 3, success_rate: null, review_count: 0, rating_average: null },
       redacted: false,
     });
   });

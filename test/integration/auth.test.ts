@@ -73,12 +73,12 @@ describe('POST /api/agent/sessions', () => {
 });
 
 describe('bearer tokens', () => {
-  it('authenticates REST and GraphQL with a session token; anonymous GraphQL sees viewer null', async () => {
+  it('authenticates REST and GraphQL with a session token; anonymous GraphQL gets 401 for viewer', async () => {
     const token = await server.rest.agentToken();
     const rest = await authenticatedProbe(token);
     expect(rest.status).toBe(404); // past authentication, to the (missing) operation
     expect((await server.gql.ok(ViewerDocument, {}, token)).viewer?.kind).toBe('AGENT');
-    expect((await server.gql.ok(ViewerDocument, {})).viewer).toBeNull();
+    expect((await server.gql.request(ViewerDocument, {})).status).toBe(401);
     expect((await authenticatedProbe()).status).toBe(401);
   });
 
@@ -159,8 +159,12 @@ describe('npm run admin -- create-user', () => {
     expect(minted.token).toMatch(/^bwu_/);
     expect((await server.gql.ok(ViewerDocument, {}, minted.token)).viewer?.id).toBe(printed.user_id);
 
-    // Logging out with one token ends that token only; the user's other token keeps working.
-    expect((await server.rest.delete('/api/agent/sessions/current', { token: minted.token })).status).toBe(204);
+    // A user token cannot end an "agent session" (that locked people out): 400, and it keeps working.
+    expect((await server.rest.delete('/api/agent/sessions/current', { token: minted.token })).status).toBe(400);
+    expect((await server.gql.ok(ViewerDocument, {}, minted.token)).viewer?.id).toBe(printed.user_id);
+    // Revoking one token from the account's list ends that token only; the user's other token keeps working.
+    const [mintedRow] = await query(server.databaseUrl, 'select id from access_token where token_hash = $1', [sha256(minted.token)]);
+    expect((await server.rest.delete(`/api/account/tokens/${mintedRow!.id}`, { token: printed.token })).status).toBe(204);
     await expectRejectedEverywhere(minted.token);
     expect((await server.gql.ok(ViewerDocument, {}, printed.token)).viewer?.id).toBe(printed.user_id);
   });

@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let sql: SqlClient;
 
 type Agent = AgentSession;
@@ -36,6 +38,7 @@ let privateBp: any;
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   sql = await SqlClient.connect(server.databaseUrl);
   owner = await agent('owner');
   stranger = await agent('stranger');
@@ -49,12 +52,12 @@ afterAll(async () => {
 
 describe('GET /api/blueprints/:id', () => {
   it('answers the documented blueprint body by id', async () => {
-    const res = await server.rest.get(`/api/blueprints/${publicBp.id}`);
+    const res = await server.rest.get(`/api/blueprints/${publicBp.id}`, { token: reader });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
       [
         'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'forked_from', 'modules', 'steps',
-        'configuration', 'design_system', 'stars', 'forks_count', 'module_count', 'step_count', 'success_rate', 'created_at', 'updated_at',
+        'configuration', 'design_system', 'stars', 'forks_count', 'module_count', 'step_count', 'success_rate', 'review_count', 'rating_average', 'created_at', 'updated_at',
       ].sort(),
     );
     expect(res.body).toMatchObject({
@@ -79,28 +82,27 @@ describe('GET /api/blueprints/:id', () => {
   });
 
   it('answers the same blueprint by slug and by an upper-case id', async () => {
-    const bySlug = await server.rest.get('/api/blueprints/public-shop');
-    const byUpper = await server.rest.get(`/api/blueprints/${publicBp.id.toUpperCase()}`);
+    const bySlug = await server.rest.get('/api/blueprints/public-shop', { token: reader });
+    const byUpper = await server.rest.get(`/api/blueprints/${publicBp.id.toUpperCase()}`, { token: reader });
     expect(bySlug.status).toBe(200);
     expect(byUpper.status).toBe(200);
     expect(bySlug.body.id).toBe(publicBp.id);
     expect(byUpper.body.id).toBe(publicBp.id);
   });
 
-  it('shows a private blueprint to its owner only: 404 to others and to anonymous callers, by id and by slug', async () => {
+  it('shows a private blueprint to its owner only: 404 to others, 401 to anonymous callers, by id and by slug', async () => {
     expect((await server.rest.get(`/api/blueprints/${privateBp.id}`, { token: owner.token })).status).toBe(200);
     for (const key of [privateBp.id, privateBp.slug]) {
-      for (const token of [stranger.token, undefined]) {
-        const res = await server.rest.get(`/api/blueprints/${key}`, { token });
-        expect(res.status).toBe(404);
-        expect(res.body.error.code).toBe('NOT_FOUND');
-      }
+      const res = await server.rest.get(`/api/blueprints/${key}`, { token: stranger.token });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+      expect((await server.rest.get(`/api/blueprints/${key}`)).status).toBe(401);
     }
   });
 
   it('answers 404 for an unknown id and an unknown slug, and 401 for an unknown token', async () => {
-    expect((await server.rest.get(`/api/blueprints/${randomUUID()}`)).body.error.code).toBe('NOT_FOUND');
-    expect((await server.rest.get('/api/blueprints/no-such-slug')).status).toBe(404);
+    expect((await server.rest.get(`/api/blueprints/${randomUUID()}`, { token: reader })).body.error.code).toBe('NOT_FOUND');
+    expect((await server.rest.get('/api/blueprints/no-such-slug', { token: reader })).status).toBe(404);
     const res = await server.rest.get(`/api/blueprints/${publicBp.id}`, { token: 'bwa_not-a-real-token' });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('UNAUTHENTICATED');
@@ -108,7 +110,7 @@ describe('GET /api/blueprints/:id', () => {
 
   it('rejects an over-long id and a malformed URL escape with 400 in the documented error shape', async () => {
     for (const path of [`/api/blueprints/${'x'.repeat(101)}`, `/api/blueprints/${'x'.repeat(5000)}/star`, '/api/blueprints/%E0%A4%A']) {
-      const res = await server.rest.get(path);
+      const res = await server.rest.get(path, { token: reader });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: { code: 'VALIDATION_FAILED', message: expect.any(String) } });
     }
@@ -125,25 +127,25 @@ describe('GET /api/blueprints/:id', () => {
 
 describe('GraphQL blueprint, team and node', () => {
   it('reads a blueprint by id and by slug, and null for a private one the caller may not see', async () => {
-    const data = await server.gql.ok(BlueprintByIdDocument, { id: publicBp.id });
+    const data = await server.gql.ok(BlueprintByIdDocument, { id: publicBp.id }, reader);
     expect(data.blueprint).toMatchObject({ id: publicBp.id, name: 'Public Shop', stars: 0, moduleCount: 3, stepCount: 3, successRate: null, viewerHasStarred: false });
-    expect((await server.gql.ok(BlueprintBySlugDocument, { slug: 'public-shop' })).blueprint?.id).toBe(publicBp.id);
+    expect((await server.gql.ok(BlueprintBySlugDocument, { slug: 'public-shop' }, reader)).blueprint?.id).toBe(publicBp.id);
     expect((await server.gql.ok(BlueprintByIdDocument, { id: privateBp.id }, stranger.token)).blueprint).toBeNull();
     expect((await server.gql.ok(BlueprintByIdDocument, { id: privateBp.id }, owner.token)).blueprint?.id).toBe(privateBp.id);
   });
 
   it('rejects blueprint() with neither or both of id and slug', async () => {
     for (const query of ['{ blueprint { id } }', `{ blueprint(id: "${publicBp.id}", slug: "public-shop") { id } }`]) {
-      const res = await server.gql.request(query);
+      const res = await server.gql.request(query, {}, reader);
       expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     }
   });
 
   it('gives Blueprint.team: null without a team, the team when shared', async () => {
-    expect((await server.gql.ok(BlueprintTeamDocument, { id: publicBp.id })).blueprint?.team).toBeNull();
+    expect((await server.gql.ok(BlueprintTeamDocument, { id: publicBp.id }, reader)).blueprint?.team).toBeNull();
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Shared Plan' });
     const teamId = await shareWithTeam(bp.id, { [owner.id]: 'owner' });
-    const team = (await server.gql.ok(BlueprintTeamDocument, { id: bp.id })).blueprint?.team;
+    const team = (await server.gql.ok(BlueprintTeamDocument, { id: bp.id }, reader)).blueprint?.team;
     expect(team).toEqual({ id: teamId, name: `Team ${teamId.slice(0, 4)}` });
   });
 
@@ -155,23 +157,23 @@ describe('GraphQL blueprint, team and node', () => {
       ids.push(bp.id);
     }
     const query = (n: number) => `{ ${ids.slice(0, n).map((id, i) => `b${i}: blueprint(id: "${id}") { team { id } }`).join(' ')} }`;
-    const one = await server.gql.request(query(1));
-    const four = await server.gql.request(query(4));
+    const one = await server.gql.request(query(1), {}, reader);
+    const four = await server.gql.request(query(4), {}, reader);
     expect(four.errors).toBeUndefined();
     expect(Object.values(four.data as Record<string, any>).every((b) => b.team.id)).toBe(true);
     expect(four.sqlStatements).toBe(one.sqlStatements);
   });
 
   it('fetches a blueprint as a Node by its id', async () => {
-    const { node } = await server.gql.ok(NodeByIdDocument, { id: publicBp.id });
+    const { node } = await server.gql.ok(NodeByIdDocument, { id: publicBp.id }, reader);
     expect(node).toEqual({ __typename: 'Blueprint', id: publicBp.id, slug: 'public-shop', name: 'Public Shop', stars: expect.any(Number) });
   });
 
   it('answers node() with null for an unknown id, a non-UUID id and a private blueprint the caller may not see', async () => {
-    expect((await server.gql.ok(NodeByIdDocument, { id: randomUUID() })).node).toBeNull();
-    expect((await server.gql.ok(NodeByIdDocument, { id: 'public-shop' })).node).toBeNull();
+    expect((await server.gql.ok(NodeByIdDocument, { id: randomUUID() }, reader)).node).toBeNull();
+    expect((await server.gql.ok(NodeByIdDocument, { id: 'public-shop' }, reader)).node).toBeNull();
     expect((await server.gql.ok(NodeByIdDocument, { id: privateBp.id }, stranger.token)).node).toBeNull();
-    expect((await server.gql.ok(NodeByIdDocument, { id: privateBp.id })).node).toBeNull();
+    expect((await server.gql.ok(NodeByIdDocument, { id: privateBp.id }, reader)).node).toBeNull();
     expect((await server.gql.ok(NodeByIdDocument, { id: privateBp.id }, owner.token)).node?.id).toBe(privateBp.id);
   });
 });
@@ -190,14 +192,14 @@ describe('stars', () => {
     expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: a.token })).body).toEqual({ blueprint_id: bp.id, starred: true, stars: 1 });
     expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: a.token })).body).toEqual({ blueprint_id: bp.id, starred: true, stars: 1 });
     expect((await server.rest.post(`/api/blueprints/${bp.slug}/star`, { token: b.token })).body.stars).toBe(2);
-    expect((await server.rest.get(`/api/blueprints/${bp.id}`)).body.stars).toBe(2);
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: reader })).body.stars).toBe(2);
     expect(await starRows(bp.id)).toBe(2);
 
     const del = await server.rest.delete(`/api/blueprints/${bp.id}/star`, { token: a.token });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ blueprint_id: bp.id, starred: false, stars: 1 });
     expect((await server.rest.delete(`/api/blueprints/${bp.id}/star`, { token: a.token })).body.stars).toBe(1);
-    expect((await server.rest.get(`/api/blueprints/${bp.id}`)).body.stars).toBe(1);
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: reader })).body.stars).toBe(1);
     expect(await starRows(bp.id)).toBe(1);
   });
 
@@ -206,7 +208,7 @@ describe('stars', () => {
     await server.gql.ok(StarBlueprintDocument, { id: bp.id }, fan.token);
     expect((await server.gql.ok(BlueprintStarStateDocument, { id: bp.id }, fan.token)).blueprint?.viewerHasStarred).toBe(true);
     expect((await server.gql.ok(BlueprintStarStateDocument, { id: bp.id }, stranger.token)).blueprint?.viewerHasStarred).toBe(false);
-    expect((await server.gql.ok(BlueprintStarStateDocument, { id: bp.id })).blueprint?.viewerHasStarred).toBe(false);
+    expect((await server.gql.ok(BlueprintStarStateDocument, { id: bp.id }, reader)).blueprint?.viewerHasStarred).toBe(false);
     const after = await server.gql.ok(UnstarBlueprintDocument, { id: bp.id }, fan.token);
     expect(after.unstarBlueprint.viewerHasStarred).toBe(false);
   });
@@ -226,11 +228,11 @@ describe('stars', () => {
     const target = await createBlueprint(server.rest, owner.token, { name: 'Concurrent stars' });
     const fans = await Promise.all(Array.from({ length: 10 }, (_, i) => agent(`crowd ${i}`)));
     await Promise.all(fans.map((f) => server.rest.post(`/api/blueprints/${target.id}/star`, { token: f.token })));
-    expect((await server.rest.get(`/api/blueprints/${target.id}`)).body.stars).toBe(10);
+    expect((await server.rest.get(`/api/blueprints/${target.id}`, { token: reader })).body.stars).toBe(10);
     const single = await createBlueprint(server.rest, owner.token, { name: 'Repeated stars' });
     const res = await Promise.all(Array.from({ length: 10 }, () => server.rest.post(`/api/blueprints/${single.id}/star`, { token: fans[0]!.token })));
     expect(res.every((r) => r.status === 200)).toBe(true);
-    expect((await server.rest.get(`/api/blueprints/${single.id}`)).body.stars).toBe(1);
+    expect((await server.rest.get(`/api/blueprints/${single.id}`, { token: reader })).body.stars).toBe(1);
     expect(await starRows(single.id)).toBe(1);
   });
 

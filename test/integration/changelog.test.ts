@@ -4,6 +4,8 @@ import { sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let owner: string;
 let other: string;
 let publicBp: any;
@@ -11,6 +13,7 @@ let privateBp: any;
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   owner = await server.rest.agentToken('owner');
   other = await server.rest.agentToken('other');
   publicBp = await createBlueprint(server.rest, owner, { name: 'Changelog public' });
@@ -91,13 +94,13 @@ describe('reading', () => {
   });
 
   it('reads the changelogs of many blueprints in one statement (the count does not grow with breadth)', async () => {
-    const narrow = await server.gql.request(RegistryChangelogsDocument, { first: 5 });
+    const narrow = await server.gql.request(RegistryChangelogsDocument, { first: 5 }, reader);
     expect(narrow.errors).toBeUndefined();
     for (let i = 0; i < 3; i++) {
       const bp = await createBlueprint(server.rest, owner, { name: `Wide changelog ${i}` });
       await server.rest.post(`/api/blueprints/${bp.id}/changelog`, { token: owner, body: { title: `w${i}`, body: '' } });
     }
-    const wide = await server.gql.request(RegistryChangelogsDocument, { first: 5 });
+    const wide = await server.gql.request(RegistryChangelogsDocument, { first: 5 }, reader);
     expect(wide.errors).toBeUndefined();
     expect(wide.data!.registry.edges.length).toBeGreaterThan(narrow.data!.registry.edges.length);
     expect(wide.sqlStatements).toBe(narrow.sqlStatements);
@@ -134,10 +137,10 @@ describe('GraphQL', () => {
     await server.gql.ok(PublishChangelogEntryDocument, { blueprintId: bp.id, title: 'two', body: 'b2' }, owner);
     const updated = await server.gql.ok(UpdateChangelogEntryDocument, { id: first.publishChangelogEntry.id, title: 'one (fixed)' }, owner);
     expect(updated.updateChangelogEntry).toMatchObject({ title: 'one (fixed)', body: 'b1' });
-    const page1 = await server.gql.ok(BlueprintChangelogDocument, { id: bp.id, first: 1 });
+    const page1 = await server.gql.ok(BlueprintChangelogDocument, { id: bp.id, first: 1 }, reader);
     expect(page1.blueprint!.changelog.totalCount).toBe(2);
     expect(page1.blueprint!.changelog.edges.map((e) => e.node.title)).toEqual(['two']);
-    const page2 = await server.gql.ok(BlueprintChangelogDocument, { id: bp.id, first: 1, after: page1.blueprint!.changelog.pageInfo.endCursor });
+    const page2 = await server.gql.ok(BlueprintChangelogDocument, { id: bp.id, first: 1, after: page1.blueprint!.changelog.pageInfo.endCursor }, reader);
     expect(page2.blueprint!.changelog.edges.map((e) => e.node.title)).toEqual(['one (fixed)']);
     expect(page2.blueprint!.changelog.pageInfo.hasNextPage).toBe(false);
   });

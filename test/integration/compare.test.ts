@@ -4,13 +4,16 @@ import { editPlan, sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let owner: string;
 let forker: string;
 
-const compare = (id: string, token?: string) => server.rest.get(`/api/blueprints/${id}/compare`, { token });
+const compare = (id: string, token?: string) => server.rest.get(`/api/blueprints/${id}/compare`, { token: token ?? reader });
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   owner = await server.rest.agentToken('parent owner');
   forker = await server.rest.agentToken('forker');
 });
@@ -108,7 +111,8 @@ it('answers 404 when the parent is out of sight, and for a fork the caller may n
   const secret = await createBlueprint(server.rest, owner, { name: 'Secret parent', visibility: 'private' });
   const secretFork = await fork(server.rest, owner, secret.id);
   expect((await compare(secretFork.id, forker)).status).toBe(404);
-  expect((await compare(secretFork.id)).status).toBe(404);
+  expect((await compare(secretFork.id, reader)).status).toBe(404);
+  expect((await server.rest.get(`/api/blueprints/${secretFork.id}/compare`)).status).toBe(401);
   expect((await compare('no-such-blueprint')).status).toBe(404);
 });
 
@@ -116,7 +120,7 @@ it('answers the same comparison over GraphQL, with the same errors', async () =>
   const parent = await createBlueprint(server.rest, owner, { name: 'GraphQL parent' });
   const child = await fork(server.rest, forker, parent.id);
   await editPlan(server, child.id, (plan) => void (plan.designSystem.font = 'Inter'));
-  const data = await server.gql.ok(CompareWithParentDocument, { id: child.id });
+  const data = await server.gql.ok(CompareWithParentDocument, { id: child.id }, reader);
   expect(data.compareWithParent).toMatchObject({
     blueprint: { id: child.id },
     parent: { id: parent.id },
@@ -125,6 +129,6 @@ it('answers the same comparison over GraphQL, with the same errors', async () =>
     ahead: { designSystem: { added: ['font'] }, sectionsTouched: ['designSystem'], isEmpty: false },
     behind: { isEmpty: true },
   });
-  const notFork = await server.gql.request(CompareWithParentDocument, { id: parent.id });
+  const notFork = await server.gql.request(CompareWithParentDocument, { id: parent.id }, reader);
   expect(notFork.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
 });

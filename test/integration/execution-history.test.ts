@@ -5,12 +5,15 @@ import { BlueprintExecutionsDocument, ExecutionRunByIdDocument, ReportExecutionD
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let alice: string;
 let bob: string;
 let carol: string;
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   [alice, bob, carol] = await Promise.all([server.rest.agentToken('alice'), server.rest.agentToken('bob'), server.rest.agentToken('carol')]);
 });
 afterAll(() => server.close());
@@ -112,7 +115,7 @@ describe('stats and success rate', () => {
 
     const body = (await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body;
     expect(body.success_rate).toBeCloseTo(3 / 5);
-    const card = (await server.rest.get('/api/registry?tags=rates')).body.items[0];
+    const card = (await server.rest.get('/api/registry?tags=rates', { token: reader })).body.items[0];
     expect(card).toMatchObject({ id: bp.id, success_rate: body.success_rate });
     const { blueprint } = await server.gql.ok(BlueprintExecutionsDocument, { id: bp.id }, alice);
     expect(blueprint!.successRate).toBeCloseTo(3 / 5);
@@ -146,13 +149,13 @@ describe('stats and success rate', () => {
     // A run started long ago is outside a 7-day window.
     const old = await startRun(server.rest, bob, quiet.id);
     await sql(server, `update execution_run set started_at = now() - interval '30 days' where id = $1`, [old.run_id]);
-    const res = await server.rest.get('/api/registry/trending?window_days=7&limit=100');
+    const res = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
     const byId = new Map(res.body.items.map((i: any) => [i.id, i]));
     expect((byId.get(busy.id) as any).activity.executions).toBe(3);
     expect((byId.get(quiet.id) as any).activity.executions).toBe(1);
     const ids = res.body.items.map((i: any) => i.id);
     expect(ids.indexOf(busy.id)).toBeLessThan(ids.indexOf(quiet.id));
-    const wide = await server.rest.get('/api/registry/trending?window_days=60&limit=100');
+    const wide = await server.rest.get('/api/registry/trending?window_days=60&limit=100', { token: reader });
     expect(wide.body.items.find((i: any) => i.id === quiet.id).activity.executions).toBe(2);
   });
 });
@@ -192,7 +195,7 @@ describe('execution history (who ran what)', () => {
     const rest = await server.gql.ok(BlueprintExecutionsDocument, { id: bp.id, first: 2, after: conn.pageInfo.endCursor }, bob);
     const ids = [...conn.edges, ...rest.blueprint!.executions.edges].map((e) => e.node.id);
     expect(ids.sort()).toEqual([...bobRuns].sort());
-    const anonymous = await server.gql.ok(BlueprintExecutionsDocument, { id: bp.id });
+    const anonymous = await server.gql.ok(BlueprintExecutionsDocument, { id: bp.id }, reader);
     expect(anonymous.blueprint!.executions.totalCount).toBe(0);
   });
 

@@ -3,10 +3,13 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, Subscription, type WsClient } from '../helpers/ws';
 
 let server: TestServer;
+/** Every operation here needs a token (DESIGN.md section 9); the limits are what is tested. */
+let reader: string;
 let ws: WsClient;
 beforeAll(async () => {
   server = await startTestServer();
-  ws = connectWs(server.url);
+  reader = await server.rest.agentToken('reader');
+  ws = connectWs(server.url, reader);
 });
 afterAll(async () => {
   await ws.close();
@@ -61,7 +64,7 @@ describe('GraphQL errors use the codes of DESIGN.md section 5', () => {
     ['a missing query', { variables: {} }],
   ])('answers %s with HTTP 400 and VALIDATION_FAILED, over HTTP and graphql-ws', async (_what, doc) => {
     const body = typeof doc === 'string' ? { query: doc } : doc;
-    const res = await server.rest.post('/graphql', { body });
+    const res = await server.rest.post('/graphql', { body, token: reader });
     expect(res.status).toBe(400);
     expect(res.body.data ?? null).toBeNull();
     expectOnlyValidationFailed(res.body.errors);
@@ -75,10 +78,10 @@ describe('GraphQL errors use the codes of DESIGN.md section 5', () => {
 
 describe('query limits', () => {
   it(`accepts a selection ${defaultLimits.queryDepthMax} levels deep and rejects one level more, over HTTP and graphql-ws`, async () => {
-    const ok = await server.gql.request(deepQuery(defaultLimits.queryDepthMax));
+    const ok = await server.gql.request(deepQuery(defaultLimits.queryDepthMax), undefined, reader);
     expect(ok.errors).toBeUndefined();
     expect(ok.data).toEqual({ blueprint: null });
-    const tooDeep = await server.gql.request(deepQuery(defaultLimits.queryDepthMax + 1));
+    const tooDeep = await server.gql.request(deepQuery(defaultLimits.queryDepthMax + 1), undefined, reader);
     expect(tooDeep.status).toBe(400);
     expectOnlyValidationFailed(tooDeep.errors);
     expect(tooDeep.errors![0]!.message).toMatch(/depth/i);
@@ -90,9 +93,9 @@ describe('query limits', () => {
   });
 
   it(`accepts ${defaultLimits.queryAliasMax} aliases and rejects one more, over HTTP and graphql-ws`, async () => {
-    const ok = await server.gql.request(aliasQuery(defaultLimits.queryAliasMax));
+    const ok = await server.gql.request(aliasQuery(defaultLimits.queryAliasMax), undefined, reader);
     expect(ok.errors).toBeUndefined();
-    const tooMany = await server.gql.request(aliasQuery(defaultLimits.queryAliasMax + 1));
+    const tooMany = await server.gql.request(aliasQuery(defaultLimits.queryAliasMax + 1), undefined, reader);
     expect(tooMany.status).toBe(400);
     expectOnlyValidationFailed(tooMany.errors);
     expect(tooMany.errors![0]!.message).toMatch(/alias/i);
@@ -102,9 +105,9 @@ describe('query limits', () => {
   });
 
   it('rejects an operation whose estimated cost is over the limit (page sizes from variables count), over HTTP and graphql-ws', async () => {
-    const cheap = await server.gql.request(costlyQuery, { n: 5 });
+    const cheap = await server.gql.request(costlyQuery, { n: 5 }, reader);
     expect(cheap.errors).toBeUndefined();
-    const costly = await server.gql.request(costlyQuery, { n: 100 });
+    const costly = await server.gql.request(costlyQuery, { n: 100 }, reader);
     expect(costly.status).toBe(400);
     expect(costly.data ?? null).toBeNull();
     expectOnlyValidationFailed(costly.errors);
@@ -117,7 +120,7 @@ describe('query limits', () => {
 
   it.each([[101], [0], [-1]])('answers first: %d with VALIDATION_FAILED naming `first`, over HTTP and graphql-ws', async (first) => {
     const query = `{ registry(first: ${first}) { totalCount } }`;
-    const res = await server.gql.request(query);
+    const res = await server.gql.request(query, undefined, reader);
     expectOnlyValidationFailed(res.errors);
     expect(res.errors![0]!.path).toEqual(['registry']);
     expect(res.errors![0]!.extensions!.details.issues).toEqual([{ path: 'first', message: expect.any(String) }]);
@@ -125,7 +128,7 @@ describe('query limits', () => {
   });
 
   it('accepts first: 100', async () => {
-    const res = await server.gql.request('{ registry(first: 100) { totalCount } }');
+    const res = await server.gql.request('{ registry(first: 100) { totalCount } }', undefined, reader);
     expect(res.errors).toBeUndefined();
     expect(res.data).toEqual({ registry: { totalCount: 0 } });
   });

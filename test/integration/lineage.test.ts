@@ -13,6 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let sql: SqlClient;
 
 type Agent = AgentSession;
@@ -26,6 +28,7 @@ let privateBp: any;
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   sql = await SqlClient.connect(server.databaseUrl);
   [owner, forker, stranger] = await Promise.all([agent('owner'), agent('forker'), agent('stranger')]);
   source = await createBlueprint(server.rest, owner.token, {
@@ -50,7 +53,7 @@ describe('POST /api/blueprints/:id/fork', () => {
     await server.rest.post(`/api/blueprints/${source.id}/star`, { token: starrer.token });
     // History the fork must not inherit: runs that ended.
     await sql.query('update blueprint set executions_started = 4, executions_completed = 3, executions_failed = 1 where id = $1', [source.id]);
-    const before = (await server.rest.get(`/api/blueprints/${source.id}`)).body;
+    const before = (await server.rest.get(`/api/blueprints/${source.id}`, { token: reader })).body;
     expect(before.success_rate).toBe(0.75);
 
     const res = await server.rest.post(`/api/blueprints/${source.id}/fork`, { token: forker.token });
@@ -83,7 +86,7 @@ describe('POST /api/blueprints/:id/fork', () => {
     const links = await sql.query('select parent_id, child_id, kind from lineage_link where child_id = $1', [f.id]);
     expect(links).toEqual([{ parent_id: source.id, child_id: f.id, kind: 'fork' }]);
 
-    const after = (await server.rest.get(`/api/blueprints/${source.id}`)).body;
+    const after = (await server.rest.get(`/api/blueprints/${source.id}`, { token: reader })).body;
     expect(after.forks_count).toBe(before.forks_count + 1);
     expect(after.stars).toBe(before.stars);
   });
@@ -94,7 +97,7 @@ describe('POST /api/blueprints/:id/fork', () => {
     const second = await fork(server.rest, stranger.token, first.id);
     expect(second.forked_from).toEqual({ id: first.id, slug: first.slug, name: first.name });
     expect(second.owner_id).toBe(stranger.id);
-    expect((await server.rest.get(`/api/blueprints/${first.id}`)).body.forks_count).toBe(1);
+    expect((await server.rest.get(`/api/blueprints/${first.id}`, { token: reader })).body.forks_count).toBe(1);
   });
 
   it("lets the owner fork their own private blueprint; the fork stays private", async () => {
@@ -108,8 +111,8 @@ describe('POST /api/blueprints/:id/fork', () => {
     const target = await createBlueprint(server.rest, owner.token, { name: 'Popular' });
     const forks = await Promise.all(Array.from({ length: 30 }, () => fork(server.rest, forker.token, target.id)));
     expect(new Set(forks.map((f) => f.slug)).size).toBe(30);
-    expect((await server.rest.get(`/api/blueprints/${target.id}`)).body.forks_count).toBe(30);
-    expect((await server.rest.get(`/api/blueprints/${target.id}/forks?limit=100`)).body.total).toBe(30);
+    expect((await server.rest.get(`/api/blueprints/${target.id}`, { token: reader })).body.forks_count).toBe(30);
+    expect((await server.rest.get(`/api/blueprints/${target.id}/forks?limit=100`, { token: reader })).body.total).toBe(30);
   });
 
   it('rejects an anonymous fork with 401 and writes nothing', async () => {
@@ -171,7 +174,7 @@ describe('GET /api/blueprints/:id/forks', () => {
   });
 
   it('lists public forks only, oldest first, as {items, total, limit, offset}', async () => {
-    for (const token of [undefined, stranger.token]) {
+    for (const token of [reader, stranger.token]) {
       const res = await server.rest.get(`/api/blueprints/${root.id}/forks`, { token });
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(3);
@@ -183,17 +186,17 @@ describe('GET /api/blueprints/:id/forks', () => {
   });
 
   it('pages with limit and offset', async () => {
-    const res = await server.rest.get(`/api/blueprints/${root.slug}/forks?limit=2&offset=1`);
+    const res = await server.rest.get(`/api/blueprints/${root.slug}/forks?limit=2&offset=1`, { token: reader });
     expect(res.body).toMatchObject({ total: 3, limit: 2, offset: 1 });
     expect(res.body.items.map((f: any) => f.id)).toEqual(publicForks.slice(1, 3).map((f) => f.id));
-    const past = await server.rest.get(`/api/blueprints/${root.id}/forks?offset=10`);
+    const past = await server.rest.get(`/api/blueprints/${root.id}/forks?offset=10`, { token: reader });
     expect(past.body).toMatchObject({ items: [], total: 3, offset: 10 });
   });
 
   it.each([['limit=101'], ['limit=0'], ['limit=-1'], ['offset=-1'], ['limit=abc'], ['limit=1.5'], ['offset=2e3'], ['offset=99999999999999999999'], ['limit=1&limit=2']])(
     'rejects %s with 400 VALIDATION_FAILED naming the parameter',
     async (query) => {
-      const res = await server.rest.get(`/api/blueprints/${root.id}/forks?${query}`);
+      const res = await server.rest.get(`/api/blueprints/${root.id}/forks?${query}`, { token: reader });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(JSON.stringify(res.body.error.details?.issues ?? res.body.error.message)).toMatch(/limit|offset/);
@@ -201,7 +204,7 @@ describe('GET /api/blueprints/:id/forks', () => {
   );
 
   it('answers 404 for the forks of a foreign private blueprint or an unknown one', async () => {
-    for (const token of [undefined, stranger.token]) {
+    for (const token of [reader, stranger.token]) {
       for (const id of [privateBp.id, privateBp.slug, randomUUID()]) {
         const res = await server.rest.get(`/api/blueprints/${id}/forks`, { token });
         expect(res.status).toBe(404);
@@ -219,17 +222,17 @@ describe('GET /api/blueprints/:id/lineage', () => {
     const hidden = await fork(server.rest, stranger.token, root.id);
     await sql.query("update blueprint set visibility = 'private' where id = $1", [hidden.id]);
 
-    const res = await server.rest.get(`/api/blueprints/${root.id}/lineage`);
+    const res = await server.rest.get(`/api/blueprints/${root.id}/lineage`, { token: reader });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       blueprint_id: root.id,
       parents: [],
-      children: [{ kind: 'fork', blueprint: { id: a.id, slug: a.slug, name: 'Lineage Root', stars: 0, module_count: 3, step_count: 3, success_rate: null } }],
+      children: [{ kind: 'fork', blueprint: { id: a.id, slug: a.slug, name: 'Lineage Root', stars: 0, module_count: 3, step_count: 3, success_rate: null, review_count: 0, rating_average: null } }],
     });
     const asHiddenOwner = await server.rest.get(`/api/blueprints/${root.id}/lineage`, { token: stranger.token });
     expect(asHiddenOwner.body.children.map((c: any) => c.blueprint.id)).toEqual([a.id, hidden.id]);
 
-    const up = await server.rest.get(`/api/blueprints/${a.slug}/lineage`);
+    const up = await server.rest.get(`/api/blueprints/${a.slug}/lineage`, { token: reader });
     expect(up.body.parents).toEqual([{ kind: 'fork', blueprint: expect.objectContaining({ id: root.id, slug: root.slug }) }]);
     expect(up.body.children).toEqual([]);
   });
@@ -240,7 +243,7 @@ describe('GET /api/blueprints/:id/lineage', () => {
     const asStranger = await server.rest.get(`/api/blueprints/${child.id}/lineage`, { token: stranger.token });
     expect(asStranger.status).toBe(200);
     expect(asStranger.body.parents).toEqual([]);
-    expect((await server.rest.get(`/api/blueprints/${child.id}`)).body.forked_from).toBeNull();
+    expect((await server.rest.get(`/api/blueprints/${child.id}`, { token: reader })).body.forked_from).toBeNull();
     const asOwner = await server.rest.get(`/api/blueprints/${child.id}/lineage`, { token: owner.token });
     expect(asOwner.body.parents.map((p: any) => p.blueprint.id)).toEqual([privateBp.id]);
     expect((await server.gql.ok(ForkedFromDocument, { id: child.id }, stranger.token)).blueprint?.forkedFrom).toBeNull();
@@ -252,14 +255,14 @@ describe('GET /api/blueprints/:id/lineage', () => {
     const p2 = await createBlueprint(server.rest, owner.token, { name: 'Parent Two' });
     const child = await createBlueprint(server.rest, owner.token, { name: 'Offspring' });
     for (const p of [p1, p2]) await sql.query("insert into lineage_link (id, parent_id, child_id, kind) values ($1, $2, $3, 'breed')", [randomUUID(), p.id, child.id]);
-    const res = await server.rest.get(`/api/blueprints/${child.id}/lineage`);
+    const res = await server.rest.get(`/api/blueprints/${child.id}/lineage`, { token: reader });
     expect(res.body.parents.map((p: any) => [p.kind, p.blueprint.id])).toEqual([['breed', p1.id], ['breed', p2.id]]);
-    const down = await server.rest.get(`/api/blueprints/${p1.id}/lineage`);
+    const down = await server.rest.get(`/api/blueprints/${p1.id}/lineage`, { token: reader });
     expect(down.body.children).toEqual([{ kind: 'breed', blueprint: expect.objectContaining({ id: child.id, name: 'Offspring' }) }]);
   });
 
   it('answers 404 for the lineage of a foreign private blueprint or an unknown one', async () => {
-    for (const token of [undefined, stranger.token]) {
+    for (const token of [reader, stranger.token]) {
       for (const id of [privateBp.id, privateBp.slug, randomUUID()]) {
         const res = await server.rest.get(`/api/blueprints/${id}/lineage`, { token });
         expect(res.status).toBe(404);
@@ -286,23 +289,23 @@ describe('GraphQL lineage', () => {
   });
 
   it('answers forkedFrom, parents and children', async () => {
-    expect((await server.gql.ok(ForkedFromDocument, { id: b.id })).blueprint?.forkedFrom).toEqual({ id: a.id, slug: a.slug });
-    expect((await server.gql.ok(ForkedFromDocument, { id: root.id })).blueprint?.forkedFrom).toBeNull();
-    const rel = (await server.gql.ok(RelativesDocument, { id: a.id })).blueprint!;
+    expect((await server.gql.ok(ForkedFromDocument, { id: b.id }, reader)).blueprint?.forkedFrom).toEqual({ id: a.id, slug: a.slug });
+    expect((await server.gql.ok(ForkedFromDocument, { id: root.id }, reader)).blueprint?.forkedFrom).toBeNull();
+    const rel = (await server.gql.ok(RelativesDocument, { id: a.id }, reader)).blueprint!;
     expect(rel.parents).toEqual([{ kind: 'FORK', blueprint: { id: root.id, slug: root.slug } }]);
     expect(rel.children).toEqual([{ kind: 'FORK', blueprint: { id: b.id, slug: b.slug } }]);
   });
 
   it('pages forks as a Relay connection with totalCount, pageInfo and cursors', async () => {
-    const first = (await server.gql.ok(ForksDocument, { id: root.id, first: 1 })).blueprint!.forks;
+    const first = (await server.gql.ok(ForksDocument, { id: root.id, first: 1 }, reader)).blueprint!.forks;
     expect(first.totalCount).toBe(2);
     expect(first.edges.map((e) => e.node.id)).toEqual([a.id]);
     expect(first.edges[0]!.node.forkedFrom?.id).toBe(root.id);
     expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, endCursor: first.edges[0]!.cursor });
-    const second = (await server.gql.ok(ForksDocument, { id: root.id, first: 1, after: first.pageInfo.endCursor })).blueprint!.forks;
+    const second = (await server.gql.ok(ForksDocument, { id: root.id, first: 1, after: first.pageInfo.endCursor }, reader)).blueprint!.forks;
     expect(second.edges.map((e) => e.node.id)).toEqual([s.id]);
     expect(second.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
-    expect((await server.gql.ok(ForkCountDocument, { id: root.id })).blueprint?.forks.totalCount).toBe(2);
+    expect((await server.gql.ok(ForkCountDocument, { id: root.id }, reader)).blueprint?.forks.totalCount).toBe(2);
   });
 
   it.each([
@@ -312,12 +315,12 @@ describe('GraphQL lineage', () => {
     ['a cursor it did not issue', { after: 'bm90LWEtY3Vyc29y' }],
     ['a cursor past the integer range', { after: Buffer.from('pos:99999999999999999999').toString('base64url') }],
   ])('rejects %s with VALIDATION_FAILED', async (_name, args) => {
-    const res = await server.gql.request(ForksDocument, { id: root.id, ...args });
+    const res = await server.gql.request(ForksDocument, { id: root.id, ...args }, reader);
     expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
   });
 
   const lineageIds = async (id: string, direction: 'UP' | 'DOWN' | 'BOTH', depth: number, token?: string) => {
-    const g = (await server.gql.ok(LineageDocument, { id, direction, depth }, token)).blueprint!.lineage;
+    const g = (await server.gql.ok(LineageDocument, { id, direction, depth }, token ?? reader)).blueprint!.lineage;
     return {
       nodes: g.nodesWithDepth.map((n) => [n.blueprint.id, n.depth]),
       edges: g.edges.map((e) => [e.parent.id, e.child.id, e.kind]).sort(),
@@ -347,7 +350,7 @@ describe('GraphQL lineage', () => {
   });
 
   it.each([[51], [0], [-3]])('rejects lineage depth %d with VALIDATION_FAILED', async (depth) => {
-    const res = await server.gql.request(LineageDocument, { id: root.id, direction: 'BOTH', depth });
+    const res = await server.gql.request(LineageDocument, { id: root.id, direction: 'BOTH', depth }, reader);
     expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     expect(res.errors?.[0]?.extensions?.details?.issues?.[0]?.path).toBe('depth');
   });

@@ -124,7 +124,7 @@ describe('broadcastReceived', () => {
       expect((await received(onB, 1))[0]!.broadcast.message).toBe('sent via B');
       expect((await received(onA, 1))[0]!.broadcast.message).toBe('sent via B');
       // Activity crosses too: a star on A reaches a watcher on B.
-      const watch = ws(undefined, other).subscribe(BlueprintActivityDocument, { id: bp.id });
+      const watch = ws(await server.rest.agentToken('watcher on B'), other).subscribe(BlueprintActivityDocument, { id: bp.id });
       await settle();
       await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: reader });
       const star = await watch.next();
@@ -202,10 +202,10 @@ describe('broadcastReceived', () => {
 });
 
 describe('blueprintActivity', () => {
-  it('delivers forks, stars, changelog entries and versions of a public blueprint, even to anonymous watchers', async () => {
+  it('delivers forks, stars, changelog entries and versions of a public blueprint to any signed-in watcher', async () => {
     const forker = await server.rest.agentToken('activity forker');
     const bp = await createBlueprint(server.rest, owner, { name: 'Busy blueprint' });
-    const watch = ws().subscribe(BlueprintActivityDocument, { id: bp.id });
+    const watch = ws(await server.rest.agentToken('activity watcher')).subscribe(BlueprintActivityDocument, { id: bp.id });
     await settle();
     const child = await fork(server.rest, forker, bp.id);
     const forked = (await watch.next()).data!.blueprintActivity;
@@ -225,8 +225,9 @@ describe('blueprintActivity', () => {
     const secret = await createBlueprint(server.rest, owner, { name: 'Private activity', visibility: 'private' });
     const denied = await ws(stranger).subscribe(BlueprintActivityDocument, { id: secret.id }).next();
     expect(denied.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    // Anonymous callers may subscribe to nothing but a public architecture (DESIGN.md section 9).
     const anonymous = await ws().subscribe(BlueprintActivityDocument, { id: secret.id }).next();
-    expect(anonymous.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const mine = ws(owner).subscribe(BlueprintActivityDocument, { id: secret.id });
     await settle();
     await server.rest.post(`/api/blueprints/${secret.id}/star`, { token: owner });
@@ -294,7 +295,7 @@ describe('limits', () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Costly' });
     const nested = (inner: string) => `forks(first: 100) { edges { node { ${inner} } } }`;
     const doc = `subscription($id: ID!) { blueprintActivity(id: $id) { blueprint { ${nested(nested(nested('id')))} } } }`;
-    const res = await ws().subscribe(doc, { id: bp.id }).next();
+    const res = await ws(owner).subscribe(doc, { id: bp.id }).next();
     expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     expect(res.errors?.[0]?.message).toMatch(/costs/);
   });

@@ -45,7 +45,7 @@ describe('MCP tools at POST /mcp', () => {
     expect(fork.modules).toEqual(source.modules);
     const viewer = await server.rest.get('/api/blueprints/' + fork.id, { token: forker });
     expect(viewer.status).toBe(200);
-    const lineage = await server.rest.get(`/api/blueprints/${source.id}/lineage`);
+    const lineage = await server.rest.get(`/api/blueprints/${source.id}/lineage`, { token: forker });
     expect(lineage.body.children.map((c: any) => c.blueprint.id)).toEqual([fork.id]);
     await client.close();
   });

@@ -5,6 +5,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
+/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+let reader: string;
 let sql: SqlClient;
 let owner: string;
 
@@ -40,6 +42,7 @@ async function star(id: string, count: number): Promise<void> {
 
 beforeAll(async () => {
   server = await startTestServer();
+  reader = await server.rest.agentToken('reader');
   sql = await SqlClient.connect(server.databaseUrl);
   owner = await server.rest.agentToken('owner');
 });
@@ -70,36 +73,36 @@ describe('GET /api/registry', () => {
   const ids = (res: { body: { items: Array<{ id: string }> } }) => res.body.items.map((i) => i.id);
 
   it('ranks full-text matches over name, tags and description: a name match before a description match', async () => {
-    const res = await server.rest.get('/api/registry?q=saas');
+    const res = await server.rest.get('/api/registry?q=saas', { token: reader });
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([kit.id, invoice.id]);
     expect(res.body).toMatchObject({ total: 2, limit: 20, offset: 0 });
   });
 
   it('matches word forms (stemming) and phrases the way people type them', async () => {
-    expect(ids(await server.rest.get('/api/registry?q=invoices'))).toEqual([invoice.id]);
-    expect(ids(await server.rest.get(`/api/registry?q=${encodeURIComponent('command line')}`))).toEqual([cli.id]);
-    expect(ids(await server.rest.get(`/api/registry?q=${encodeURIComponent('saas -billing')}`))).toEqual([kit.id]);
+    expect(ids(await server.rest.get('/api/registry?q=invoices', { token: reader }))).toEqual([invoice.id]);
+    expect(ids(await server.rest.get(`/api/registry?q=${encodeURIComponent('command line')}`, { token: reader }))).toEqual([cli.id]);
+    expect(ids(await server.rest.get(`/api/registry?q=${encodeURIComponent('saas -billing')}`, { token: reader }))).toEqual([kit.id]);
   });
 
   it('answers any query text without error, even operators and quotes', async () => {
     for (const q of ['foo & | ! (', '"unclosed', "o'reilly:*", '\\\\', '   ']) {
-      const res = await server.rest.get(`/api/registry?q=${encodeURIComponent(q)}`);
+      const res = await server.rest.get(`/api/registry?q=${encodeURIComponent(q)}`, { token: reader });
       expect(res.status).toBe(200);
     }
   });
 
   it('filters by tags, comma-separated, all of which must match, case-insensitively', async () => {
-    expect(ids(await server.rest.get('/api/registry?tags=saas,api'))).toEqual([invoice.id]);
-    expect(new Set(ids(await server.rest.get('/api/registry?tags=dashboard')))).toEqual(new Set([kit.id, shop.id]));
-    expect(ids(await server.rest.get(`/api/registry?tags=${encodeURIComponent('SaaS, dashboard')}`))).toEqual([kit.id]);
-    expect(ids(await server.rest.get('/api/registry?tags=saas,cli'))).toEqual([]);
-    expect(ids(await server.rest.get('/api/registry?q=storefront&tags=dashboard'))).toEqual([shop.id]);
-    expect(ids(await server.rest.get('/api/registry?q=storefront&tags=saas'))).toEqual([]);
+    expect(ids(await server.rest.get('/api/registry?tags=saas,api', { token: reader }))).toEqual([invoice.id]);
+    expect(new Set(ids(await server.rest.get('/api/registry?tags=dashboard', { token: reader })))).toEqual(new Set([kit.id, shop.id]));
+    expect(ids(await server.rest.get(`/api/registry?tags=${encodeURIComponent('SaaS, dashboard')}`, { token: reader }))).toEqual([kit.id]);
+    expect(ids(await server.rest.get('/api/registry?tags=saas,cli', { token: reader }))).toEqual([]);
+    expect(ids(await server.rest.get('/api/registry?q=storefront&tags=dashboard', { token: reader }))).toEqual([shop.id]);
+    expect(ids(await server.rest.get('/api/registry?q=storefront&tags=saas', { token: reader }))).toEqual([]);
   });
 
   it('never lists a private blueprint, not even to its owner', async () => {
-    for (const token of [undefined, owner]) {
+    for (const token of [reader, owner]) {
       for (const query of ['q=secret', 'tags=saas,api,dashboard', '', 'q=saas&limit=100']) {
         expect(ids(await server.rest.get(`/api/registry?${query}`, { token }))).not.toContain(secret.id);
       }
@@ -107,33 +110,33 @@ describe('GET /api/registry', () => {
   });
 
   it('shows cards with name, stars, module count, step count and success rate', async () => {
-    const res = await server.rest.get('/api/registry?q=todo');
+    const res = await server.rest.get('/api/registry?q=todo', { token: reader });
     expect(res.body.items).toEqual([
       expect.objectContaining({ id: cli.id, slug: cli.slug, name: 'Todo CLI', stars: 1, module_count: 3, step_count: 3, success_rate: 0.75, tags: ['cli'] }),
     ]);
   });
 
   it('sorts by stars by default, and by recent or trending when asked', async () => {
-    const all = ids(await server.rest.get('/api/registry'));
+    const all = ids(await server.rest.get('/api/registry', { token: reader }));
     expect(all.slice(0, 2)).toEqual([shop.id, cli.id]);
     expect(all).toHaveLength(4);
-    expect(ids(await server.rest.get('/api/registry?sort=stars')).slice(0, 2)).toEqual([shop.id, cli.id]);
-    expect(ids(await server.rest.get('/api/registry?sort=recent'))).toEqual([cli.id, shop.id, invoice.id, kit.id]);
+    expect(ids(await server.rest.get('/api/registry?sort=stars', { token: reader })).slice(0, 2)).toEqual([shop.id, cli.id]);
+    expect(ids(await server.rest.get('/api/registry?sort=recent', { token: reader }))).toEqual([cli.id, shop.id, invoice.id, kit.id]);
     // Trending counts recent activity only: kit gets more (but old) stars than shop; shop stays ahead.
     await oldStars(kit.id, 5, 30);
-    expect(ids(await server.rest.get('/api/registry?sort=stars'))[0]).toBe(kit.id);
-    const trending = ids(await server.rest.get('/api/registry?sort=trending'));
+    expect(ids(await server.rest.get('/api/registry?sort=stars', { token: reader }))[0]).toBe(kit.id);
+    const trending = ids(await server.rest.get('/api/registry?sort=trending', { token: reader }));
     expect(trending.slice(0, 2)).toEqual([shop.id, cli.id]);
-    expect(ids(await server.rest.get('/api/registry?q=saas&sort=recent'))).toEqual([invoice.id, kit.id]);
+    expect(ids(await server.rest.get('/api/registry?q=saas&sort=recent', { token: reader }))).toEqual([invoice.id, kit.id]);
   });
 
   it('pages with limit and offset and reports the total', async () => {
-    const page1 = await server.rest.get('/api/registry?sort=recent&limit=3');
-    const page2 = await server.rest.get('/api/registry?sort=recent&limit=3&offset=3');
+    const page1 = await server.rest.get('/api/registry?sort=recent&limit=3', { token: reader });
+    const page2 = await server.rest.get('/api/registry?sort=recent&limit=3&offset=3', { token: reader });
     expect(page1.body).toMatchObject({ total: 4, limit: 3, offset: 0 });
     expect(page2.body).toMatchObject({ total: 4, limit: 3, offset: 3 });
     expect([...ids(page1), ...ids(page2)]).toEqual([cli.id, shop.id, invoice.id, kit.id]);
-    const past = await server.rest.get('/api/registry?offset=50');
+    const past = await server.rest.get('/api/registry?offset=50', { token: reader });
     expect(past.body).toMatchObject({ items: [], total: 4, offset: 50 });
   });
 
@@ -149,7 +152,7 @@ describe('GET /api/registry', () => {
   ])('rejects %s with 400 VALIDATION_FAILED naming %s, writing nothing', async (label, path) => {
     const query = label === 'q of 201 characters' ? `q=${'a'.repeat(201)}` : label;
     const before = await sql.snapshot();
-    const res = await server.rest.get(`/api/registry?${query}`);
+    const res = await server.rest.get(`/api/registry?${query}`, { token: reader });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.details.issues[0].path).toBe(path);
@@ -157,16 +160,16 @@ describe('GET /api/registry', () => {
   });
 
   it('answers the same search through GraphQL registry(q, tags, first, after) with totalCount', async () => {
-    const data = await server.gql.ok(RegistryDocument, { q: 'saas' });
+    const data = await server.gql.ok(RegistryDocument, { q: 'saas' }, reader);
     expect(data.registry.totalCount).toBe(2);
     expect(data.registry.edges.map((e) => e.node.id)).toEqual([kit.id, invoice.id]);
-    const tagged = await server.gql.ok(RegistryDocument, { tags: ['saas', 'API'] });
+    const tagged = await server.gql.ok(RegistryDocument, { tags: ['saas', 'API'] }, reader);
     expect(tagged.registry.edges.map((e) => e.node.id)).toEqual([invoice.id]);
-    const first = await server.gql.ok(RegistryCardsDocument, { sort: 'RECENT', first: 2 });
-    const next = await server.gql.ok(RegistryCardsDocument, { sort: 'RECENT', first: 2, after: first.registry.edges[1]!.cursor });
+    const first = await server.gql.ok(RegistryCardsDocument, { sort: 'RECENT', first: 2 }, reader);
+    const next = await server.gql.ok(RegistryCardsDocument, { sort: 'RECENT', first: 2, after: first.registry.edges[1]!.cursor }, reader);
     expect([...first.registry.edges, ...next.registry.edges].map((e) => e.node.id)).toEqual([cli.id, shop.id, invoice.id, kit.id]);
     expect(next.registry.totalCount).toBe(4);
-    const card = (await server.gql.ok(RegistryDocument, { q: 'todo' })).registry.edges[0]!.node;
+    const card = (await server.gql.ok(RegistryDocument, { q: 'todo' }, reader)).registry.edges[0]!.node;
     expect(card).toMatchObject({ name: 'Todo CLI', stars: 1, moduleCount: 3, stepCount: 3, successRate: 0.75 });
   });
 
@@ -176,7 +179,7 @@ describe('GET /api/registry', () => {
     ['a cursor it did not issue', { after: 'garbage' }],
     ['an over-long q', { q: 'q'.repeat(201) }],
   ])('rejects GraphQL registry with %s as VALIDATION_FAILED', async (_name, vars) => {
-    const res = await server.gql.request(RegistryDocument, vars);
+    const res = await server.gql.request(RegistryDocument, vars, reader);
     expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
   });
 });
@@ -208,7 +211,7 @@ describe('GET /api/registry/trending', () => {
   const order = (res: any, among: string[]) => res.body.items.map((i: any) => i.id).filter((id: string) => among.includes(id));
 
   it('ranks by stars, forks and executions inside the window, as cards with score and activity', async () => {
-    const res = await server.rest.get('/api/registry/trending?window_days=7');
+    const res = await server.rest.get('/api/registry/trending?window_days=7', { token: reader });
     expect(res.status).toBe(200);
     expect(res.body.window_days).toBe(7);
     expect(order(res, [forked.id, starred.id, executed.id])).toEqual([forked.id, starred.id, executed.id]);
@@ -218,10 +221,10 @@ describe('GET /api/registry/trending', () => {
   });
 
   it('does not count activity older than the window', async () => {
-    const week = await server.rest.get('/api/registry/trending?window_days=7&limit=100');
+    const week = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
     expect(entry(week, stale.id)).toBeUndefined();
     expect(entry(week, oldFork.id)).toBeUndefined();
-    const twoMonths = await server.rest.get('/api/registry/trending?window_days=60&limit=100');
+    const twoMonths = await server.rest.get('/api/registry/trending?window_days=60&limit=100', { token: reader });
     expect(entry(twoMonths, stale.id)).toMatchObject({ score: 5, activity: { stars: 5, forks: 0, executions: 0 } });
     expect(entry(twoMonths, oldFork.id)).toMatchObject({ activity: { forks: 1 } });
     expect(entry(twoMonths, executed.id)).toMatchObject({ activity: { executions: 2 } });
@@ -232,22 +235,22 @@ describe('GET /api/registry/trending', () => {
     const fan = await server.rest.agentToken('fickle fan');
     const target = await createBlueprint(server.rest, owner, { name: 'Fickle' });
     await server.rest.post(`/api/blueprints/${target.id}/star`, { token: fan });
-    const withStar = await server.rest.get('/api/registry/trending?limit=100');
+    const withStar = await server.rest.get('/api/registry/trending?limit=100', { token: reader });
     expect(withStar.body.window_days).toBe(7);
     expect(entry(withStar, target.id)).toMatchObject({ activity: { stars: 1 } });
     await server.rest.delete(`/api/blueprints/${target.id}/star`, { token: fan });
-    expect(entry(await server.rest.get('/api/registry/trending?limit=100'), target.id)).toBeUndefined();
+    expect(entry(await server.rest.get('/api/registry/trending?limit=100', { token: reader }), target.id)).toBeUndefined();
   });
 
   it('never lists a private blueprint', async () => {
-    for (const token of [undefined, owner]) {
+    for (const token of [reader, owner]) {
       const res = await server.rest.get('/api/registry/trending?limit=100&window_days=365', { token });
       expect(entry(res, hidden.id)).toBeUndefined();
     }
   });
 
   it('honours limit', async () => {
-    const res = await server.rest.get('/api/registry/trending?limit=2');
+    const res = await server.rest.get('/api/registry/trending?limit=2', { token: reader });
     expect(res.body.items).toHaveLength(2);
   });
 
@@ -262,7 +265,7 @@ describe('GET /api/registry/trending', () => {
     ['limit=x', 'limit'],
   ])('rejects %s with 400 VALIDATION_FAILED naming %s, writing nothing', async (query, path) => {
     const before = await sql.snapshot();
-    const res = await server.rest.get(`/api/registry/trending?${query}`);
+    const res = await server.rest.get(`/api/registry/trending?${query}`, { token: reader });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.details.issues[0].path).toBe(path);
@@ -270,13 +273,13 @@ describe('GET /api/registry/trending', () => {
   });
 
   it('answers GraphQL trending(limit, windowDays) the same way', async () => {
-    const data = await server.gql.ok(TrendingDocument, { windowDays: 7, limit: 100 });
+    const data = await server.gql.ok(TrendingDocument, { windowDays: 7, limit: 100 }, reader);
     const ids = data.trending.map((t) => t.blueprint.id);
     expect(ids.filter((id) => [forked.id, starred.id, executed.id].includes(id))).toEqual([forked.id, starred.id, executed.id]);
     expect(ids).not.toContain(stale.id);
     expect(ids).not.toContain(hidden.id);
     expect(data.trending.find((t) => t.blueprint.id === forked.id)).toMatchObject({ score: 3, activity: { stars: 0, forks: 1, executions: 0 } });
-    const wide = await server.gql.ok(TrendingDocument, { windowDays: 60, limit: 100 });
+    const wide = await server.gql.ok(TrendingDocument, { windowDays: 60, limit: 100 }, reader);
     expect(wide.trending.map((t) => t.blueprint.id)).toContain(stale.id);
   });
 
@@ -286,7 +289,7 @@ describe('GET /api/registry/trending', () => {
     [{ limit: 101 }, 'limit'],
     [{ limit: 0 }, 'limit'],
   ])('rejects GraphQL trending %j as VALIDATION_FAILED naming %s', async (vars, path) => {
-    const res = await server.gql.request(TrendingDocument, vars);
+    const res = await server.gql.request(TrendingDocument, vars, reader);
     expect(res.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     expect(res.errors?.[0]?.extensions?.details?.issues?.[0]?.path).toBe(path);
   });
