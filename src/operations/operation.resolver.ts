@@ -1,5 +1,4 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
-import { filter } from '@graphql-yoga/subscription';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
 import { StreamEnd, assertConnectionAuthorized, liveStream, unlessEnded } from '../platform/live';

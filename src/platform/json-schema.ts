@@ -1,17 +1,14 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { validationFailed } from './errors';
+import { invalidAll, type ValidationIssue } from './errors';
+
+export type { ValidationIssue };
 
 /** One Ajv for the whole process: request bodies, tool params and step submissions are JSON Schema. */
 export const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false });
 addFormats(ajv);
 
 export type JsonSchema = Record<string, unknown>;
-
-export interface ValidationIssue {
-  path: string;
-  message: string;
-}
 
 /** `/modules/0/depends_on` style paths, with the root named, e.g. `submission/modules/0/key`. */
 export function issuesFrom(errors: ErrorObject[] | null | undefined, root: string): ValidationIssue[] {
@@ -31,9 +28,7 @@ export function issuesFrom(errors: ErrorObject[] | null | undefined, root: strin
 /** Throws 400 VALIDATION_FAILED naming every offending path; returns the (defaulted) value typed. */
 export function assertValid<T>(validate: ValidateFunction, value: unknown, root: string): T {
   if (!validate(value)) {
-    const issues = issuesFrom(validate.errors, root);
-    const first = issues[0]!;
-    throw validationFailed(`${first.path} ${first.message}`, { issues });
+    throw invalidAll(issuesFrom(validate.errors, root));
   }
   return value as T;
 }
