@@ -17,6 +17,7 @@ import { registryModule } from './registry/registry.module';
 import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';
 import { versionsModule } from './versions/versions.module';
+import { webModule } from './web/web.module';
 
 /** Every domain area, once. Adding an area = adding its module here; the lists below follow. */
 export const areas: AreaModule[] = [
@@ -34,6 +35,7 @@ export const areas: AreaModule[] = [
   reviewsModule,
   architecturesModule,
   oauthModule,
+  webModule,
 ];
 
 /** Every area's MCP tools (served at `POST /mcp`). */

@@ -12,7 +12,9 @@ import { pageFromConnectionArgs } from '../platform/pagination';
 import { Team } from '../teams/team.entity';
 import { teamById } from '../teams/team.service';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
+import { exportArchitecture, ExportFormatEnum } from './export';
 import {
+  architectureView,
   canEditArchitecture,
   canReadArchitecture,
   edgesOf,
@@ -90,6 +92,11 @@ export class ArchitectureResolver {
   @FieldResolver(() => [ArchitectureEdgeType], { description: 'Manual edges in the order drawn, then computed lineage edges between nodes the caller may read.' })
   async edges(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<ArchitectureEdgeType[]> {
     return (await edgesOf(ctx, arch)).map(toEdgeType);
+  }
+
+  @FieldResolver(() => String, { description: 'The diagram as text (GET /api/architectures/:slug/export): redacted nodes stay redacted.' })
+  async export(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext, @Arg('format', () => ExportFormatEnum) format: ExportFormatEnum): Promise<string> {
+    return exportArchitecture(await architectureView(ctx, arch), format as `${ExportFormatEnum}`);
   }
 
   @FieldResolver(() => Boolean, { description: 'Whether the caller may add, move and remove nodes and edges.' })

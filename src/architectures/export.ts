@@ -2,6 +2,7 @@
  * An architecture as text: Mermaid flowchart, Graphviz DOT, or JSON (the REST body). Pure functions of
  * what the viewer sees, so redacted nodes stay redacted in every format.
  */
+import { registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import { architectureView, getArchitecture, type ArchitectureView, type NodeView } from './architecture.read';
@@ -9,6 +10,14 @@ import { toArchitectureBody } from './architecture.wire';
 
 export const exportFormats = ['mermaid', 'dot', 'json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
+
+/** GraphQL's name for the same formats (`Architecture.export(format:)`); the values are the REST ones. */
+export enum ExportFormatEnum {
+  MERMAID = 'mermaid',
+  DOT = 'dot',
+  JSON = 'json',
+}
+registerEnumType(ExportFormatEnum, { name: 'ArchitectureExportFormat', description: 'Mermaid flowchart, Graphviz DOT, or the REST JSON body.' });
 
 export const exportContentTypes: Record<ExportFormat, string> = {
   mermaid: 'text/vnd.mermaid; charset=utf-8',

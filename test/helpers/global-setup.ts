@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/platform/database';
 import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres';
+import { ensureChromium } from './chromium';
 import { adminQuery, withDatabase } from './database';
 import { databaseSchema } from '../../src/db';
 
@@ -10,6 +11,7 @@ import { databaseSchema } from '../../src/db';
  * is unset) and makes a migrated template database that each test file copies.
  */
 export default async function globalSetup(): Promise<void> {
+  ensureChromium();
   let server = process.env.DATABASE_URL;
   if (!server) {
     const embedded = await startEmbeddedPostgres({ dataDir: '.data/test', port: Number(process.env.EMBEDDED_PG_TEST_PORT ?? 54330), log: (m) => console.log(m) });

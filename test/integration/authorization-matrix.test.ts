@@ -37,6 +37,8 @@ const OWNER_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok',
 /** The account area: people only. */
 const ACCOUNT_READ: Expect = { anonymous: 401, agent: 403, read: 'ok', write: 'ok', foreign: 'ok', owner: 'ok' };
 const ACCOUNT_WRITE: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok', foreign: 'ok', owner: 'ok' };
+/** The web console's routes (src/web): public; a missing file is a 404 to all, whether or not web/dist is built. */
+const NOT_FOUND_TO_ALL: Expect = { anonymous: 404, agent: 404, read: 404, write: 404, foreign: 404, owner: 404 };
 const with_ = (base: Expect, changes: Partial<Expect>): Expect => ({ ...base, ...changes });
 
 interface World {
@@ -77,6 +79,12 @@ const fresh = {
 const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<string, Expect> } = {
   rest: [
     { method: 'GET', route: '/healthz', url: () => '/healthz', expect: PUBLIC },
+    // The web console's files and page (src/web): public; a missing file is a 404 whether or not web/dist is built.
+    { method: 'GET', route: '/', url: () => '/', expect: { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' } },
+    { method: 'GET', route: '/:page', url: () => '/missing-0000.js', expect: NOT_FOUND_TO_ALL },
+    { method: 'GET', route: '/assets/*', url: () => '/assets/missing-0000.js', expect: NOT_FOUND_TO_ALL },
+    { method: 'GET', route: '/blueprints/*', url: () => '/blueprints/missing-0000.js', expect: NOT_FOUND_TO_ALL },
+    { method: 'GET', route: '/architectures/*', url: () => '/architectures/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'POST', route: '/api/agent/sessions', url: () => '/api/agent/sessions', expect: PUBLIC },
     { method: 'POST', route: '/api/auth/signup', url: () => '/api/auth/signup', body: () => ({ username: `u-${randomUUID().slice(0, 8)}`, password: 'correct horse battery' }), expect: PUBLIC },
     { method: 'POST', route: '/api/auth/login', url: () => '/api/auth/login', body: (w) => ({ username: w.foreign.username, password: 'correct horse battery' }), expect: PUBLIC },

@@ -1,0 +1,166 @@
+import type { Page } from 'playwright-core';
+import { createBlueprint, fork } from '../fixtures/blueprints';
+import { BrowserSession, DESKTOP, screenshotBothSizes } from '../helpers/browser';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { ensureWebBuilt } from '../helpers/web-build';
+
+jest.setTimeout(120_000);
+
+let server: TestServer;
+let browser: BrowserSession;
+let token: string;
+let page: Page;
+let slug: string;
+const bp: Record<string, { id: string; slug: string; name: string }> = {};
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  server = await startTestServer();
+  browser = await BrowserSession.launch(server.url);
+  token = await server.rest.agentToken('architect');
+  const other = await server.rest.agentToken('other');
+  bp.shop = await createBlueprint(server.rest, other, {
+    name: 'Shop',
+    modules: [
+      { key: 'db', name: 'Database', kind: 'data', depends_on: [] },
+      { key: 'api', name: 'Orders API', kind: 'backend', depends_on: ['db'] },
+      { key: 'ui', name: 'Shop UI', kind: 'frontend', depends_on: ['api'] },
+    ],
+    steps: [
+      { key: 'schema', module_key: 'db', title: 'Create tables' },
+      { key: 'orders', module_key: 'api', title: 'Order endpoints' },
+      { key: 'payments', module_key: 'api', title: 'Payment endpoints' },
+      { key: 'pages', module_key: 'ui', title: 'Product pages' },
+    ],
+  });
+  bp.shopFork = { ...(await fork(server.rest, token, bp.shop!.id)) };
+  bp.mailer = await createBlueprint(server.rest, other, { name: 'Mailer' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+afterEach(() => {
+  expect(browser.errors).toEqual([]);
+});
+
+/** The architecture as the API has it (GraphQL over HTTP with the same token). */
+async function readBack(): Promise<{ nodes: { id: string; position: { x: number; y: number }; card: { name: string } | null }[]; edges: { id: string; computed: boolean }[] }> {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: 'query($slug: String!) { architecture(slug: $slug) { nodes { id position { x y } card { name } } edges { id computed } } }', variables: { slug } }),
+  });
+  const body = (await res.json()) as { data: { architecture: Awaited<ReturnType<typeof readBack>> } };
+  return body.data.architecture;
+}
+
+async function addBlueprint(p: Page, name: string, owner: string, nodesAfter: number) {
+  await p.getByLabel('Find a blueprint').fill(name);
+  await p.getByRole('button', { name: `Add ${name} by ${owner}`, exact: true }).click();
+  await p.getByTestId('node-list').getByRole('listitem').nth(nodesAfter - 1).waitFor();
+  await p.getByTestId('arch-node').nth(nodesAfter - 1).waitFor();
+}
+
+describe('the architecture viewer and editor', () => {
+  it('creates an architecture and adds blueprints; lineage edges are shown and cannot be removed', async () => {
+    page = await browser.open({ viewport: DESKTOP, token });
+    await page.goto('/architectures');
+    await page.getByLabel('Name').fill('Web shop');
+    await page.getByLabel('Description').fill('Everything the shop runs on');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/architectures\/[^/]+$/);
+    slug = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    await page.getByRole('heading', { name: 'Web shop' }).waitFor();
+
+    // The fork keeps its parent's name; the owner tells them apart.
+    await addBlueprint(page, 'Shop', 'other', 1);
+    await addBlueprint(page, 'Shop', 'architect', 2);
+    await addBlueprint(page, 'Mailer', 'other', 3);
+
+    // The fork link between the two Shop nodes is computed: listed as lineage, with no Remove button.
+    const lineageRow = page.getByTestId('edge-list').getByText('Shop → Shop (lineage fork)');
+    await lineageRow.waitFor();
+    expect(await page.getByRole('button', { name: /Remove edge Shop → Shop \(lineage/ }).count()).toBe(0);
+    const composition = page.getByTestId('composition-bar').first();
+    expect(await composition.getAttribute('aria-label')).toMatch(/1 data, 1 backend, 1 frontend|1 backend/);
+  });
+
+  it('switches all three zoom levels: composition bars, modules, swimlanes', async () => {
+    await page.getByTestId('ecosystem-canvas').waitFor();
+    expect(await page.getByTestId('composition-bar').count()).toBe(3);
+    await screenshotBothSizes(page, 'architecture-ecosystem');
+
+    await page.getByText('2 Architecture', { exact: true }).click();
+    await page.getByTestId('module-graph').waitFor();
+    await page.getByTestId('module-node').nth(2).waitFor();
+    expect(await page.getByTestId('module-node').count()).toBe(3);
+    await screenshotBothSizes(page, 'architecture-modules');
+
+    // A click on a module opens its detail: Orders API with its dependency and dependent lanes.
+    await page.locator('[data-testid="module-node"][data-key="api"]').click();
+    await page.getByTestId('swimlanes').waitFor();
+    const lanes = page.getByTestId('swimlane');
+    await lanes.nth(2).waitFor();
+    expect(await lanes.locator('th').allTextContents()).toEqual(['Orders APImodule', 'Databasedependency', 'Shop UIdependent']);
+    await page.getByTestId('swimlanes').getByText('Payment endpoints').waitFor();
+    await screenshotBothSizes(page, 'architecture-swimlanes');
+
+    await page.getByText('1 Ecosystem', { exact: true }).click();
+    await page.getByTestId('ecosystem-canvas').waitFor();
+  });
+
+  it('saves a dragged node position through the layout mutation', async () => {
+    const before = await readBack();
+    const mailer = before.nodes.find((n) => n.card?.name === 'Mailer')!;
+    const box = (await page.locator(`[data-testid="arch-node"][data-node-id="${mailer.id}"]`).boundingBox())!;
+    const saved = page.waitForResponse((r) => r.url().endsWith('/graphql') && (r.request().postData() ?? '').includes('UpdateArchitectureLayout'));
+    await page.mouse.move(box.x + box.width / 2, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 60, box.y + 50, { steps: 8 });
+    await page.mouse.move(box.x + box.width / 2 + 120, box.y + 90, { steps: 8 });
+    await page.mouse.up();
+    expect((await saved).status()).toBe(200);
+    const after = (await readBack()).nodes.find((n) => n.id === mailer.id)!;
+    expect(after.position.x).toBeGreaterThan(mailer.position.x + 20);
+    expect(after.position.y).toBeGreaterThan(mailer.position.y + 20);
+    // The other nodes stayed where they were.
+    for (const n of before.nodes.filter((x) => x.id !== mailer.id)) expect((await readBack()).nodes.find((x) => x.id === n.id)!.position).toEqual(n.position);
+  });
+
+  it('two browser contexts edit one architecture and each sees the other change live', async () => {
+    const second = await browser.open({ viewport: DESKTOP, token });
+    await second.goto(`/architectures/${slug}`);
+    await second.getByTestId('arch-node').nth(2).waitFor();
+
+    // The first adds a manual edge: the second sees it without a reload.
+    await page.getByRole('combobox', { name: 'From' }).click();
+    await page.getByRole('option', { name: 'Mailer' }).click();
+    await page.getByRole('combobox', { name: 'To' }).click();
+    await page.getByRole('option', { name: 'Shop' }).first().click();
+    await page.getByRole('combobox', { name: 'Edge type' }).click();
+    await page.getByRole('option', { name: 'Event' }).click();
+    await page.getByRole('button', { name: 'Add edge' }).click();
+    await second.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor();
+    await second.getByTestId('last-change').filter({ hasText: 'edge added' }).waitFor();
+
+    // The second removes that edge and the Mailer node: the first sees both go.
+    await second.getByRole('button', { name: 'Remove edge Mailer → Shop (event)' }).click();
+    await page.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor({ state: 'detached' });
+    await second.getByRole('button', { name: 'Remove node Mailer' }).click();
+    await page.getByTestId('node-list').getByText('Mailer').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('arch-node').count()).toBe(2);
+    expect((await readBack()).nodes.map((n) => n.card?.name)).toEqual(['Shop', 'Shop']);
+  });
+
+  it('exports Mermaid, DOT and JSON', async () => {
+    await page.getByRole('button', { name: 'Mermaid' }).click();
+    await page.getByTestId('export-text').filter({ hasText: 'flowchart' }).waitFor();
+    await page.getByRole('button', { name: 'DOT' }).click();
+    await page.getByTestId('export-text').filter({ hasText: 'digraph' }).waitFor();
+    await page.getByRole('button', { name: 'JSON' }).click();
+    await page.getByTestId('export-text').filter({ hasText: '"nodes"' }).waitFor();
+  });
+});

@@ -1,0 +1,107 @@
+import { Anchor, AppShell, Badge, Button, Center, Group, Loader, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { Link, NavLink, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { useClient } from 'urql';
+import { SignOutDocument } from './generated/graphql';
+import { useAuth } from './auth';
+import { InboxLiveProvider, useInboxLive } from './inbox-live';
+import { AccountPage } from './pages/Account';
+import { ArchitecturePage } from './pages/Architecture';
+import { ArchitecturesPage } from './pages/Architectures';
+import { BlueprintPage } from './pages/Blueprint';
+import { InboxPage } from './pages/Inbox';
+import { RegistryPage } from './pages/Registry';
+import { SignInPage } from './pages/SignIn';
+
+function Nav() {
+  const { unread } = useInboxLive();
+  const { viewer, token, signOut } = useAuth();
+  const client = useClient();
+  // A sign-in token is revoked on the server too; agent and account tokens are only forgotten here.
+  const leave = async () => {
+    if (token?.startsWith('bws_')) await client.mutation(SignOutDocument, {}).toPromise();
+    signOut();
+  };
+  const link = (to: string, label: ReactNode, aria?: string) => (
+    <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm">
+      {label}
+    </Anchor>
+  );
+  return (
+    <Group gap="sm" wrap="wrap" component="nav" aria-label="Main">
+      {link('/', 'Registry')}
+      {link('/architectures', 'Architectures')}
+      {link(
+        '/inbox',
+        <Group gap={4} component="span">
+          Inbox
+          {unread > 0 && (
+            <Badge size="sm" color="red" circle data-testid="inbox-badge">
+              {unread}
+            </Badge>
+          )}
+        </Group>,
+        unread > 0 ? `Inbox, ${unread} unread` : 'Inbox',
+      )}
+      {link('/account', 'Account')}
+      <Text size="sm" c="dimmed" data-testid="viewer-name" visibleFrom="sm">
+        {viewer?.name}
+      </Text>
+      <Button size="compact-sm" variant="subtle" onClick={leave}>
+        Sign out
+      </Button>
+    </Group>
+  );
+}
+
+function SignedIn({ children }: { children: ReactNode }) {
+  const { token, checking } = useAuth();
+  const location = useLocation();
+  if (!token) return <Navigate to={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  if (checking)
+    return (
+      <Center h={200}>
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  return <InboxLiveProvider>{children}</InboxLiveProvider>;
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  return (
+    <AppShell header={{ height: { base: 84, sm: 56 } }} padding="md">
+      <AppShell.Header px="md" py={6}>
+        <Group justify="space-between" h="100%" wrap="wrap" gap={4}>
+          <Title order={1} size="h4">
+            <Anchor component={Link} to="/" c="inherit" underline="never">
+              Blueprint Workshop
+            </Anchor>
+          </Title>
+          <Nav />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>{children}</AppShell.Main>
+    </AppShell>
+  );
+}
+
+const signedIn = (page: ReactNode) => (
+  <SignedIn>
+    <Shell>{page}</Shell>
+  </SignedIn>
+);
+
+export function App() {
+  return (
+    <Routes>
+      <Route path="/signin" element={<SignInPage />} />
+      <Route path="/" element={signedIn(<RegistryPage />)} />
+      <Route path="/blueprints/:slug" element={signedIn(<BlueprintPage />)} />
+      <Route path="/architectures" element={signedIn(<ArchitecturesPage />)} />
+      <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
+      <Route path="/inbox" element={signedIn(<InboxPage />)} />
+      <Route path="/account" element={signedIn(<AccountPage />)} />
+      <Route path="*" element={signedIn(<Text>Nothing here. <Anchor component={Link} to="/">Back to the registry</Anchor></Text>)} />
+    </Routes>
+  );
+}

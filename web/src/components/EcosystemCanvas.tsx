@@ -1,0 +1,157 @@
+import {
+  Background,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  applyNodeChanges,
+  type Connection,
+  type Edge,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+  useReactFlow,
+} from '@xyflow/react';
+import { useEffect, useRef, useState } from 'react';
+import type { ArchitectureFieldsFragment } from '../generated/graphql';
+import { CompositionBar } from './Composition';
+
+type ArchNode = ArchitectureFieldsFragment['nodes'][number];
+type BpData = { node: ArchNode };
+
+function BlueprintNode({ data, selected }: NodeProps<Node<BpData>>) {
+  const { card, composition, redacted } = data.node;
+  return (
+    <div className={`bp-node${selected ? ' selected' : ''}`} data-testid="arch-node" data-node-id={data.node.id}>
+      <Handle type="target" position={Position.Left} />
+      <div className="name">{redacted ? 'Private blueprint' : card?.name}</div>
+      {card && (
+        <div className="meta">
+          ★ {card.stars} · {card.moduleCount} modules · {card.stepCount} steps
+        </div>
+      )}
+      <CompositionBar composition={composition} />
+      <Handle type="source" position={Position.Right} />
+    </div>
+  );
+}
+
+const nodeTypes = { blueprint: BlueprintNode };
+
+/** Fits the view again when nodes come or go, so a node added on a free grid cell is in sight. */
+function FitOnCountChange({ count }: { count: number }) {
+  const flow = useReactFlow();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // After React Flow has measured the new node.
+    const frame = requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, duration: 0 }));
+    return () => cancelAnimationFrame(frame);
+  }, [count, flow]);
+  return null;
+}
+
+export function edgeLabel(e: ArchitectureFieldsFragment['edges'][number]): string {
+  const type = e.edgeType.toLowerCase().replace('_', ' ');
+  return e.label ? `${type}: ${e.label}` : type;
+}
+
+function toFlowNodes(arch: ArchitectureFieldsFragment, previous: Node<BpData>[]): Node<BpData>[] {
+  const selected = new Set(previous.filter((n) => n.selected).map((n) => n.id));
+  return arch.nodes.map((n) => ({
+    id: n.id,
+    type: 'blueprint',
+    position: { x: n.position.x, y: n.position.y },
+    data: { node: n },
+    selected: selected.has(n.id),
+    draggable: arch.viewerCanEdit,
+    deletable: arch.viewerCanEdit,
+    ariaLabel: n.redacted ? 'Private blueprint' : `${n.card?.name ?? ''}: ${n.card?.moduleCount ?? 0} modules`,
+  }));
+}
+
+/**
+ * The ecosystem zoom level: blueprints with their composition bars, manual edges (solid) and computed
+ * lineage edges (dashed, not deletable). Moves are saved through `onMove` once a drag (or an arrow-key
+ * move) ends.
+ */
+export function EcosystemCanvas(props: {
+  arch: ArchitectureFieldsFragment;
+  onMove(entries: { nodeId: string; position: { x: number; y: number } }[]): void;
+  onConnect(source: string, target: string): void;
+  onDeleteNodes(ids: string[]): void;
+  onDeleteEdges(ids: string[]): void;
+  onOpenNode(id: string): void;
+  onSelectionChange?(nodeIds: string[], edgeIds: string[]): void;
+}) {
+  const { arch } = props;
+  const [nodes, setNodes] = useState<Node<BpData>[]>(() => toFlowNodes(arch, []));
+  const dragging = useRef(false);
+  const pending = useRef(new Map<string, { x: number; y: number }>());
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  useEffect(() => {
+    if (!dragging.current) setNodes((prev) => toFlowNodes(arch, prev));
+  }, [arch]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const edges: Edge[] = arch.edges.map((e) => ({
+    id: e.id,
+    source: e.source,
+    target: e.target,
+    label: edgeLabel(e),
+    deletable: !e.computed && arch.viewerCanEdit,
+    style: e.computed ? { strokeDasharray: '6 4', stroke: '#868e96' } : { stroke: '#4c6ef5', strokeWidth: 2 },
+    markerEnd: { type: MarkerType.ArrowClosed },
+    ariaLabel: `${e.computed ? 'Lineage' : 'Manual'} edge ${edgeLabel(e)}`,
+  }));
+
+  const onNodesChange = (changes: NodeChange<Node<BpData>>[]) => {
+    setNodes((ns) => applyNodeChanges(changes, ns));
+    let ended = false;
+    for (const c of changes) {
+      if (c.type !== 'position') continue;
+      if (c.dragging) dragging.current = true;
+      if (c.position) pending.current.set(c.id, c.position);
+      if (!c.dragging) ended = true;
+    }
+    if (ended && pending.current.size > 0) {
+      dragging.current = false;
+      clearTimeout(timer.current);
+      // Arrow-key moves come one by one: save them together once they stop.
+      timer.current = setTimeout(() => {
+        const entries = [...pending.current].map(([nodeId, p]) => ({ nodeId, position: { x: Math.round(p.x), y: Math.round(p.y) } }));
+        pending.current.clear();
+        props.onMove(entries);
+      }, 200);
+    }
+  };
+
+  return (
+    <div className="canvas" role="figure" aria-label="Architecture canvas, ecosystem level" data-testid="ecosystem-canvas">
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        fitView
+        fitViewOptions={{ maxZoom: 1 }}
+        onNodesChange={onNodesChange}
+        nodesConnectable={arch.viewerCanEdit}
+        onConnect={(c: Connection) => c.source && c.target && c.source !== c.target && props.onConnect(c.source, c.target)}
+        onNodesDelete={(ns) => props.onDeleteNodes(ns.map((n) => n.id))}
+        onEdgesDelete={(es) => props.onDeleteEdges(es.map((e) => e.id))}
+        onNodeDoubleClick={(_e, n) => props.onOpenNode(n.id)}
+        onSelectionChange={({ nodes: ns, edges: es }) => props.onSelectionChange?.(ns.map((n) => n.id), es.map((e) => e.id))}
+        deleteKeyCode={arch.viewerCanEdit ? ['Delete', 'Backspace'] : null}
+      >
+        <Background />
+        <Controls showInteractive={false} />
+        <FitOnCountChange count={arch.nodes.length} />
+      </ReactFlow>
+    </div>
+  );
+}

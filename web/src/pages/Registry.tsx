@@ -1,0 +1,149 @@
+import { Alert, Anchor, Badge, Button, Card, Chip, Group, Loader, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { useQuery } from 'urql';
+import { errorText } from '../client';
+import { RegistryDocument, type BlueprintCardFieldsFragment, type RegistrySort } from '../generated/graphql';
+
+const PAGE_SIZE = 12;
+
+export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${Math.round(rate * 100)}%`);
+
+export function Rating({ average, count }: { average: number | null | undefined; count: number }) {
+  if (average === null || average === undefined || count === 0) return null;
+  return (
+    <Badge variant="outline" color="yellow" aria-label={`rated ${average.toFixed(1)} of 5 by ${count}`}>
+      {average.toFixed(1)}/5 ({count})
+    </Badge>
+  );
+}
+
+export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
+  return (
+    <Card withBorder padding="md" component="article" aria-labelledby={`bp-${b.id}`} data-testid="blueprint-card">
+      <Anchor component={Link} to={`/blueprints/${b.slug}`} fw={600} id={`bp-${b.id}`}>
+        {b.name}
+      </Anchor>
+      <Text size="xs" c="dimmed">
+        by {b.owner.name}
+      </Text>
+      <Text size="sm" lineClamp={2} mt={4}>
+        {b.description}
+      </Text>
+      <Group gap="xs" mt="sm">
+        <Badge variant="light" aria-label={`${b.stars} stars`}>★ {b.stars}</Badge>
+        <Badge variant="outline" color="gray">{b.moduleCount} modules</Badge>
+        <Badge variant="outline" color="gray">{b.stepCount} steps</Badge>
+        <Badge variant="outline" color="teal">success {percent(b.successRate)}</Badge>
+        <Rating average={b.ratingAverage} count={b.reviewCount} />
+      </Group>
+      {b.tags.length > 0 && (
+        <Group gap={4} mt="xs">
+          {b.tags.map((t) => (
+            <Badge key={t} size="xs" variant="dot" color="gray">
+              {t}
+            </Badge>
+          ))}
+        </Group>
+      )}
+    </Card>
+  );
+}
+
+const SORTS: { value: RegistrySort; label: string }[] = [
+  { value: 'TRENDING', label: 'Trending' },
+  { value: 'STARS', label: 'Stars' },
+  { value: 'RECENT', label: 'Recent' },
+];
+
+export function RegistryPage() {
+  const [params, setParams] = useSearchParams();
+  const [q, setQ] = useState(params.get('q') ?? '');
+  const [debouncedQ] = useDebouncedValue(q, 300);
+  const sort = (params.get('sort') as RegistrySort | null) ?? 'TRENDING';
+  const tags = params.get('tags')?.split(',').filter(Boolean) ?? [];
+  // Cursor of each page start, so "Previous" goes back without offsets.
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const page = cursors.length - 1;
+
+  const setParam = (name: string, value: string | null) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    setParams(next, { replace: true });
+    setCursors([null]);
+  };
+
+  const [{ data, fetching, error }] = useQuery({
+    query: RegistryDocument,
+    variables: { q: debouncedQ || null, tags: tags.length ? tags : null, sort: debouncedQ && sort === 'TRENDING' ? 'RELEVANCE' : sort, first: PAGE_SIZE, after: cursors[page] },
+  });
+  const conn = data?.registry;
+  const seenTags = [...new Set([...tags, ...(conn?.edges.flatMap((e) => e.node.tags) ?? [])])].slice(0, 20);
+  const pages = conn ? Math.max(1, Math.ceil(conn.totalCount / PAGE_SIZE)) : 1;
+
+  return (
+    <Stack>
+      <Title order={2}>Registry</Title>
+      <Group align="end" wrap="wrap">
+        <TextInput
+          label="Search blueprints"
+          placeholder="e.g. auth, payments, react"
+          value={q}
+          onChange={(e) => {
+            setQ(e.currentTarget.value);
+            setCursors([null]);
+            setParam('q', e.currentTarget.value || null);
+          }}
+          style={{ flex: '1 1 240px' }}
+        />
+        <div>
+          <Text size="sm" fw={500} id="sort-label" mb={2}>
+            Sort by
+          </Text>
+          <SegmentedControl aria-labelledby="sort-label" data={SORTS} value={sort} onChange={(v) => setParam('sort', v)} />
+        </div>
+      </Group>
+      {seenTags.length > 0 && (
+        <Group gap="xs" role="group" aria-label="Filter by tag">
+          {seenTags.map((t) => (
+            <Chip
+              key={t}
+              size="xs"
+              checked={tags.includes(t)}
+              onChange={(on) => setParam('tags', (on ? [...tags, t] : tags.filter((x) => x !== t)).join(',') || null)}
+            >
+              {t}
+            </Chip>
+          ))}
+        </Group>
+      )}
+      {error && <Alert color="red">{errorText(error)}</Alert>}
+      {fetching && !conn && <Loader aria-label="Loading blueprints" />}
+      {conn && (
+        <>
+          <Text size="sm" c="dimmed" aria-live="polite" data-testid="registry-total">
+            {conn.totalCount} blueprints
+          </Text>
+          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} data-testid="registry-results">
+            {conn.edges.map((e) => (
+              <BlueprintCard key={e.node.id} b={e.node} />
+            ))}
+          </SimpleGrid>
+          <Group justify="center" component="nav" aria-label="Pages">
+            <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Previous
+            </Button>
+            <Text size="sm">
+              Page {page + 1} of {pages}
+            </Text>
+            <Button variant="default" disabled={!conn.pageInfo.hasNextPage} onClick={() => setCursors((c) => [...c, conn.pageInfo.endCursor ?? null])}>
+              Next
+            </Button>
+          </Group>
+        </>
+      )}
+    </Stack>
+  );
+}
