@@ -8,7 +8,7 @@ import { requireViewer } from './auth.service';
 import { hashPassword, passwordMatches } from './passwords';
 import { Principal, PrincipalKind } from './principal.entity';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limit';
-import { hashToken, newToken } from '../platform/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/tokens';
 import { actorOf, recordOwnerChanges } from '../teams/audit.service';
 
 /** A sign-in: who, and the `bws_` token that now acts for them (shown once). */
@@ -142,7 +142,7 @@ export async function claimAgentSession(ctx: RequestContext, body: unknown): Pro
   const result = await ctx.em.transactional(async (tx) => {
     const rows: Array<{ principal_id: string }> = await tx.execute(
       `select t.principal_id from access_token t
-        where t.token_hash = ? and t.kind = 'agent_session' and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+        where t.token_hash = ? and t.kind = 'agent_session' and ${liveTokenSql('t')}
         for update`,
       [hashToken(input.agent_token)],
     );

@@ -5,7 +5,7 @@ import type { RequestContext, Viewer } from '../platform/context';
 import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
-import { hashToken, newToken } from '../platform/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/tokens';
 
 export interface IssuedSession {
   token: string;
@@ -57,7 +57,7 @@ export async function viewerFromToken(em: EntityManager, token: string): Promise
       `with hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
            from access_token t join principal p on p.id = t.principal_id
-          where t.token_hash = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+          where t.token_hash = ? and ${liveTokenSql('t')}
        ), touched as (
          update access_token set last_used_at = now()
           where id in (select token_id from hit where last_used_at is null or last_used_at < now() - interval '1 minute')

@@ -7,7 +7,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { TokenScope } from '../auth/access-token.entity';
 import { mintAccountToken } from '../auth/account-token.service';
-import { hashToken } from '../platform/tokens';
+import { hashToken, liveTokenSql } from '../platform/tokens';
 import type { AppDeps } from '../platform/request-context';
 import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';
@@ -171,7 +171,7 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const rows: Array<{ client_id: string | null; scope: string; expires_at: Date | null }> = await this.connection().execute(
       `select g.client_id, t.scope, t.expires_at from access_token t left join oauth_grant g on g.access_token_id = t.id
-        where t.token_hash = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())`,
+        where t.token_hash = ? and ${liveTokenSql('t')}`,
       [hashToken(token)],
     );
     const row = rows[0];

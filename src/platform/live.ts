@@ -4,6 +4,7 @@ import DataLoader from 'dataloader';
 import type { RequestContext } from './context';
 import { AppError, unauthenticated } from './errors';
 import type { EventBus } from './events';
+import { liveTokenSql } from './tokens';
 
 /**
  * Building blocks of live subscriptions (graphql-ws): a bounded per-subscriber queue, the end-of-stream
@@ -97,8 +98,8 @@ function tokenValidLoader(ctx: RequestContext): DataLoader<string, boolean> {
       new DataLoader<string, boolean>(
         async (hashes) => {
           const rows: Array<{ token_hash: string }> = await em.execute(
-            `select token_hash from access_token
-              where token_hash = any(?::text[]) and revoked_at is null and (expires_at is null or expires_at > now())`,
+            `select t.token_hash from access_token t
+              where t.token_hash = any(?::text[]) and ${liveTokenSql('t')}`,
             [`{${hashes.join(',')}}`],
           );
           const valid = new Set(rows.map((r) => r.token_hash));

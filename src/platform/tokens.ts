@@ -34,3 +34,11 @@ export function bearerFrom(header: string | undefined): string | null | undefine
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1]! : null;
 }
+
+/**
+ * SQL condition "access token `alias` may still be used": not revoked and not expired. The one spelling of
+ * token validity, for the bearer lookup, the per-event re-check of live subscriptions, claims and OAuth.
+ */
+export function liveTokenSql(alias: string): string {
+  return `${alias}.revoked_at is null and (${alias}.expires_at is null or ${alias}.expires_at > now())`;
+}
