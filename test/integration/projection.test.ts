@@ -44,7 +44,7 @@ const isRootLookup = (sql: string) => /from "blueprint" as "b0" where "b0"."id" 
 describe('the blueprint read projection', () => {
   it('selects no plan column for forks, children and lineage when no plan field is asked for', async () => {
     let data: any;
-    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksDocument, { id: rootId })));
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksDocument, { id: rootId }, owner)));
     const reads = statements.filter((s) => !isRootLookup(s));
     expect(reads.length).toBeGreaterThanOrEqual(3);
     for (const sql of reads) {
@@ -60,14 +60,14 @@ describe('the blueprint read projection', () => {
 
   it('selects the plan when a plan field is asked for, and answers from it', async () => {
     let data: any;
-    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksWithModulesDocument, { id: rootId })));
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedForksWithModulesDocument, { id: rootId }, owner)));
     expect(statements.filter((s) => !isRootLookup(s)).some((s) => /\bplan\b/.test(s))).toBe(true);
     expect(data.blueprint.forks.edges[0].node.modules.map((m: any) => m.key)).toEqual(['api', 'db', 'web']);
   });
 
   it('selects no plan column for the registry', async () => {
     let data: any;
-    const statements = await capture(async () => (data = await server.gql.ok(ProjectedRegistryDocument, { q: 'projection' })));
+    const statements = await capture(async () => (data = await server.gql.ok(ProjectedRegistryDocument, { q: 'projection' }, owner)));
     expect(statements.length).toBeGreaterThan(0);
     for (const sql of statements) expect(sql).not.toMatch(/\bplan\b/);
     expect(data.registry.edges.map((e: any) => e.node.id)).toContain(rootId);
@@ -75,7 +75,8 @@ describe('the blueprint read projection', () => {
   });
 
   it('never shows a private child to others, and shows it to its owner', async () => {
-    const anonymous = await server.gql.ok(ProjectedForksDocument, { id: rootId });
+    // A caller with no part in it (anonymous callers are refused outright: the public rule).
+    const anonymous = await server.gql.ok(ProjectedForksDocument, { id: rootId }, await server.rest.agentToken('projection stranger'));
     const asOwner = await server.gql.ok(ProjectedForksDocument, { id: rootId }, owner);
     const asOther = await server.gql.ok(ProjectedForksDocument, { id: rootId }, other);
     const childIds = (d: any) => d.blueprint.children.map((c: any) => c.blueprint.id);
@@ -91,21 +92,21 @@ describe('the blueprint read projection', () => {
 
 describe('a fork tree read in one statement', () => {
   it('answers exactly as the batched path (one statement per level) does, page by page', async () => {
-    const grandchild = await fork(server.rest, owner, (await server.gql.ok(ProjectedForksDocument, { id: rootId })).blueprint!.forks.edges[0]!.node.id);
+    const grandchild = await fork(server.rest, owner, (await server.gql.ok(ProjectedForksDocument, { id: rootId }, owner)).blueprint!.forks.edges[0]!.node.id);
     for (const args of [{ first: 1 }, { first: 1, after: undefined as string | undefined }, { first: 5 }]) {
-      const one = await server.gql.request(ForkTreeOneStatementDocument, { id: rootId, ...args });
-      const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args });
+      const one = await server.gql.request(ForkTreeOneStatementDocument, { id: rootId, ...args }, owner);
+      const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args }, owner);
       expect(one.errors).toBeUndefined();
       expect(one.data).toEqual(batched.data);
-      // root lookup + the whole tree, against root + one statement per level (+1 for the inner counts)
-      expect(one.sqlStatements).toBe(2);
+      // the token lookup + root lookup + the whole tree, against root + one statement per level (+1 for the inner counts)
+      expect(one.sqlStatements).toBe(3);
       expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
     }
-    const page2 = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
-    const page2Batched = await server.gql.ok(ForkTreeBatchedDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 })).blueprint!.forks.pageInfo.endCursor });
+    const page2 = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor }, owner);
+    const page2Batched = await server.gql.ok(ForkTreeBatchedDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor }, owner);
     expect(page2).toEqual(page2Batched);
     expect(page2.blueprint!.forks.totalCount).toBe(2);
-    const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 });
+    const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 }, owner);
     expect(all.blueprint!.forks.edges[0]!.node.forks.edges.map((e) => e.node.id)).toEqual([grandchild.id]);
     expect(all.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
   });
