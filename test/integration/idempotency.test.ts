@@ -60,7 +60,7 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(retried.body);
     expect(await forksOf(forker.id)).toBe(before + 1);
-    expect((await server.rest.get(`/api/blueprints/${retried.body.id}`)).status).toBe(200);
+    expect((await server.rest.get(`/api/blueprints/${retried.body.id}`, { token: forker.token })).status).toBe(200);
   });
 
   it('a concurrent double-send with one key creates one thing and both answers are the same', async () => {

@@ -95,6 +95,9 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
   let changelogId = '';
   let deliveryId = '';
   let run: any;
+  const users: Array<{ id: string; username: string; token: string }> = [];
+  const logins: string[] = [];
+  const accountTokens: Array<{ owner: string; id: string }> = [];
 
   const rounds: Round[] = [
     ['POST /api/agent/sessions', async (i) => {
@@ -176,6 +179,50 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
       return rest.get(`/api/blueprints/${bp.id}/step/1?token=${encodeURIComponent(run.next_token)}`, { token: member.token });
     }],
     ['POST /api/executions/:runId/report', (i) => rest.post(`/api/executions/${run.run_id}/report`, { token: member.token, body: { status: i % 2 ? 'completed' : 'failed', notes: 'n' } })],
+    // People: accounts, account tokens, claims, reviews and lifecycle.
+    ['POST /api/auth/signup', async (i) => {
+      const res = await rest.post('/api/auth/signup', { body: { username: `starved-${i}`, password: 'correct horse battery staple' } });
+      if (res.status === 201) users.push({ id: res.body.user_id, username: res.body.username, token: res.body.token });
+      return res;
+    }],
+    ['POST /api/auth/login', async (i) => {
+      const res = await rest.post('/api/auth/login', { body: { username: users[i % users.length]!.username, password: 'correct horse battery staple' } });
+      if (res.status === 200) logins.push(res.body.token);
+      return res;
+    }],
+    ['POST /api/account/tokens', async (i) => {
+      const user = users[i % users.length]!;
+      const res = await rest.post('/api/account/tokens', { token: user.token, body: { name: `starved ${i}`, scope: 'write' } });
+      if (res.status === 201) accountTokens.push({ owner: user.token, id: res.body.id });
+      return res;
+    }],
+    ['DELETE /api/account/tokens/:id', (i) => {
+      const t = accountTokens[i % accountTokens.length]!;
+      return rest.delete(`/api/account/tokens/${t.id}`, { token: t.owner });
+    }],
+    ['POST /api/account/claim', async (i) => {
+      const agent = await rest.agentSession(`claimed ${i}`);
+      return rest.post('/api/account/claim', { token: users[i % users.length]!.token, body: { agent_token: agent.token } });
+    }],
+    ['POST /api/blueprints/:id/reviews', (i) => rest.post(`/api/blueprints/${bp.id}/reviews`, { token: users[i % users.length]!.token, body: { rating: 1 + (i % 5), body: `review ${i}` } })],
+    ['PATCH /api/blueprints/:id/reviews/mine', (i) => rest.patch(`/api/blueprints/${bp.id}/reviews/mine`, { token: users[i % users.length]!.token, body: { rating: 5 } })],
+    ['DELETE /api/blueprints/:id/reviews/mine', (i) => rest.delete(`/api/blueprints/${bp.id}/reviews/mine`, { token: users[i % users.length]!.token })],
+    ['PATCH /api/blueprints/:id', (i) => rest.patch(`/api/blueprints/${bp.id}`, { token: owner.token, body: { description: `edited ${i}` } })],
+    ['PATCH /api/architectures/:slug', (i) => rest.patch(`/api/architectures/${arch.slug}`, { token: member.token, body: { description: `edited ${i}` } })],
+    ['DELETE /api/architectures/:slug', async (i) => {
+      const doomed = await createArchitecture(rest, owner.token, { name: `Doomed architecture ${i}` });
+      return rest.delete(`/api/architectures/${doomed.slug}`, { token: owner.token });
+    }],
+    // Teams: conventions, a blueprint moved in, and teams that hold nothing deleted.
+    ['PATCH /api/teams/:id', (i) => rest.patch(`/api/teams/${team.id}`, { token: owner.token, body: { conventions: `conventions ${i}` } })],
+    ['POST /api/blueprints/:id/transfer', () => rest.post(`/api/blueprints/${bp.id}/transfer`, { token: owner.token, body: { team_id: team.id } })],
+    ['DELETE /api/teams/:id', async (i) => {
+      const doomed = await createTeam(rest, owner.token, [], `Doomed team ${i}`);
+      return rest.delete(`/api/teams/${doomed.id}`, { token: owner.token });
+    }],
+    // The forks go last: deleting them also takes their nodes out of the architecture.
+    ['DELETE /api/blueprints/:id', (i) => rest.delete(`/api/blueprints/${forks[i]}`, { token: member.token })],
+    ['DELETE /api/auth/session', (i) => rest.delete('/api/auth/session', { token: logins[i % logins.length]! })],
     ['DELETE /api/agent/sessions/current', (i) => rest.delete('/api/agent/sessions/current', { token: sessions[i]!.token })],
   ];
 
