@@ -11,9 +11,12 @@ import { connectWs, Subscription, type WsClient } from '../helpers/ws';
  */
 let server: TestServer;
 let ws: WsClient;
+/** Every operation needs a token (the public rule); the defences are what is tested. */
+let token: string;
 beforeAll(async () => {
   server = await startTestServer();
-  ws = connectWs(server.url);
+  token = await server.rest.agentToken('abuser');
+  ws = connectWs(server.url, token);
 });
 afterAll(async () => {
   await ws.close();
@@ -35,7 +38,7 @@ export function flatFanOut(levels: number): string {
 const cycle = 'query { ...A } fragment A on Query { viewer { id } ...B } fragment B on Query { ...A }';
 
 async function overHttp(body: unknown) {
-  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
   return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> } };
 }
 

@@ -77,7 +77,7 @@ test('answers 503 UNAVAILABLE with Retry-After while the database is unreachable
   expect(health.headers.get('retry-after')).toBe('2');
   expect(((await health.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
 
-  const read = await a.rest.get(`/api/blueprints/${bp.id}`);
+  const read = await a.rest.get(`/api/blueprints/${bp.id}`, { token: reader.token });
   expect(read.status).toBe(503);
   expect(read.headers.get('retry-after')).toBe('2');
   expect(read.body).toEqual({ error: { code: 'UNAVAILABLE', message: expect.any(String), details: { retry_after_seconds: 2 } } });
@@ -103,6 +103,6 @@ test('answers 503 UNAVAILABLE with Retry-After while the database is unreachable
   expect(await nextMessage(sub, 10_000)).toBe('after');
   expect(await sub.nothingWithin(300)).toBe(true);
 
-  expect((await a.rest.get(`/api/blueprints/${bp.id}`)).status).toBe(200);
+  expect((await a.rest.get(`/api/blueprints/${bp.id}`, { token: reader.token })).status).toBe(200);
   expect((await a.rest.post('/api/architectures', { token: owner.token, body: { name: 'After the outage', visibility: 'public' } })).status).toBe(201);
 });
