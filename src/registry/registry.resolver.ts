@@ -13,6 +13,7 @@ enum RegistrySortEnum {
   STARS = 'stars',
   RECENT = 'recent',
   TRENDING = 'trending',
+  RATING = 'rating',
 }
 registerEnumType(RegistrySortEnum, { name: 'RegistrySort' });
 

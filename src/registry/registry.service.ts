@@ -6,8 +6,8 @@ import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { trendingScoreSql } from './trending';
 
-export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending';
-export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending'];
+export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
+export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
 
 export interface RegistryQuery {
   q?: string;
@@ -77,7 +77,10 @@ function sortedPage(ctx: RequestContext, sort: RegistrySort, q: string, filter: 
       ? `ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id`
       : sort === 'recent'
         ? 'b.created_at desc, b.id'
-        : 'b.stars_count desc, b.created_at desc, b.id';
+        : sort === 'rating'
+          ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
+            '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
+          : 'b.stars_count desc, b.created_at desc, b.id';
   const orderParams = sort === 'relevance' && q ? [q] : [];
   return ctx.em.execute(`select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
     ...params,

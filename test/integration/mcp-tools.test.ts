@@ -64,7 +64,7 @@ describe('tools/list', () => {
     expect(toolTypes).toHaveLength(25);
     for (const t of tools.filter((x) => x.inputSchema.properties?.limit && x.name !== 'blueprint_breed_suggestions'))
       expect(t.inputSchema.properties!.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
-    expect(tool('registry_search').inputSchema.properties!.sort).toMatchObject({ enum: ['relevance', 'stars', 'recent', 'trending'] });
+    expect(tool('registry_search').inputSchema.properties!.sort).toMatchObject({ enum: ['relevance', 'stars', 'recent', 'trending', 'rating'] });
     expect(tool('blueprint_get').annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tool('blueprint_fork').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(tool('architecture_remove_node').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

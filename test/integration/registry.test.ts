@@ -116,6 +116,23 @@ describe('GET /api/registry', () => {
     ]);
   });
 
+  it('sorts by mean review rating when asked: best first, unreviewed last, also in GraphQL', async () => {
+    const review = async (id: string, rating: number) => {
+      const critic = await server.rest.agentToken(`critic ${id} ${rating}`);
+      expect((await server.rest.post(`/api/blueprints/${id}/reviews`, { token: critic, body: { rating, body: 'tried it' } })).status).toBe(201);
+    };
+    await review(invoice.id, 3);
+    await review(cli.id, 5);
+    await review(cli.id, 4);
+    await review(kit.id, 2);
+    const byRating = await server.rest.get('/api/registry?sort=rating', { token: reader });
+    expect(ids(byRating)).toEqual([cli.id, invoice.id, kit.id, shop.id]);
+    expect(byRating.body.items.map((i: { rating_average: number | null }) => i.rating_average)).toEqual([4.5, 3, 2, null]);
+    const gql = await server.gql.request('{ registry(sort: RATING, first: 10) { edges { node { id ratingAverage } } } }', undefined, reader);
+    expect(gql.errors).toBeUndefined();
+    expect((gql.data as any).registry.edges.map((e: any) => e.node.id)).toEqual([cli.id, invoice.id, kit.id, shop.id]);
+  });
+
   it('sorts by stars by default, and by recent or trending when asked', async () => {
     const all = ids(await server.rest.get('/api/registry', { token: reader }));
     expect(all.slice(0, 2)).toEqual([shop.id, cli.id]);

@@ -55,6 +55,7 @@ const SORTS: { value: RegistrySort; label: string }[] = [
   { value: 'TRENDING', label: 'Trending' },
   { value: 'STARS', label: 'Stars' },
   { value: 'RECENT', label: 'Recent' },
+  { value: 'RATING', label: 'Rating' },
 ];
 
 export function RegistryPage() {
