@@ -8,11 +8,13 @@ export const projectRoot = path.resolve(__dirname, '..', '..');
 export const distMain = path.join(projectRoot, 'dist', 'src', 'main.js');
 export const distAdmin = path.join(projectRoot, 'dist', 'src', 'admin.js');
 
-function newestMtime(dir: string): number {
+/** The newest modification time of any file under `dir`, leaving out folders named in `skip`. */
+export function newestMtime(dir: string, skip: readonly string[] = []): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (skip.includes(entry.name)) continue;
     const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full, skip) : statSync(full).mtimeMs);
   }
   return newest;
 }
@@ -35,11 +37,12 @@ function lockOwnerAlive(lockDir: string): boolean {
 }
 
 /**
- * Compiles the server with `tsc -p tsconfig.build.json` into dist/ unless dist/ is newer than every source
- * file. Test files running in parallel take turns through a lock folder, so tsc never runs twice at once.
+ * Runs `build` unless `isFresh()` says its output is newer than its sources. Test files in parallel
+ * workers take turns through a lock folder (`.data/<lockName>`), so a build never runs twice at once; a
+ * lock whose owner died is taken over.
  */
-export async function ensureBuilt(): Promise<void> {
-  const lockDir = path.join(projectRoot, '.data', 'build.lock');
+export async function buildOnce(lockName: string, isFresh: () => boolean, build: () => Promise<unknown>): Promise<void> {
+  const lockDir = path.join(projectRoot, '.data', lockName);
   mkdirSync(path.dirname(lockDir), { recursive: true });
   for (;;) {
     try {
@@ -47,18 +50,23 @@ export async function ensureBuilt(): Promise<void> {
       writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
       break;
     } catch {
-      // Another worker is building; a lock whose owner died is taken over.
       if (existsSync(lockDir) && !lockOwnerAlive(lockDir) && Date.now() - statSync(lockDir).mtimeMs > 2000) rmSync(lockDir, { recursive: true, force: true });
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
   try {
-    if (isFresh()) return;
-    await promisify(execFile)(process.execPath, [path.join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: projectRoot,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    if (!isFresh()) await build();
   } finally {
     rmSync(lockDir, { recursive: true, force: true });
   }
+}
+
+/** Compiles the server with `tsc -p tsconfig.build.json` into dist/ unless dist/ is newer than every source file. */
+export function ensureBuilt(): Promise<void> {
+  return buildOnce('build.lock', isFresh, () =>
+    promisify(execFile)(process.execPath, [path.join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: projectRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    }),
+  );
 }
