@@ -7,6 +7,8 @@ import { bearerFrom, hashToken } from '../auth/tokens';
 import type { RequestContext } from './context';
 import { AppError, errorBody, validationFailed } from './errors';
 import { issuesFrom } from './json-schema';
+import { registerOpenApi } from './openapi';
+import { healthzSchema } from './platform.schemas';
 import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
@@ -73,7 +75,10 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   });
 
   const validators = requestValidators();
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    // A body the service validates (after auth, naming each path) is documented here but not checked twice.
+    (schema as Record<string, unknown>)['x-checked-by-service'] ? () => true : (httpPart === 'body' ? validators.body : validators.other).compile(schema),
+  );
 
   // JSON is the only body type the API reads; Fastify's default text/plain parser would let strings through.
   app.removeAllContentTypeParsers();
@@ -145,7 +150,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
 
-  app.get('/healthz', async (_request, reply) => {
+  await registerOpenApi(app, { checkResponses: process.env.NODE_ENV === 'test' });
+
+  app.get('/healthz', { schema: healthzSchema }, async (_request, reply) => {
     await deps.orm.em.getConnection().execute('select 1');
     return reply.send({ status: 'ok' });
   });

@@ -1,0 +1,50 @@
+import { errors, freeObject, obj, str } from './response-schemas';
+
+/** `GET /healthz`: public; 200 once the database answers. */
+export const healthzSchema = {
+  summary: 'Liveness and database readiness',
+  tags: ['platform'],
+  security: [],
+  response: { 200: obj({ status: { type: 'string', enum: ['ok'] } }), ...errors(503) },
+};
+
+/** `GET /metrics`: public; Prometheus text exposition format. */
+export const metricsSchema = {
+  summary: 'Prometheus metrics (text exposition format 0.0.4)',
+  tags: ['platform'],
+  security: [],
+  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' } },
+};
+
+const graphqlBody = obj(
+  {
+    query: str,
+    operationName: { type: ['string', 'null'] },
+    variables: { type: ['object', 'null'], additionalProperties: true },
+    extensions: { type: ['object', 'null'], additionalProperties: true },
+  },
+  ['operationName', 'variables', 'extensions'],
+);
+
+/** Errors of a GraphQL answer: `errors[].extensions.code` uses the REST error codes. */
+const graphqlResult = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    data: { type: ['object', 'null'], additionalProperties: true },
+    errors: { type: 'array', items: freeObject },
+    extensions: freeObject,
+  },
+};
+
+/**
+ * `/graphql`: GraphQL over HTTP (Apollo Server). A browser GET (`Accept: text/html`) gets the GraphiQL IDE;
+ * subscriptions use graphql-ws on the same path (WebSocket). The body is checked by GraphQL itself.
+ */
+export const graphqlRouteSchema = {
+  summary: 'GraphQL over HTTP (the primary API); a browser GET opens the GraphiQL IDE',
+  tags: ['graphql'],
+  body: { ...graphqlBody, 'x-checked-by-service': true },
+  // The answer is serialized by Apollo itself (a string), so it is documented, not re-serialized here.
+  response: { 200: graphqlResult, ...errors(400) },
+};
