@@ -1,7 +1,8 @@
 import { validationFailed } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { architectureSchemas } from './architecture.schemas';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { architectureView, getArchitecture } from './architecture.read';
 import { createArchitecture, listPublicArchitectures, transferArchitecture } from './architecture.service';
@@ -10,67 +11,61 @@ import { exportArchitecture, exportContentTypes, exportFormats, type ExportForma
 
 type SlugParams = { Params: { slug: string } };
 
-const slugParam = idParam('slug');
-const subjectParams = (name: string) => ({
-  type: 'object',
-  required: ['slug', name],
-  properties: { slug: { type: 'string', minLength: 1, maxLength: 200 }, [name]: { type: 'string', minLength: 1, maxLength: 200 } },
-});
 
 /**
  * Architectures. Bodies are checked by the services after authentication and access (so an anonymous
  * caller learns 401 before anything about the body), and their 400s name each offending path.
  */
 export const architectureRoutes: RouteModule = (app, deps) => {
-  app.post<{ Body: unknown }>('/api/architectures', async (request, reply) => {
+  app.post<{ Body: unknown }>('/api/architectures', { schema: architectureSchemas.create }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     const arch = await createArchitecture(ctx, request.body);
     return reply.status(201).send(toArchitectureBody({ architecture: arch, nodes: [], edges: [] }));
   });
 
   /** Public, no authentication: a page of public architectures, newest first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { schema: { querystring: pageQuery } }, async (request) => {
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { schema: architectureSchemas.list }, async (request) => {
     const ctx = await requestContext(request, deps);
     const page = pageFromQuery(request.query, deps.config.limits);
     const result = await listPublicArchitectures(ctx, page);
     return { items: result.items.map(toSummaryBody), total: result.total, ...page };
   });
 
-  app.get<SlugParams>('/api/architectures/:slug', { schema: { params: slugParam } }, async (request) => {
+  app.get<SlugParams>('/api/architectures/:slug', { schema: architectureSchemas.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toArchitectureBody(await architectureView(ctx, await getArchitecture(ctx, request.params.slug)));
   });
 
-  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: { params: slugParam } }, async (request, reply) => {
+  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: architectureSchemas.addNode }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toNodeBody(await addNode(ctx, request.params.slug, request.body)));
   });
 
-  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/edges', { schema: { params: slugParam } }, async (request, reply) => {
+  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/edges', { schema: architectureSchemas.addEdge }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toEdgeBody(await addEdge(ctx, request.params.slug, request.body)));
   });
 
   /** Batch move: `[{nodeId, position: {x, y}}]`, all or nothing; answers the architecture as it now is. */
-  app.put<SlugParams & { Body: unknown }>('/api/architectures/:slug/layout', { schema: { params: slugParam } }, async (request) => {
+  app.put<SlugParams & { Body: unknown }>('/api/architectures/:slug/layout', { schema: architectureSchemas.layout }, async (request) => {
     const ctx = await requestContext(request, deps);
     const arch = await updateLayout(ctx, request.params.slug, request.body);
     return toArchitectureBody(await architectureView(ctx, arch));
   });
 
-  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/transfer', { schema: { params: slugParam } }, async (request) => {
+  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/transfer', { schema: architectureSchemas.transfer }, async (request) => {
     const ctx = await requestContext(request, deps);
     const arch = await transferArchitecture(ctx, request.params.slug, request.body);
     return toArchitectureBody(await architectureView(ctx, arch));
   });
 
-  app.delete<{ Params: { slug: string; nodeId: string } }>('/api/architectures/:slug/nodes/:nodeId', { schema: { params: subjectParams('nodeId') } }, async (request, reply) => {
+  app.delete<{ Params: { slug: string; nodeId: string } }>('/api/architectures/:slug/nodes/:nodeId', { schema: architectureSchemas.removeNode }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     await removeNode(ctx, request.params.slug, request.params.nodeId);
     return reply.status(204).send();
   });
 
-  app.delete<{ Params: { slug: string; edgeId: string } }>('/api/architectures/:slug/edges/:edgeId', { schema: { params: subjectParams('edgeId') } }, async (request, reply) => {
+  app.delete<{ Params: { slug: string; edgeId: string } }>('/api/architectures/:slug/edges/:edgeId', { schema: architectureSchemas.removeEdge }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     await removeEdge(ctx, request.params.slug, request.params.edgeId);
     return reply.status(204).send();
@@ -79,7 +74,7 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   /** The diagram as Mermaid, DOT or JSON (default json); public architectures need no authentication. */
   app.get<SlugParams & { Querystring: { format?: string } }>(
     '/api/architectures/:slug/export',
-    { schema: { params: slugParam, querystring: { type: 'object', properties: { format: { type: 'string' } } } } },
+    { schema: architectureSchemas.export },
     async (request, reply) => {
       const ctx = await requestContext(request, deps);
       const arch = await getArchitecture(ctx, request.params.slug);

@@ -1,5 +1,6 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
+import { authSchemas } from './auth.schemas';
 import { createAgentSession, revokeViewerToken } from './auth.service';
 
 export const authRoutes: RouteModule = (app, deps) => {
@@ -8,10 +9,7 @@ export const authRoutes: RouteModule = (app, deps) => {
     '/api/agent/sessions',
     {
       config: { rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
-      schema: {
-        // No body at all is fine (Fastify validates a missing body as null).
-        body: { type: ['object', 'null'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } },
-      },
+      schema: authSchemas.createSession,
     },
     async (request, reply) => {
       const session = await createAgentSession(deps.orm.em.fork(), deps.config.limits, request.body?.name);
@@ -20,7 +18,7 @@ export const authRoutes: RouteModule = (app, deps) => {
   );
 
   /** Ends the caller's own session: the presented token stops working. */
-  app.delete('/api/agent/sessions/current', async (request, reply) => {
+  app.delete('/api/agent/sessions/current', { schema: authSchemas.revokeSession }, async (request, reply) => {
     await revokeViewerToken(await requestContext(request, deps));
     return reply.status(204).send();
   });

@@ -1,5 +1,6 @@
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { broadcastSchemas } from './broadcast.schemas';
 import { sendBroadcast, setSubscription } from './broadcast.service';
 import { toInboxBody, toSentBroadcastBody } from './broadcast.wire';
 import { listInbox, markInboxRead } from './inbox.service';
@@ -8,7 +9,7 @@ type IdParams = { Params: { id: string } };
 
 export const broadcastRoutes: RouteModule = (app, deps) => {
   /** Owner only. Answers 201 with the broadcast and `recipient_count`. */
-  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: broadcastSchemas.send }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
   });
@@ -17,7 +18,7 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/subscription',
-      schema: { params: idParam('id') },
+      schema: broadcastSchemas.subscription,
       handler: async (request) => {
         const ctx = await requestContext(request, deps);
         const state = await setSubscription(ctx, request.params.id, on);
@@ -28,7 +29,7 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
 
   app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>(
     '/api/inbox',
-    { schema: { querystring: { type: 'object', properties: { unread: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } } } } },
+    { schema: broadcastSchemas.inbox },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const page = await listInbox(ctx, request.query);
@@ -36,7 +37,7 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: { params: idParam('deliveryId') } }, async (request) => {
+  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: broadcastSchemas.markRead }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toInboxBody(await markInboxRead(ctx, request.params.deliveryId));
   });

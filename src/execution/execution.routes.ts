@@ -2,7 +2,8 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import { requireViewer } from '../auth/auth.service';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { executionSchemas } from './execution.schemas';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { startIdleSweep } from './execution.sweep';
@@ -10,12 +11,6 @@ import { toRunBody, toStartBody, toStatsBody, toStepBody } from './execution.wir
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
-
-const stepParams = {
-  type: 'object',
-  required: ['id', 'n'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, n: { type: 'string', maxLength: 20 } },
-};
 
 /**
  * Execution over REST. Also owns the idle sweep for the app's lifetime: started when the server is
@@ -30,14 +25,14 @@ export const executionRoutes: RouteModule = (app, deps) => {
     await stopSweep?.();
   });
 
-  app.get<IdParams>('/api/blueprints/:id/start', { schema: { params: idParam('id') } }, async (request) => {
+  app.get<IdParams>('/api/blueprints/:id/start', { schema: executionSchemas.start }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toStartBody(await startExecution(ctx, request.params.id));
   });
 
   app.get<{ Params: { id: string; n: string }; Querystring: { token?: string } }>(
     '/api/blueprints/:id/step/:n',
-    { schema: { params: stepParams, querystring: { type: 'object', properties: { token: { type: 'string' } } } } },
+    { schema: executionSchemas.step },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toStepBody(await executionStep(ctx, request.params.id, request.params.n, request.query.token));
@@ -46,7 +41,7 @@ export const executionRoutes: RouteModule = (app, deps) => {
 
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/executions',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { schema: executionSchemas.history },
     async (request) => {
       const ctx = await requestContext(request, deps);
       requireViewer(ctx);
@@ -57,14 +52,14 @@ export const executionRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {
+  app.get<RunParams>('/api/executions/:runId', { schema: executionSchemas.run }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toRunBody(await getExecutionRun(ctx, request.params.runId));
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(
     '/api/executions/:runId/report',
-    { schema: { params: idParam('runId'), body: { type: 'object' } } },
+    { schema: executionSchemas.report },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};

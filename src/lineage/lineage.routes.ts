@@ -2,7 +2,8 @@ import { toBlueprintBody, toCard } from '../blueprints/blueprint.wire';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { lineageSchemas } from './lineage.schemas';
 import { childrenOf, forksOf, parentsOf } from './lineage.service';
 
 type IdParams = { Params: { id: string } };
@@ -11,7 +12,7 @@ export const lineageRoutes: RouteModule = (app, deps) => {
   /** Public forks of a blueprint, oldest first, as full blueprint bodies. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/forks',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { schema: lineageSchemas.forks },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const page = pageFromQuery(request.query, deps.config.limits);
@@ -22,7 +23,7 @@ export const lineageRoutes: RouteModule = (app, deps) => {
   );
 
   /** Direct parents (forked from, bred from) and children (forks, breed offspring) the caller may see. */
-  app.get<IdParams>('/api/blueprints/:id/lineage', { schema: { params: idParam('id') } }, async (request) => {
+  app.get<IdParams>('/api/blueprints/:id/lineage', { schema: lineageSchemas.lineage }, async (request) => {
     const ctx = await requestContext(request, deps);
     const bp = await getBlueprint(ctx, request.params.id);
     const [parents, children] = await Promise.all([parentsOf(ctx, bp.id), childrenOf(ctx, bp.id)]);

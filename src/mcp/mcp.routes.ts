@@ -4,6 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
+import { mcpSchemas } from './mcp.schemas';
 import type { McpToolDefinition } from './mcp-tool';
 
 function toolResult(body: unknown) {
@@ -38,7 +39,7 @@ function serverFor(ctx: RequestContext, tools: McpToolDefinition[]): McpServer {
  */
 export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
   return (app, deps) => {
-    app.post('/mcp', async (request, reply) => {
+    app.post('/mcp', { schema: mcpSchemas.call }, async (request, reply) => {
       const ctx = await requestContext(request, deps);
       if (!ctx.viewer) throw unauthenticated();
       const server = serverFor(ctx, tools);
@@ -55,6 +56,7 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
       app.route({
         method,
         url: '/mcp',
+        schema: mcpSchemas.notAllowed,
         handler: async (_request, reply) =>
           reply.status(405).header('allow', 'POST').send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
       });

@@ -16,6 +16,7 @@ import { AppError } from './errors';
 import { assertQueryCost, limitRules } from './graphql-limits';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
+import { graphqlRouteSchemas } from './platform.schemas';
 import type { AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
@@ -230,7 +231,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       }
     },
   });
-  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], handler });
+  app.route({ url: '/graphql', method: ['GET', 'OPTIONS'], schema: graphqlRouteSchemas.get, handler });
+  app.route({ url: '/graphql', method: 'POST', schema: graphqlRouteSchemas.post, handler });
   // Stopping Apollo drains everything: the drain plugin closes Fastify (in-flight requests finish,
   // stragglers are cut after 10 s) and the hook above disposes graphql-ws (sockets get 1001 Going away).
   return { stop: () => apollo.stop() };

@@ -75,10 +75,13 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   });
 
   const validators = requestValidators();
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    // A body the service validates (after auth, naming each path) is documented here but not checked twice.
-    (schema as Record<string, unknown>)['x-checked-by-service'] ? () => true : (httpPart === 'body' ? validators.body : validators.other).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    // A body the service validates (after auth, naming each path) is documented here, not checked twice.
+    const checkedByService = (schema as Record<string, unknown>)['x-checked-by-service'];
+    if (checkedByService === 'object') return validators.body.compile({ type: 'object' });
+    if (checkedByService) return () => true;
+    return (httpPart === 'body' ? validators.body : validators.other).compile(schema);
+  });
 
   // JSON is the only body type the API reads; Fastify's default text/plain parser would let strings through.
   app.removeAllContentTypeParsers();

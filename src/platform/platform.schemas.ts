@@ -39,12 +39,24 @@ const graphqlResult = {
 
 /**
  * `/graphql`: GraphQL over HTTP (Apollo Server). A browser GET (`Accept: text/html`) gets the GraphiQL IDE;
- * subscriptions use graphql-ws on the same path (WebSocket). The body is checked by GraphQL itself.
+ * subscriptions use graphql-ws on the same path (WebSocket). Requests are checked by GraphQL itself, and
+ * the answer is serialized by Apollo (a string), so both are documented here, not re-checked.
  */
-export const graphqlRouteSchema = {
-  summary: 'GraphQL over HTTP (the primary API); a browser GET opens the GraphiQL IDE',
-  tags: ['graphql'],
-  body: { ...graphqlBody, 'x-checked-by-service': true },
-  // The answer is serialized by Apollo itself (a string), so it is documented, not re-serialized here.
-  response: { 200: graphqlResult, ...errors(400) },
+export const graphqlRouteSchemas = {
+  get: {
+    summary: 'GraphQL query over GET (a browser asking for text/html gets the GraphiQL IDE)',
+    tags: ['graphql'],
+    querystring: {
+      type: 'object',
+      'x-checked-by-service': true,
+      properties: { query: str, operationName: str, variables: { type: 'string', description: 'JSON' }, extensions: { type: 'string', description: 'JSON' } },
+    },
+    response: { 200: graphqlResult, ...errors(400) },
+  },
+  post: {
+    summary: 'GraphQL over HTTP: queries and mutations (the primary API)',
+    tags: ['graphql'],
+    body: { ...graphqlBody, 'x-checked-by-service': true },
+    response: { 200: graphqlResult, ...errors(400) },
+  },
 };

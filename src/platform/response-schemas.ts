@@ -41,8 +41,8 @@ export function page(item: JsonSchema, extra: Record<string, JsonSchema> = {}): 
 export const pageQuerySchema: JsonSchema = {
   type: 'object',
   properties: {
-    limit: { type: 'string', pattern: '^[0-9]+$', description: 'Page size, default 20, at most 100 (PAGE_MAX)' },
-    offset: { type: 'string', pattern: '^[0-9]+$', description: 'Items to skip, default 0' },
+    limit: { type: 'string', description: 'Page size: an integer, default 20, at most 100 (PAGE_MAX)' },
+    offset: { type: 'string', description: 'Items to skip: an integer, default 0' },
   },
 };
 
@@ -86,8 +86,9 @@ export const noContent: JsonSchema = { type: 'null', description: 'No content' }
 
 /**
  * A request body that the service validates (after authentication and access, naming each offending
- * path); the route documents it but does not check it a second time.
+ * path); the route documents it but does not check it a second time (`requireObject`: the route only
+ * checks that it is a JSON object).
  */
-export function serviceChecked(schema: JsonSchema): JsonSchema {
-  return { ...schema, 'x-checked-by-service': true };
+export function serviceChecked(schema: JsonSchema, options: { requireObject?: boolean } = {}): JsonSchema {
+  return { ...schema, 'x-checked-by-service': options.requireObject ? 'object' : true };
 }

@@ -2,16 +2,15 @@ import { toCard } from '../blueprints/blueprint.wire';
 import { validationFailed } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { registrySchemas } from './registry.schemas';
 import { BREED_SUGGESTIONS_MAX, breedSuggestions } from './breed-suggestions.service';
 import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
 
 type RegistryQuerystring = { q?: string; tags?: string; limit?: string; offset?: string; sort?: string };
 
 export const registryRoutes: RouteModule = (app, deps) => {
-  const stringProps = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) });
-
-  app.get<{ Querystring: RegistryQuerystring }>('/api/registry', { schema: { querystring: stringProps('q', 'tags', 'limit', 'offset', 'sort') } }, async (request) => {
+  app.get<{ Querystring: RegistryQuerystring }>('/api/registry', { schema: registrySchemas.search }, async (request) => {
     const ctx = await requestContext(request, deps);
     const page = pageFromQuery(request.query, deps.config.limits);
     const sort = request.query.sort;
@@ -23,7 +22,7 @@ export const registryRoutes: RouteModule = (app, deps) => {
 
   app.get<{ Querystring: { limit?: string; window_days?: string } }>(
     '/api/registry/trending',
-    { schema: { querystring: stringProps('limit', 'window_days') } },
+    { schema: registrySchemas.trending },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const { limit } = pageFromQuery({ limit: request.query.limit }, deps.config.limits);
@@ -39,7 +38,7 @@ export const registryRoutes: RouteModule = (app, deps) => {
   /** Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks. */
   app.get<{ Params: { id: string }; Querystring: { limit?: string } }>(
     '/api/blueprints/:id/breed-suggestions',
-    { schema: { params: idParam('id'), querystring: stringProps('limit') } },
+    { schema: registrySchemas.breedSuggestions },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const limit = request.query.limit === undefined ? undefined : pageFromQuery({ limit: request.query.limit }, { ...deps.config.limits, pageMax: BREED_SUGGESTIONS_MAX }).limit;

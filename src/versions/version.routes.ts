@@ -1,6 +1,7 @@
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { versionSchemas } from './version.schemas';
 import { historyOf, versionsOf } from './history.service';
 import { toVersionBody } from './version.wire';
 
@@ -10,7 +11,7 @@ export const versionRoutes: RouteModule = (app, deps) => {
   /** The plan's history, newest first; owner only. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/versions',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { schema: versionSchemas.list },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const page = pageFromQuery(request.query, deps.config.limits);
