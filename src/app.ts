@@ -7,7 +7,9 @@ import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
 import { EventBus } from './platform/events';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
+import { registerGraphiQL } from './platform/graphiql';
 import { createHttpServer } from './platform/http';
+import { registerMetrics } from './platform/metrics';
 import type { AppDeps } from './platform/request-context';
 
 export interface RunningApp {
@@ -49,6 +51,8 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const deps: AppDeps = { orm, config, events };
     const http = await createHttpServer(deps);
     log = http.log;
+    registerMetrics(http, deps);
+    registerGraphiQL(http);
     for (const routes of routeModules) routes(http, deps);
     const graphql = await mountGraphQL(http, deps, await graphQLSchema());
     await http.listen({ port: config.port, host: config.host });

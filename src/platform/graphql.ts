@@ -1,6 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { createPubSub } from '@graphql-yoga/subscription';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
@@ -16,6 +16,7 @@ import { AppError } from './errors';
 import { assertQueryCost, limitRules } from './graphql-limits';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
+import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
 import type { AppDeps } from './request-context';
 
@@ -130,6 +131,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     return { document };
   };
 
+  const wsMetrics = graphqlWsMetricsHooks(app);
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null }>(
     {
@@ -153,6 +155,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       },
       onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const checked = checkedDocument(payload.query);
+        wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
         try {
@@ -171,6 +174,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         };
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
+      onOperation: wsMetrics.onOperation,
+      onComplete: wsMetrics.onComplete,
       onNext: (_ctx, id, _payload, args, result) => {
         if (!('errors' in result) || !result.errors) return result;
         const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
@@ -196,6 +201,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
+      // Browsers get the local GraphiQL (graphiql.ts), not Apollo's CDN-loaded landing page.
+      ApolloServerPluginLandingPageDisabled(),
+      graphqlMetricsPlugin(app),
       costPlugin(deps),
       internalErrorPlugin(app.log),
       {
