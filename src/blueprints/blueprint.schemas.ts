@@ -1,5 +1,5 @@
 import { idParam } from '../platform/routes';
-import { arrayOf, bool, dateTime, freeObject, int, nullable, num, obj, str, strings, uuid } from '../platform/response-schemas';
+import { errors, arrayOf, bool, dateTime, freeObject, int, nullable, num, obj, str, strings, uuid } from '../platform/response-schemas';
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });
@@ -37,7 +37,7 @@ const tags = ['blueprints'];
 
 export const blueprintSchemas = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
-  fork: { summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded', tags, params: idParam('id'), response: { 201: blueprintBodySchema } },
+  fork: { summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded', tags, params: idParam('id'), response: { 201: blueprintBodySchema, ...errors(403) } },
   star: {
     summary: 'Star (POST) or unstar (DELETE) a blueprint; idempotent',
     tags,

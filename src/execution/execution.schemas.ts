@@ -32,6 +32,7 @@ export const executionSchemas = {
     params: idParam('id'),
     response: {
       200: obj({ run_id: uuid, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepContent, next_token: str, dn: { type: 'boolean', const: false } }),
+      ...errors(409),
     },
   },
   step: {
@@ -54,6 +55,6 @@ export const executionSchemas = {
     tags,
     params: idParam('runId'),
     body: serviceChecked(obj({ status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']), { requireObject: true }),
-    response: { 200: runSchema, ...errors(403) },
+    response: { 200: runSchema, ...errors(403, 409) },
   },
 };

@@ -10,7 +10,7 @@ import { Loaders } from '../platform/loaders';
 import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
 import { assertValid, validatorFor, type JsonSchema } from '../platform/json-schema';
 import { hashToken, newToken, tokenMatches } from '../auth/tokens';
-import type { ToolContext, ToolDefinition, ToolStep } from './tool-definition';
+import type { ToolContext, ToolDefinition } from './tool-definition';
 import { OperationStatus, ToolOperation } from './tool-operation.entity';
 import { isToolType, toolTypes } from './tool-types';
 import { toolDefinitions } from './tools';

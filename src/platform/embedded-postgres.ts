@@ -130,7 +130,7 @@ export async function startEmbeddedPostgres(options: {
     await pg.start();
   } catch (err) {
     const output = recent.filter(Boolean).slice(-5).join(' | ');
-    throw new Error(`embedded PostgreSQL did not start on port ${options.port} (${databaseDir}): ${String(err ?? 'no reason given')}${output ? `; its output: ${output}` : ''}`);
+    throw new Error(`embedded PostgreSQL did not start on port ${options.port} (${databaseDir}): ${String(err ?? 'no reason given')}${output ? `; its output: ${output}` : ''}`, { cause: err });
   }
   await writeFile(ownerFile(databaseDir), String(process.pid));
   return {

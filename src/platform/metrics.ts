@@ -48,13 +48,13 @@ export class Metrics {
   constructor(deps: AppDeps) {
     collectDefaultMetrics({ register: this.registry });
     const events: EventBus = deps.events;
-    const self = this;
+    const liveSubscribers = () => this.liveSubscribers;
     new Gauge({
       name: 'live_subscribers',
       help: 'graphql-ws subscriptions streaming on this instance',
       registers: [this.registry],
       collect() {
-        this.set(self.liveSubscribers);
+        this.set(liveSubscribers());
       },
     });
     new Gauge({

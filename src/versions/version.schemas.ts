@@ -1,4 +1,4 @@
-import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, str, uuid } from '../platform/response-schemas';
+import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 
 export const versionBodySchema = obj({
