@@ -27,8 +27,10 @@ type LocalTopics = { [T in Topic]: [EventTopics[T]] };
  * `recordVersion`); `EventBus.publish` is the same call.
  */
 export async function publishOnCommit<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
-  // `at` lets each instance measure the lag from here (inside the writing transaction) to delivery.
-  await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload, at: Date.now() })]);
+  // `at` (the writing transaction's start, in ms) lets each instance measure the lag to delivery. It is the
+  // same for the whole transaction, so PostgreSQL still folds identical notifications of one transaction.
+  const envelope = JSON.stringify({ topic, payload });
+  await em.execute(`select pg_notify(?, ? || ',"at":' || floor(extract(epoch from now()) * 1000)::bigint || '}')`, [CHANNEL, envelope.slice(0, -1)]);
 }
 
 export class EventBus {
