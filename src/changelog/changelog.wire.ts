@@ -1,6 +1,6 @@
 import type { ChangelogEntry } from './changelog-entry.entity';
 
-/** The REST changelog entry of DESIGN.md section 8. */
+/** The REST changelog entry of docs/api.md. */
 export function toChangelogBody(entry: ChangelogEntry) {
   return {
     id: entry.id,

@@ -51,7 +51,7 @@ export const executionSchemas = {
   },
   run: { summary: 'One execution run (its runner or the blueprint owner)', tags, params: idParam('runId'), response: { 200: runSchema } },
   report: {
-    summary: 'End a running run as completed or failed, with notes (its runner); a finished run is answered as is',
+    summary: 'End a running run as completed or failed, with notes (its runner); a run that has ended is 409',
     tags,
     params: idParam('runId'),
     body: serviceChecked(obj({ status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']), { requireObject: true }),

@@ -29,7 +29,7 @@ export interface Limits {
   executionSweepMs: number;
   /** Lifetime of an agent session token. */
   agentSessionMs: number;
-  /** Plan size bounds (DESIGN.md section 2). */
+  /** Plan size bounds (docs/api.md). */
   planMaxModules: number;
   planMaxSteps: number;
   planMaxBytes: number;

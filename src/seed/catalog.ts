@@ -1,6 +1,6 @@
 /**
  * The demo registry's content: a library of modules (one meaning per key, so bred plans combine cleanly)
- * and the original blueprints built from it, twelve per tag of the spec.
+ * and the original blueprints built from it, several per tag (saas, e-commerce, api, cli, dashboard).
  */
 
 export interface CatalogModule {

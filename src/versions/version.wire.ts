@@ -2,7 +2,7 @@ import type { PlanDiff } from '../plans/algebra';
 import { wireName } from '../plans/plan';
 import type { VersionEntry } from './history.service';
 
-/** The REST version body of DESIGN.md section 8. */
+/** The REST version body of docs/api.md. */
 export function toVersionBody(v: VersionEntry) {
   return { number: v.number, created_at: v.createdAt.toISOString(), author_id: v.authorId, cause: v.cause, changes: v.changes };
 }

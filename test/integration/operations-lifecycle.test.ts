@@ -4,7 +4,7 @@ import { OPS, cancel, createAt, db, expectError, expectTokenStillValid, expectUn
 import { startTestServer, type TestServer } from '../helpers/server';
 import { openSql } from '../helpers/sql';
 
-/** The tool-operation engine over REST: step tokens, lifecycle, expiry and access (DESIGN.md sections 4, 5, 8). */
+/** The tool-operation engine over REST: step tokens, lifecycle, expiry and access (docs/api.md). */
 
 describe('step tokens', () => {
   it('rejects a wrong token with 409 STALE_STEP_TOKEN and changes nothing', async () => {

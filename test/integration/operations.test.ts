@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createSubmissions } from '../fixtures/blueprints';
 import { OPS, ajv, createAt, db, expectError, expectSatisfies, expectTokenStillValid, expectUntouched, owner, server, start, status, stranger, submit } from '../helpers/operations';
 
-/** The tool-operation engine and the `create` tool over REST: the flow and bad input (DESIGN.md sections 4, 5, 8). */
+/** The tool-operation engine and the `create` tool over REST: the flow and bad input (docs/api.md). */
 
 describe('the create flow', () => {
   it('takes five schema-checked submissions and stores the blueprint with version 1', async () => {
