@@ -11,7 +11,22 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
     rules: {
       // Tests and JSON plumbing read untyped bodies; the type checker already flags the risky spots.
       '@typescript-eslint/no-explicit-any': 'off',
@@ -31,7 +46,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../*', '!../platform', '!../platform/*'], message: 'src/platform imports no domain folder: pass collaborators in as options instead.' }] },
+        {
+          patterns: [
+            { group: ['../*', '!../platform', '!../platform/*'], message: 'src/platform imports no domain folder: pass collaborators in as options instead.' },
+          ],
+        },
       ],
     },
   },

@@ -15,28 +15,79 @@ const ts = require('typescript');
 
 /** Folder dependencies that close a cycle today (`from -> to`). Issue 14 removes these. */
 const knownFolderEdges = [
-  'architectures -> auth', 'architectures -> blueprints', 'architectures -> plans', 'architectures -> platform',
-  'architectures -> teams', 'auth -> platform', 'blueprints -> auth', 'blueprints -> lineage',
-  'blueprints -> plans', 'blueprints -> platform', 'blueprints -> teams', 'blueprints -> versions',
-  'broadcasts -> auth', 'broadcasts -> blueprints', 'broadcasts -> changelog', 'broadcasts -> platform',
-  'broadcasts -> teams', 'changelog -> auth', 'changelog -> blueprints', 'changelog -> platform',
-  'db -> architectures', 'db -> auth', 'db -> blueprints', 'db -> broadcasts',
-  'db -> changelog', 'db -> execution', 'db -> lineage', 'db -> operations',
-  'db -> teams', 'db -> versions', 'execution -> auth', 'execution -> blueprints',
-  'execution -> mcp', 'execution -> plans', 'execution -> platform', 'execution -> teams',
-  'lineage -> blueprints', 'lineage -> platform', 'mcp -> blueprints', 'mcp -> lineage',
-  'mcp -> operations', 'mcp -> platform', 'mcp -> registry', 'operations -> architectures',
-  'operations -> auth', 'operations -> blueprints', 'operations -> lineage', 'operations -> plans',
-  'operations -> platform', 'operations -> registry', 'operations -> versions', 'plans -> platform',
-  'platform -> auth', 'platform -> db', 'registry -> auth', 'registry -> blueprints',
-  'registry -> plans', 'registry -> platform', 'teams -> auth', 'teams -> blueprints',
-  'teams -> platform', 'versions -> auth', 'versions -> blueprints', 'versions -> plans',
+  'architectures -> auth',
+  'architectures -> blueprints',
+  'architectures -> plans',
+  'architectures -> platform',
+  'architectures -> teams',
+  'auth -> platform',
+  'blueprints -> auth',
+  'blueprints -> lineage',
+  'blueprints -> plans',
+  'blueprints -> platform',
+  'blueprints -> teams',
+  'blueprints -> versions',
+  'broadcasts -> auth',
+  'broadcasts -> blueprints',
+  'broadcasts -> changelog',
+  'broadcasts -> platform',
+  'broadcasts -> teams',
+  'changelog -> auth',
+  'changelog -> blueprints',
+  'changelog -> platform',
+  'db -> architectures',
+  'db -> auth',
+  'db -> blueprints',
+  'db -> broadcasts',
+  'db -> changelog',
+  'db -> execution',
+  'db -> lineage',
+  'db -> operations',
+  'db -> teams',
+  'db -> versions',
+  'execution -> auth',
+  'execution -> blueprints',
+  'execution -> mcp',
+  'execution -> plans',
+  'execution -> platform',
+  'execution -> teams',
+  'lineage -> blueprints',
+  'lineage -> platform',
+  'mcp -> blueprints',
+  'mcp -> lineage',
+  'mcp -> operations',
+  'mcp -> platform',
+  'mcp -> registry',
+  'operations -> architectures',
+  'operations -> auth',
+  'operations -> blueprints',
+  'operations -> lineage',
+  'operations -> plans',
+  'operations -> platform',
+  'operations -> registry',
+  'operations -> versions',
+  'plans -> platform',
+  'platform -> auth',
+  'platform -> db',
+  'registry -> auth',
+  'registry -> blueprints',
+  'registry -> plans',
+  'registry -> platform',
+  'teams -> auth',
+  'teams -> blueprints',
+  'teams -> platform',
+  'versions -> auth',
+  'versions -> blueprints',
+  'versions -> plans',
   'versions -> platform',
 ];
 
 /** Platform files that import a domain folder today (`file -> folder`). Issue 14 removes these. */
 const knownPlatformImports = [
-  'src/platform/database.ts -> db', 'src/platform/graphql.ts -> auth', 'src/platform/http.ts -> auth', 'src/platform/request-context.ts -> auth',
+  'src/platform/database.ts -> db',
+  'src/platform/graphql.ts -> auth',
+  'src/platform/http.ts -> auth',
+  'src/platform/request-context.ts -> auth',
 ];
 
 const root = path.resolve(__dirname, '..');
@@ -113,9 +164,12 @@ const cyclic = [...edges.keys()].filter((key) => {
 
 const problems = [];
 for (const key of cyclic) if (!knownFolderEdges.includes(key)) problems.push(`import cycle between folders: ${key} (${edges.get(key)}) closes a cycle`);
-for (const key of knownFolderEdges) if (!cyclic.includes(key)) problems.push(`allow-list entry "${key}" no longer closes a cycle: remove it from scripts/check-architecture.js`);
-for (const [key, spec] of platformImports) if (!knownPlatformImports.includes(key)) problems.push(`src/platform imports a domain folder: ${key} ('${spec}'); pass collaborators in as options instead`);
-for (const key of knownPlatformImports) if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
+for (const key of knownFolderEdges)
+  if (!cyclic.includes(key)) problems.push(`allow-list entry "${key}" no longer closes a cycle: remove it from scripts/check-architecture.js`);
+for (const [key, spec] of platformImports)
+  if (!knownPlatformImports.includes(key)) problems.push(`src/platform imports a domain folder: ${key} ('${spec}'); pass collaborators in as options instead`);
+for (const key of knownPlatformImports)
+  if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
 
 if (process.argv.includes('--list')) {
   console.log(JSON.stringify({ cyclic: cyclic.sort(), platformImports: [...platformImports.keys()].sort() }, null, 2));
@@ -123,5 +177,7 @@ if (process.argv.includes('--list')) {
   for (const p of problems) console.error(`architecture: ${p}`);
   process.exit(1);
 } else {
-  console.log(`architecture: ${edges.size} folder dependencies, no new cycle, no new platform -> domain import (${knownFolderEdges.length + knownPlatformImports.length} known, issue 14)`);
+  console.log(
+    `architecture: ${edges.size} folder dependencies, no new cycle, no new platform -> domain import (${knownFolderEdges.length + knownPlatformImports.length} known, issue 14)`,
+  );
 }

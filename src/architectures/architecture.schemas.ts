@@ -1,6 +1,21 @@
 import { cardSchema } from '../blueprints/blueprint.schemas';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
-import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/response-schemas';
+import {
+  arrayOf,
+  bool,
+  dateTime,
+  errors,
+  int,
+  nullable,
+  num,
+  obj,
+  pageQuerySchema,
+  page,
+  serviceChecked,
+  str,
+  uuid,
+  noContent,
+} from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';
 import { COORDINATE_MAX } from './architecture-edit.service';
@@ -40,7 +55,13 @@ const head = {
   owner_id: uuid,
   team_id: nullable(uuid),
 };
-export const architectureBodySchema = obj({ ...head, nodes: arrayOf(nodeBodySchema), edges: arrayOf(edgeBodySchema), created_at: dateTime, updated_at: dateTime });
+export const architectureBodySchema = obj({
+  ...head,
+  nodes: arrayOf(nodeBodySchema),
+  edges: arrayOf(edgeBodySchema),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
 const summarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
 
 export const architectureSchemas = {
@@ -50,8 +71,20 @@ export const architectureSchemas = {
     body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['description'])),
     response: { 201: architectureBodySchema },
   },
-  list: { summary: 'Public architectures, newest first (public, no token)', tags, security: [], querystring: pageQuerySchema, response: { 200: page(summarySchema) } },
-  get: { summary: 'One architecture with nodes and edges (public ones need no token)', tags, security: [], params: slugParam, response: { 200: architectureBodySchema } },
+  list: {
+    summary: 'Public architectures, newest first (public, no token)',
+    tags,
+    security: [],
+    querystring: pageQuerySchema,
+    response: { 200: page(summarySchema) },
+  },
+  get: {
+    summary: 'One architecture with nodes and edges (public ones need no token)',
+    tags,
+    security: [],
+    params: slugParam,
+    response: { 200: architectureBodySchema },
+  },
   addNode: {
     summary: 'Add a blueprint as a node (editors)',
     tags,
@@ -91,7 +124,12 @@ export const architectureSchemas = {
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   removeNode: { summary: 'Remove a node and its edges (editors)', tags, params: subjectParams('nodeId'), response: { 204: noContent, ...errors(403) } },
-  removeEdge: { summary: 'Remove a drawn edge (lineage edges are computed: 403)', tags, params: subjectParams('edgeId'), response: { 204: noContent, ...errors(403) } },
+  removeEdge: {
+    summary: 'Remove a drawn edge (lineage edges are computed: 403)',
+    tags,
+    params: subjectParams('edgeId'),
+    response: { 204: noContent, ...errors(403) },
+  },
   export: {
     summary: 'The diagram as Mermaid, DOT or JSON (public ones need no token)',
     tags,

@@ -37,7 +37,12 @@ const tags = ['blueprints'];
 
 export const blueprintSchemas = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
-  fork: { summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded', tags, params: idParam('id'), response: { 201: blueprintBodySchema, ...errors(403) } },
+  fork: {
+    summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded',
+    tags,
+    params: idParam('id'),
+    response: { 201: blueprintBodySchema, ...errors(403) },
+  },
   star: {
     summary: 'Star (POST) or unstar (DELETE) a blueprint; idempotent',
     tags,

@@ -12,7 +12,11 @@ const broadcastProps = {
   severity: { type: 'string', enum: Object.values(BroadcastSeverity) },
   created_at: dateTime,
 };
-export const inboxItemSchema = obj({ id: { type: 'string', description: 'the delivery id: a number, ordered per recipient (the cursor of `broadcastReceived(after:)`)' }, read_at: nullable(dateTime), broadcast: obj(broadcastProps) });
+export const inboxItemSchema = obj({
+  id: { type: 'string', description: 'the delivery id: a number, ordered per recipient (the cursor of `broadcastReceived(after:)`)' },
+  read_at: nullable(dateTime),
+  broadcast: obj(broadcastProps),
+});
 
 export const broadcastSchemas = {
   send: {

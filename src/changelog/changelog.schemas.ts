@@ -21,7 +21,13 @@ export const changelogSchemas = {
     querystring: pageQuerySchema,
     response: { 200: page(changelogEntrySchema) },
   },
-  publish: { summary: 'Publish a changelog entry (owner)', tags, params: idParam('id'), body: serviceChecked(obj({ title, body })), response: { 201: changelogEntrySchema, ...errors(403) } },
+  publish: {
+    summary: 'Publish a changelog entry (owner)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked(obj({ title, body })),
+    response: { 201: changelogEntrySchema, ...errors(403) },
+  },
   update: {
     summary: 'Change the title and/or body of an entry (owner)',
     tags,

@@ -31,7 +31,15 @@ export const executionSchemas = {
     tags,
     params: idParam('id'),
     response: {
-      200: obj({ run_id: uuid, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepContent, next_token: str, dn: { type: 'boolean', const: false } }),
+      200: obj({
+        run_id: uuid,
+        system_prompt: str,
+        total_steps: int,
+        stage_tokens: strings,
+        step: stepContent,
+        next_token: str,
+        dn: { type: 'boolean', const: false },
+      }),
       ...errors(409),
     },
   },
@@ -54,7 +62,10 @@ export const executionSchemas = {
     summary: 'End a running run as completed or failed, with notes (its runner); a run that has ended is 409',
     tags,
     params: idParam('runId'),
-    body: serviceChecked(obj({ status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']), { requireObject: true }),
+    body: serviceChecked(
+      obj({ status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']),
+      { requireObject: true },
+    ),
     response: { 200: runSchema, ...errors(403, 409) },
   },
 };

@@ -7,7 +7,13 @@ const tags = ['lineage'];
 const related = arrayOf(obj({ kind: { type: 'string', enum: Object.values(LineageKind) }, blueprint: cardSchema }));
 
 export const lineageSchemas = {
-  forks: { summary: 'Forks of a blueprint the caller may see, oldest first', tags, params: idParam('id'), querystring: pageQuerySchema, response: { 200: page(blueprintBodySchema) } },
+  forks: {
+    summary: 'Forks of a blueprint the caller may see, oldest first',
+    tags,
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(blueprintBodySchema) },
+  },
   lineage: {
     summary: 'Direct parents (forked from, bred from) and children (forks, offspring) the caller may see',
     tags,

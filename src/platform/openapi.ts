@@ -79,18 +79,35 @@ function checkResponsesAgainstSchemas(app: FastifyInstance): void {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   const compiled = new WeakMap<object, ValidateFunction>();
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    const responses = (request.routeOptions.schema as { response?: Record<string, JsonSchema> } | undefined)?.response;
-    if (!responses) return payload;
-    const status = reply.statusCode;
-    const schema = responses[String(status)] ?? responses[`${String(status)[0]}xx`] ?? responses.default;
-    const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${status}`;
-    if (!schema) return mismatch(reply, where, 'the status code is not documented', payload);
+  const validatorOf = (schema: JsonSchema) => {
     let validate = compiled.get(schema);
     if (!validate) {
       validate = ajv.compile(schema);
       compiled.set(schema, validate);
     }
+    return validate;
+  };
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const routeSchema = request.routeOptions.schema as { response?: Record<string, JsonSchema>; body?: JsonSchema } | undefined;
+    const responses = routeSchema?.response;
+    if (!responses) return payload;
+    const status = reply.statusCode;
+    // A body the service accepted must match its documented schema too (else the document is too strict).
+    const body = routeSchema.body;
+    if (body?.['x-checked-by-service'] && status < 300 && request.body !== undefined && request.body !== null) {
+      const validateBody = validatorOf(body);
+      if (!validateBody(request.body))
+        return mismatch(
+          reply,
+          `${request.method} ${request.routeOptions.url ?? request.url} request body`,
+          `accepted, but not valid against its documented schema: ${ajv.errorsText(validateBody.errors)}`,
+          request.body,
+        );
+    }
+    const schema = responses[String(status)] ?? responses[`${String(status)[0]}xx`] ?? responses.default;
+    const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${status}`;
+    if (!schema) return mismatch(reply, where, 'the status code is not documented', payload);
+    const validate = validatorOf(schema);
     if (validate(payload)) return payload;
     return mismatch(reply, where, ajv.errorsText(validate.errors), payload);
   });

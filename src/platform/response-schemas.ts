@@ -53,7 +53,11 @@ export const errorBodySchema: JsonSchema = obj(
       {
         code: { type: 'string', enum: Object.keys(errorStatus) },
         message: str,
-        details: { type: 'object', additionalProperties: true, description: 'e.g. `issues: [{path, message}]` for VALIDATION_FAILED, `request_id` for INTERNAL' },
+        details: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'e.g. `issues: [{path, message}]` for VALIDATION_FAILED, `request_id` for INTERNAL',
+        },
       },
       ['details'],
     ),

@@ -21,7 +21,11 @@ async function main(): Promise<number> {
   try {
     const started = Date.now();
     const summary = await seedDemoRegistry({ orm, config, events }, (line) => console.log(line));
-    console.log(summary.seeded ? `Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}` : 'The demo registry is already there: nothing to do.');
+    console.log(
+      summary.seeded
+        ? `Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`
+        : 'The demo registry is already there: nothing to do.',
+    );
     return 0;
   } finally {
     await orm.close();

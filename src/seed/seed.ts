@@ -43,7 +43,11 @@ async function principalNamed(em: EntityManager, name: string): Promise<boolean>
 }
 
 /** Drives one tool operation through the service, one submission per step; returns the finished view. */
-async function runTool(ctx: () => Promise<RequestContext>, start: { toolType: string; sourceBlueprintIds?: string[]; params?: Record<string, unknown> }, submissions: Array<(op: OperationView) => unknown>): Promise<OperationView> {
+async function runTool(
+  ctx: () => Promise<RequestContext>,
+  start: { toolType: string; sourceBlueprintIds?: string[]; params?: Record<string, unknown> },
+  submissions: Array<(op: OperationView) => unknown>,
+): Promise<OperationView> {
   let op = await startOperation(await ctx(), { toolType: start.toolType, sourceBlueprintIds: start.sourceBlueprintIds ?? [], params: start.params ?? {} });
   for (const next of submissions) op = await submitStep(await ctx(), op.operation.id, op.token, next(op));
   if (!op.done) throw new Error(`${start.toolType} did not finish`);
@@ -70,7 +74,17 @@ function createSubmissions(spec: OriginalSpec, visibility: 'public' | 'private')
 
 export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => void = () => undefined): Promise<SeedSummary> {
   const em = deps.orm.em.fork() as EntityManager;
-  const summary: SeedSummary = { seeded: false, blueprints: 0, forks: 0, breeds: 0, architectures: 0, changelogEntries: 0, broadcasts: 0, stars: 0, executionRuns: 0 };
+  const summary: SeedSummary = {
+    seeded: false,
+    blueprints: 0,
+    forks: 0,
+    breeds: 0,
+    architectures: 0,
+    changelogEntries: 0,
+    broadcasts: 0,
+    stars: 0,
+    executionRuns: 0,
+  };
   if (await principalNamed(em, DONE_MARKER)) return summary;
   if (await principalNamed(em, PEOPLE[0]!)) throw new Error('An earlier seed was interrupted: reset the database (or drop it) and run `npm run seed` again.');
 
@@ -86,7 +100,11 @@ export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => voi
   const gen0: string[] = [];
   const tagOf = new Map<string, string>();
   for (const [i, spec] of specs.entries()) {
-    const op = await runTool(person(i).ctx, { toolType: 'create', params: { language: spec.configuration.language, framework: spec.configuration.framework } }, createSubmissions(spec, i % 9 === 8 ? 'private' : 'public'));
+    const op = await runTool(
+      person(i).ctx,
+      { toolType: 'create', params: { language: spec.configuration.language, framework: spec.configuration.framework } },
+      createSubmissions(spec, i % 9 === 8 ? 'private' : 'public'),
+    );
     const id = newBlueprintId(op);
     gen0.push(id);
     tagOf.set(id, spec.tag);
@@ -107,10 +125,14 @@ export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => voi
     const sources = await Promise.all(parents.map((id) => getBlueprint(ctx, id)));
     const chosen = new Map<string, string>();
     for (const source of sources) for (const mod of source.plan.modules) if (!chosen.has(mod.key)) chosen.set(mod.key, source.id);
-    const op = await runTool(person(by).ctx, { toolType: 'breed', sourceBlueprintIds: parents, params: { description: `Offspring of ${sources.map((s) => s.name).join(' and ')}` } }, [
-      () => ({ modules: [...chosen].map(([key, from]) => ({ key, from })), configuration_from: parents[0], design_system_from: parents[1] }),
-      () => ({ name, tags: [...new Set(sources.flatMap((s) => s.tags))].slice(0, 6), visibility: 'public' }),
-    ]);
+    const op = await runTool(
+      person(by).ctx,
+      { toolType: 'breed', sourceBlueprintIds: parents, params: { description: `Offspring of ${sources.map((s) => s.name).join(' and ')}` } },
+      [
+        () => ({ modules: [...chosen].map(([key, from]) => ({ key, from })), configuration_from: parents[0], design_system_from: parents[1] }),
+        () => ({ name, tags: [...new Set(sources.flatMap((s) => s.tags))].slice(0, 6), visibility: 'public' }),
+      ],
+    );
     summary.blueprints += 1;
     summary.breeds += 1;
     return newBlueprintId(op);
@@ -215,9 +237,14 @@ export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => voi
   ];
   for (const [a, spec] of architectures.entries()) {
     const author = person(a);
-    const arch = await createArchitecture(await author.ctx(), { name: spec.name, description: `${spec.name}: blueprints from the demo registry and how they talk.`, visibility: 'public' });
+    const arch = await createArchitecture(await author.ctx(), {
+      name: spec.name,
+      description: `${spec.name}: blueprints from the demo registry and how they talk.`,
+      visibility: 'public',
+    });
     const nodeIds: string[] = [];
-    for (const [i, id] of spec.nodes.entries()) nodeIds.push((await addNode(await author.ctx(), arch.slug, { blueprint_id: id, position_x: 220 * (i % 3), position_y: 160 * Math.floor(i / 3) })).id);
+    for (const [i, id] of spec.nodes.entries())
+      nodeIds.push((await addNode(await author.ctx(), arch.slug, { blueprint_id: id, position_x: 220 * (i % 3), position_y: 160 * Math.floor(i / 3) })).id);
     for (const [from, to, edge_type, label] of spec.edges)
       await addEdge(await author.ctx(), arch.slug, { source_node_id: nodeIds[from]!, target_node_id: nodeIds[to]!, edge_type, ...(label ? { label } : {}) });
     summary.architectures += 1;

@@ -31,6 +31,12 @@ export const teamSchemas = {
     body: serviceChecked(obj({ principal_id: uuid, role })),
     response: { 201: teamBodySchema, ...errors(403, 409) },
   },
-  updateMember: { summary: "Change a member's role (owner and admins)", tags, params: memberParams, body: serviceChecked(obj({ role })), response: { 200: teamBodySchema, ...errors(403) } },
+  updateMember: {
+    summary: "Change a member's role (owner and admins)",
+    tags,
+    params: memberParams,
+    body: serviceChecked(obj({ role })),
+    response: { 200: teamBodySchema, ...errors(403) },
+  },
   removeMember: { summary: 'Remove a member (owner and admins; a member may leave)', tags, params: memberParams, response: { 204: noContent, ...errors(403) } },
 };

@@ -10,5 +10,11 @@ export const versionBodySchema = obj({
 });
 
 export const versionSchemas = {
-  list: { summary: "The plan's history, newest first (owner and team editors)", tags: ['blueprints'], params: idParam('id'), querystring: pageQuerySchema, response: { 200: page(versionBodySchema), ...errors(403) } },
+  list: {
+    summary: "The plan's history, newest first (owner and team editors)",
+    tags: ['blueprints'],
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(versionBodySchema), ...errors(403) },
+  },
 };

@@ -24,7 +24,11 @@ function cssUrlsOf(css: string, cssUrl: string): string[] {
   return urls;
 }
 
-export async function fetchAll(baseUrl: string, path: string, headers: Record<string, string> = { accept: 'text/html' }): Promise<{ pages: LoadedAsset[]; external: string[] }> {
+export async function fetchAll(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = { accept: 'text/html' },
+): Promise<{ pages: LoadedAsset[]; external: string[] }> {
   const origin = new URL(baseUrl).origin;
   const pages: LoadedAsset[] = [];
   const external: string[] = [];

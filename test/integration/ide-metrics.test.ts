@@ -19,7 +19,14 @@ describe('GET /graphql from a browser', () => {
     expect(html!.contentType).toContain('text/html');
     expect(html!.text).toContain('graphiql');
     expect(assets.map((a) => new URL(a.url).pathname).sort()).toEqual(
-      ['/graphiql/graphiql.min.css', '/graphiql/graphiql.min.js', '/graphiql/graphql-ws.min.js', '/graphiql/init.js', '/graphiql/react-dom.production.min.js', '/graphiql/react.production.min.js'].sort(),
+      [
+        '/graphiql/graphiql.min.css',
+        '/graphiql/graphiql.min.js',
+        '/graphiql/graphql-ws.min.js',
+        '/graphiql/init.js',
+        '/graphiql/react-dom.production.min.js',
+        '/graphiql/react.production.min.js',
+      ].sort(),
     );
     for (const a of assets) expect({ url: a.url, status: a.status, empty: a.text.length === 0 }).toEqual({ url: a.url, status: 200, empty: false });
     const res = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
@@ -79,7 +86,11 @@ describe('GET /metrics', () => {
     expect(gql.status).toBe(200);
 
     // A live subscriber on the follower's inbox, then a broadcast that reaches it through NOTIFY.
-    const client = createClient({ url: server.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${follower}` } });
+    const client = createClient({
+      url: server.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${follower}` },
+    });
     const received = new Promise<unknown>((resolve, reject) => {
       client.subscribe({ query: 'subscription InboxWatch { broadcastReceived { id } }' }, { next: resolve, error: reject, complete: () => undefined });
     });
@@ -89,7 +100,10 @@ describe('GET /metrics', () => {
       during = await scrape();
     }
     expect(during.get('live_subscribers')).toBe(1);
-    const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message: 'v2 is out', type: 'changelog', severity: 'info' } });
+    const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, {
+      token: owner,
+      body: { message: 'v2 is out', type: 'changelog', severity: 'info' },
+    });
     expect(sent.status).toBe(201);
     await received;
     await client.dispose();

@@ -11,10 +11,26 @@ async function counts(url: string): Promise<Record<string, number>> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = ['principal', 'blueprint', 'lineage_link', 'blueprint_version', 'star', 'execution_run', 'changelog_entry', 'broadcast', 'inbox_delivery', 'architecture', 'architecture_node', 'architecture_edge', 'tool_operation'];
+    const tables = [
+      'principal',
+      'blueprint',
+      'lineage_link',
+      'blueprint_version',
+      'star',
+      'execution_run',
+      'changelog_entry',
+      'broadcast',
+      'inbox_delivery',
+      'architecture',
+      'architecture_node',
+      'architecture_edge',
+      'tool_operation',
+    ];
     const out: Record<string, number> = {};
     for (const t of tables) out[t] = (await client.query(`select count(*)::int as n from ${t}`)).rows[0].n;
-    out.tags = (await client.query(`select count(distinct t)::int as n from blueprint, unnest(tags) t where t in ('saas', 'e-commerce', 'api', 'cli', 'dashboard')`)).rows[0].n;
+    out.tags = (
+      await client.query(`select count(distinct t)::int as n from blueprint, unnest(tags) t where t in ('saas', 'e-commerce', 'api', 'cli', 'dashboard')`)
+    ).rows[0].n;
     out.breeds = (await client.query(`select count(distinct child_id)::int as n from lineage_link where kind = 'breed'`)).rows[0].n;
     out.edge_types = (await client.query('select count(distinct edge_type)::int as n from architecture_edge')).rows[0].n;
     // Depth of the deepest lineage chain: an original (generation 0) to its great-grandchildren (3).
