@@ -3,8 +3,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Platform files that import a domain folder today. Issue 14 removes these; the list only shrinks. */
-const platformFilesImportingDomains = ['src/platform/database.ts', 'src/platform/graphql.ts', 'src/platform/http.ts', 'src/platform/request-context.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test/generated/**'] },
@@ -42,7 +40,6 @@ export default tseslint.config(
   },
   {
     files: ['src/platform/**/*.ts'],
-    ignores: platformFilesImportingDomains,
     rules: {
       'no-restricted-imports': [
         'error',

@@ -3,6 +3,7 @@ import { createUser, mintMcpToken } from './auth/auth.service';
 import { loadConfig } from './platform/config';
 import { openDatabase } from './platform/database';
 import { startEmbeddedPostgres } from './platform/embedded-postgres';
+import { databaseSchema } from './db';
 
 const usage = `usage: npm run admin -- create-user <name>
        npm run admin -- mint-token <user-id>`;
@@ -22,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
     u.pathname = '/blueprint_workshop';
     url = u.toString();
   }
-  const orm = await openDatabase(url!);
+  const orm = await openDatabase(url!, databaseSchema);
   try {
     if (command === 'create-user') {
       const { userId, token } = await createUser(orm.em.fork(), arg);

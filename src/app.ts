@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { resolvers, routeModules } from './modules';
+import { jobs, resolvers, routeModules } from './modules';
 import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
@@ -11,6 +11,8 @@ import { registerGraphiQL } from './platform/graphiql';
 import { createHttpServer } from './platform/http';
 import { registerMetrics } from './platform/metrics';
 import type { AppDeps } from './platform/request-context';
+import { viewerFromToken } from './auth/auth.service';
+import { databaseSchema } from './db';
 
 export interface RunningApp {
   /** `http://host:port` the server listens on. */
@@ -44,16 +46,24 @@ export async function startApp(config: Config): Promise<RunningApp> {
   let orm: Orm | undefined;
   let events: EventBus | undefined;
   try {
-    orm = await openDatabase(databaseUrl);
+    orm = await openDatabase(databaseUrl, databaseSchema);
     let log: FastifyInstance['log'] | undefined;
     events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
     await events.start();
-    const deps: AppDeps = { orm, config, events };
+    const deps: AppDeps = { orm, config, events, resolveViewer: viewerFromToken };
     const http = await createHttpServer(deps);
     log = http.log;
     registerMetrics(http, deps);
     registerGraphiQL(http);
     for (const routes of routeModules) routes(http, deps);
+    // Jobs run while the server is up, and stop (awaited) when it closes, before the database goes away.
+    const stopJobs: Array<() => Promise<void>> = [];
+    http.addHook('onReady', async () => {
+      for (const job of jobs) stopJobs.push(job.start(deps, (err) => http.log.error({ err }, `${job.name} failed`)));
+    });
+    http.addHook('onClose', async () => {
+      await Promise.all(stopJobs.map((stop) => stop()));
+    });
     const graphql = await mountGraphQL(http, deps, await graphQLSchema());
     await http.listen({ port: config.port, host: config.host });
     const address = http.server.address();

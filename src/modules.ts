@@ -1,83 +1,47 @@
 import type { NonEmptyArray } from 'type-graphql';
-import { ArchitectureNodeResolver } from './architectures/architecture-node.resolver';
-import { ArchitectureResolver } from './architectures/architecture.resolver';
-import { architectureRoutes } from './architectures/architecture.routes';
-import { authRoutes } from './auth/auth.routes';
-import { AuthResolver } from './auth/auth.resolver';
-import { BlueprintResolver } from './blueprints/blueprint.resolver';
-import { blueprintRoutes } from './blueprints/blueprint.routes';
-import { NodeResolver } from './blueprints/node.resolver';
-import { BlueprintExecutionResolver, ExecutionResolver } from './execution/execution.resolver';
-import { executionMcpTools } from './execution/execution.mcp';
-import { executionRoutes } from './execution/execution.routes';
-import { BlueprintActivityResolver } from './broadcasts/activity.resolver';
-import { BlueprintBroadcastResolver, BroadcastResolver } from './broadcasts/broadcast.resolver';
-import { broadcastRoutes } from './broadcasts/broadcast.routes';
-import { BlueprintChangelogResolver, ChangelogEntryResolver } from './changelog/changelog.resolver';
-import { changelogRoutes } from './changelog/changelog.routes';
-import { CompareResolver } from './compare/compare.resolver';
-import { compareRoutes } from './compare/compare.routes';
-import { LineageResolver } from './lineage/lineage.resolver';
-import { coreMcpTools } from './mcp/core.tools';
-import type { McpToolDefinition } from './mcp/mcp-tool';
+import { architecturesModule } from './architectures/architectures.module';
+import { authModule } from './auth/auth.module';
+import { blueprintsModule } from './blueprints/blueprints.module';
+import { broadcastsModule } from './broadcasts/broadcasts.module';
+import { changelogModule } from './changelog/changelog.module';
+import { compareModule } from './compare/compare.module';
+import { executionModule } from './execution/execution.module';
+import { lineageModule } from './lineage/lineage.module';
+import { mcpModule } from './mcp/mcp.module';
 import { mcpRoutes } from './mcp/mcp.routes';
-import { lineageRoutes } from './lineage/lineage.routes';
-import { ProvenanceResolver } from './lineage/provenance.resolver';
-import { OperationResolver } from './operations/operation.resolver';
-import { operationRoutes } from './operations/operation.routes';
+import { operationsModule } from './operations/operations.module';
+import type { AreaModule, Job } from './platform/area';
+import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/routes';
-import { BreedSuggestionsResolver } from './registry/breed-suggestions.resolver';
-import { RegistryResolver } from './registry/registry.resolver';
-import { registryRoutes } from './registry/registry.routes';
-import { BlueprintVersionsResolver, VersionAuthorResolver } from './versions/version.resolver';
-import { versionRoutes } from './versions/version.routes';
-import { TeamResolver } from './teams/team.resolver';
-import { teamRoutes } from './teams/team.routes';
+import { registryModule } from './registry/registry.module';
+import { teamsModule } from './teams/teams.module';
+import { versionsModule } from './versions/versions.module';
 
-/** Every domain area's MCP tools (served at `POST /mcp`). */
-export const mcpTools: McpToolDefinition[] = [
-  ...coreMcpTools,
-  ...executionMcpTools,
+/** Every domain area, once. Adding an area = adding its module here; the lists below follow. */
+export const areas: AreaModule[] = [
+  authModule,
+  blueprintsModule,
+  lineageModule,
+  registryModule,
+  operationsModule,
+  executionModule,
+  versionsModule,
+  changelogModule,
+  broadcastsModule,
+  compareModule,
+  teamsModule,
+  architecturesModule,
+  mcpModule,
 ];
 
-/** Every domain area's REST routes. Adding an area = adding it here, in `resolvers` and in `mcpTools`. */
-export const routeModules: RouteModule[] = [
-  authRoutes,
-  blueprintRoutes,
-  lineageRoutes,
-  registryRoutes,
-  operationRoutes,
-  executionRoutes,
-  versionRoutes,
-  changelogRoutes,
-  broadcastRoutes,
-  compareRoutes,
-  teamRoutes,
-  architectureRoutes,
-  mcpRoutes(mcpTools),
-];
+/** Every area's MCP tools (served at `POST /mcp`). */
+export const mcpTools: McpToolDefinition[] = areas.flatMap((a) => a.mcpTools ?? []);
 
-/** Every domain area's GraphQL resolvers. */
-export const resolvers: NonEmptyArray<Function> = [
-  AuthResolver,
-  BlueprintResolver,
-  NodeResolver,
-  LineageResolver,
-  ProvenanceResolver,
-  RegistryResolver,
-  BreedSuggestionsResolver,
-  OperationResolver,
-  ExecutionResolver,
-  BlueprintExecutionResolver,
-  BlueprintVersionsResolver,
-  VersionAuthorResolver,
-  ChangelogEntryResolver,
-  BlueprintChangelogResolver,
-  BroadcastResolver,
-  BlueprintBroadcastResolver,
-  BlueprintActivityResolver,
-  CompareResolver,
-  TeamResolver,
-  ArchitectureResolver,
-  ArchitectureNodeResolver,
-];
+/** Every area's REST routes, then the MCP endpoint over all the tools. */
+export const routeModules: RouteModule[] = [...areas.flatMap((a) => (a.routes ? [a.routes] : [])), mcpRoutes(mcpTools)];
+
+/** Every area's GraphQL resolvers. */
+export const resolvers = areas.flatMap((a) => a.resolvers ?? []) as NonEmptyArray<Function>;
+
+/** Every area's background jobs. */
+export const jobs: Job[] = areas.flatMap((a) => a.jobs ?? []);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema, type ValidationIssue } from '../platform/json-schema';
 import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from './architecture.entity';
 import { cardOf, isLineageEdgeId, type ArchitectureRecord, type EdgeView, type NodeView } from './architecture.read';
 import { lockForEdit, publishChange } from './architecture.service';
+import { insertEdges, insertNodes } from './architecture.write';
 import { placeNode, type Point } from './layout';
 import { composition } from './zoom';
 
@@ -79,12 +81,8 @@ export async function addNode(ctx: RequestContext, slug: string, body: unknown):
       input.position_x !== undefined && input.position_y !== undefined
         ? { x: input.position_x, y: input.position_y }
         : placeNode(existing.map((n) => ({ x: Number(n.position_x), y: Number(n.position_y) })));
-    // Raw SQL: a reference to `bp` (loaded by the request's EntityManager) inside this transaction's fork
-    // would be merged back over the loaded entity on commit.
     const id = randomUUID();
-    await tx.execute('insert into architecture_node (id, architecture_id, blueprint_id, position_x, position_y, created_at) values (?, ?, ?, ?, ?, clock_timestamp())', [
-      id, arch.id, bp.id, position.x, position.y,
-    ]);
+    await insertNodes(tx, arch.id, [{ id, blueprintId: bp.id, x: position.x, y: position.y }]);
     await publishChange(ctx, tx, arch, 'node_added', id);
     return { id, architectureId: arch.id, blueprintId: bp.id, position, card: cardOf(bp), composition: composition(bp.plan), redacted: false };
   });
@@ -118,9 +116,7 @@ export async function addEdge(ctx: RequestContext, slug: string, body: unknown):
     if (Number(counted[0]!.n) >= ctx.config.limits.architectureMaxEdges)
       fail([{ path: 'body', message: `the architecture already holds the maximum of ${ctx.config.limits.architectureMaxEdges} edges` }]);
     const id = randomUUID();
-    await tx.execute('insert into architecture_edge (id, architecture_id, source_node_id, target_node_id, edge_type, label, created_at) values (?, ?, ?, ?, ?, ?, clock_timestamp())', [
-      id, arch.id, source, target, input.edge_type, label,
-    ]);
+    await insertEdges(tx, arch.id, [{ id, sourceNodeId: source, targetNodeId: target, edgeType: input.edge_type, label }]);
     await publishChange(ctx, tx, arch, 'edge_added', id);
     return { id, sourceNodeId: source, targetNodeId: target, edgeType: input.edge_type, label, computed: false };
   });

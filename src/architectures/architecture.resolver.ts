@@ -1,9 +1,12 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
+import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/events';
+import { notFound } from '../platform/errors';
+import { orNull } from '../platform/or-null';
+import { assertConnectionAuthorized, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { Team } from '../teams/team.entity';
@@ -41,32 +44,9 @@ class ArchitectureChangeType {
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
 }
 
-/**
- * Changes of one architecture, for as long as the subscriber may read it (a transfer can end a team
- * member's access to a private one: later changes are then not sent).
- */
-async function* visibleChanges(ctx: RequestContext, arch: ArchitectureRecord): AsyncGenerator<EventTopics['architecture.changed']> {
-  for await (const event of ctx.events.subscribe('architecture.changed')) {
-    if (event.architectureId !== arch.id) continue;
-    ctx.loaders.clear();
-    ctx.em.clear();
-    const current = await findArchitecture(ctx, arch.slug);
-    if (current && (await canReadArchitecture(ctx, current))) yield event;
-  }
-}
-
 /** Plain objects with the GraphQL field names, so edges resolve without per-field resolver wrappers. */
 function toEdgeType(e: EdgeView): ArchitectureEdgeType {
   return { id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edgeType: e.edgeType, label: e.label, computed: e.computed };
-}
-
-async function orNull<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-    throw err;
-  }
 }
 
 @Resolver(() => ArchitectureType)
@@ -88,7 +68,7 @@ export class ArchitectureResolver {
 
   @FieldResolver(() => Principal)
   async owner(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(arch.ownerId))!;
+    return (await principalById(ctx, arch.ownerId))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team it belongs to, when the caller is a member of it.' })
@@ -163,18 +143,33 @@ export class ArchitectureResolver {
     description: 'Every node, edge, layout and transfer change of an architecture the caller may read.',
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
-      const arch = await getArchitecture(ctx, args.slug as string); // private to others: NOT_FOUND before anything is sent
-      return visibleChanges(ctx, arch);
+      await assertConnectionAuthorized(ctx);
+      const slug = args.slug as string;
+      const arch = await getArchitecture(ctx, slug); // private to others: NOT_FOUND before anything is sent
+      // Re-read for every event: a transfer or a visibility change can end the subscriber's access, and the
+      // stream then ends with NOT_FOUND (a revoked token ends it with UNAUTHENTICATED, in liveStream).
+      return liveStream(
+        ctx,
+        ctx.events.subscribe('architecture.changed'),
+        (event) => event.architectureId === arch.id,
+        async () => {
+          ctx.loaders.clear();
+          ctx.em.clear();
+          const current = await findArchitecture(ctx, arch.slug);
+          return current && (await canReadArchitecture(ctx, current)) ? null : notFound('architecture', slug);
+        },
+      );
     },
   })
   async architectureChanged(
-    @Root() event: EventTopics['architecture.changed'],
+    @Root() payload: EventTopics['architecture.changed'] | StreamEnd,
     @Ctx() ctx: RequestContext,
     @Arg('slug', () => String) slug: string,
   ): Promise<ArchitectureChangeType> {
+    const event = unlessEnded(payload);
     ctx.loaders.clear();
     ctx.em.clear();
-    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), blueprintLoaders(ctx).principalById.load(event.actorId)]);
+    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
     return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
   }
 }

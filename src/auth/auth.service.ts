@@ -5,7 +5,7 @@ import type { RequestContext, Viewer } from '../platform/context';
 import { unauthenticated } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
-import { hashToken, newToken } from './tokens';
+import { hashToken, newToken } from '../platform/tokens';
 
 export interface IssuedSession {
   token: string;

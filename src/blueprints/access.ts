@@ -1,5 +1,5 @@
 import type { RequestContext, Viewer } from '../platform/context';
-import { forbidden, notFound } from '../platform/errors';
+import { forbidden, notFound, unauthenticated } from '../platform/errors';
 import { TeamRole, editorRoles } from '../teams/team.entity';
 import { Visibility, type Blueprint } from './blueprint.entity';
 
@@ -56,6 +56,15 @@ export async function assertReadable(ctx: RequestContext, bp: Blueprint, idForMe
   if (!(await canRead(ctx, guardOf(bp)))) throw notFound('blueprint', idForMessage);
 }
 
+/**
+ * The owner-only rule (version history, changelog, broadcasts), for a blueprint the caller may read:
+ * anonymous 401, not the owner 403. Team editors are not owners: these speak for the owner only.
+ */
+export function assertOwner(ctx: RequestContext, bp: Blueprint, action: string): void {
+  if (!ctx.viewer) throw unauthenticated('A bearer token is required');
+  if (!isOwner(ctx.viewer, guardOf(bp))) throw forbidden(`Only the blueprint's owner may ${action}`);
+}
+
 /** 404 when unreadable, 403 when readable but not editable. */
 export async function assertEditable(ctx: RequestContext, bp: Blueprint, idForMessage: string): Promise<void> {
   const roles = await viewerTeamRoles(ctx);
@@ -65,13 +74,19 @@ export async function assertEditable(ctx: RequestContext, bp: Blueprint, idForMe
 }
 
 /**
+ * SQL condition "principal `who` may read blueprint `alias`": public, owned, or shared with a team `who` is
+ * in. `who` is an SQL expression (a column such as `r.principal_id`, or `?`, bound twice). The one SQL
+ * spelling of {@link canReadWith}.
+ */
+export function readableBySql(alias: string, who: string): string {
+  return `(${alias}.visibility = 'public' or ${alias}.owner_id = ${who} or exists (select 1 from team_member tm where tm.team_id = ${alias}.team_id and tm.principal_id = ${who}))`;
+}
+
+/**
  * SQL condition "the viewer may read blueprint `alias`", with its parameters. Used by every list
  * so that private blueprints never leak through lineage, forks or search.
  */
 export function readableSql(alias: string, viewer: Viewer | null): { sql: string; params: unknown[] } {
   if (!viewer) return { sql: `${alias}.visibility = 'public'`, params: [] };
-  return {
-    sql: `(${alias}.visibility = 'public' or ${alias}.owner_id = ? or ${alias}.team_id in (select tm.team_id from team_member tm where tm.principal_id = ?))`,
-    params: [viewer.principalId, viewer.principalId],
-  };
+  return { sql: readableBySql(alias, '?'), params: [viewer.principalId, viewer.principalId] };
 }

@@ -1,8 +1,6 @@
 import DataLoader from 'dataloader';
-import { Principal } from '../auth/principal.entity';
 import type { RequestContext } from '../platform/context';
 import { byKeys } from '../platform/loaders';
-import { Team } from '../teams/team.entity';
 import { Blueprint } from './blueprint.entity';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
@@ -24,12 +22,6 @@ export function blueprintLoaders(ctx: RequestContext) {
         const starred = new Set(rows.map((r) => r.blueprint_id));
         return ids.map((id) => starred.has(id));
       }),
-    ),
-    principalById: loaders.get('principal.byId', () =>
-      new DataLoader<string, Principal | null>(async (ids) => byKeys(ids, await em.find(Principal, { id: { $in: [...ids] } }), (p) => p.id)),
-    ),
-    teamById: loaders.get('team.byId', () =>
-      new DataLoader<string, Team | null>(async (ids) => byKeys(ids, await em.find(Team, { id: { $in: [...ids] } }), (t) => t.id)),
     ),
   };
 }

@@ -5,10 +5,12 @@ import { Team } from '../teams/team.entity';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { Blueprint } from './blueprint.entity';
-import { blueprintLoaders } from './blueprint.loaders';
 import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
+import { teamById } from '../teams/team.service';
+import { principalById } from '../auth/principal.loaders';
+import { orNull } from '../platform/or-null';
 
 @Resolver(() => Blueprint)
 export class BlueprintResolver {
@@ -20,22 +22,17 @@ export class BlueprintResolver {
   ): Promise<Blueprint | null> {
     const key = id ?? slug;
     if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
-    try {
-      return await getBlueprint(ctx, key);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getBlueprint(ctx, key));
   }
 
   @FieldResolver(() => Principal)
   async owner(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(bp.owner.id))!;
+    return (await principalById(ctx, bp.owner.id))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint is shared with, if any.' })
   async team(@Root() bp: Blueprint, @Ctx() ctx: RequestContext): Promise<Team | null> {
-    return bp.team ? blueprintLoaders(ctx).teamById.load(bp.team.id) : null;
+    return bp.team ? teamById(ctx, bp.team.id) : null;
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })

@@ -1,24 +1,17 @@
-import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal } from '../auth/principal.entity';
 import { requireViewer } from '../auth/auth.service';
-import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
-import { assertReadable, guardOf, isOwner } from './access';
+import { assertOwner, assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
+import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
-import { Star } from './star.entity';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return uuidPattern.test(value);
-}
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
@@ -43,6 +36,14 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
     out.push(bp);
   }
   return out;
+}
+
+/** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */
+export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, action: string): Promise<Blueprint> {
+  requireViewer(ctx);
+  const bp = await getBlueprint(ctx, idOrSlug);
+  assertOwner(ctx, bp, action);
+  return bp;
 }
 
 export async function slugTaken(em: EntityManager, slug: string): Promise<boolean> {
@@ -109,11 +110,6 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
   if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source)))
     throw forbidden('Only the owner may fork a private blueprint');
   const fork = await ctx.em.transactional(async (tx) => {
-    // Counted first and in SQL: concurrent forks never lose an increment, and a source deleted since the
-    // read above is a 404, not a foreign-key failure.
-    const counted = await tx.execute('update blueprint set forks_count = forks_count + 1 where id = ? returning id', [source.id]);
-    if (counted.length === 0) throw notFound('blueprint', sourceId);
-    const sourceRef = tx.getReference(Blueprint, source.id, { wrapped: true });
     const fork = new Blueprint({
       slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
       name: source.name,
@@ -123,19 +119,16 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
     });
     fork.description = source.description;
     fork.tags = [...source.tags];
-    fork.forkedFrom = sourceRef;
-    tx.persist(fork);
-    tx.persist(new LineageLink(sourceRef, ref(fork), LineageKind.FORK));
     const parentVersion: Array<{ number: number | null }> = await tx.execute(
       'select max(number) as number from blueprint_version where blueprint_id = ?',
       [source.id],
     );
+    tx.persist(fork);
     await recordVersion(tx, fork, viewer.principalId, 'fork', {
       forked_from: source.id,
       parent_version: parentVersion[0]?.number ?? null,
     });
-    await tx.flush();
-    await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: source.id, kind: 'forked', subjectId: fork.id, actorId: viewer.principalId });
+    await recordForks(tx, ctx, source.id, [fork], viewer.principalId);
     return fork;
   });
   ctx.loaders.clear();
@@ -172,4 +165,3 @@ export function assertVisibility(value: unknown): Visibility {
   throw validationFailed('visibility must be "public" or "private"', { issues: [{ path: 'visibility', message: 'must be public or private' }] });
 }
 
-export { Star };

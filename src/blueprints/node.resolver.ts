@@ -3,7 +3,7 @@ import type { RequestContext } from '../platform/context';
 import { Node } from '../platform/graphql-node';
 import { blueprintLoaders } from './blueprint.loaders';
 import { canRead, guardOf } from './access';
-import { isUuid } from './blueprint.service';
+import { isUuid } from '../platform/ids';
 
 /**
  * `Query.node(id)`. Ids are UUIDs, unique across all tables, so the id alone says where to look; today

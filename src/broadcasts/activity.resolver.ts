@@ -12,6 +12,7 @@ import { notFound } from '../platform/errors';
 import type { EventTopics } from '../platform/events';
 import { assertConnectionAuthorized, instanceScoped, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import type { TeamRole } from '../teams/team.entity';
+import { principalById } from '../auth/principal.loaders';
 
 export enum BlueprintActivityKind {
   FORKED = 'forked',
@@ -102,7 +103,7 @@ export class BlueprintActivityResolver {
 
   @FieldResolver(() => Principal, { nullable: true, description: 'Who did it.' })
   actor(@Root() a: BlueprintActivity, @Ctx() ctx: RequestContext): Promise<Principal | null> {
-    return blueprintLoaders(ctx).principalById.load(a.actorId);
+    return principalById(ctx, a.actorId);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'FORKED: the new fork, when the caller may see it.' })

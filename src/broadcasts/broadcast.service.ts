@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
-import { getOwnedBlueprint } from '../changelog/changelog.service';
+import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
+import { readableBySql } from '../blueprints/access';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
@@ -66,8 +67,7 @@ export async function sendBroadcast(ctx: RequestContext, blueprintId: string, in
                       select s.principal_id from blueprint_subscription s where s.blueprint_id = ?) r
                 cross join src
                where r.principal_id <> ?
-                 and (src.visibility = 'public' or r.principal_id = src.owner_id
-                      or exists (select 1 from team_member tm where tm.team_id = src.team_id and tm.principal_id = r.principal_id))),
+                 and ${readableBySql('src', 'r.principal_id')}),
             b as (
               insert into broadcast (id, source_blueprint_id, sender_id, message, type, severity, recipient_count)
               select gen_random_uuid(), ?, ?, ?, ?, ?, (select count(*) from recipients)

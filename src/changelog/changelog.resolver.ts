@@ -1,12 +1,12 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, connectionType } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 import { changelogOf, publishChangelogEntry, updateChangelogEntry } from './changelog.service';
+import { principalById } from '../auth/principal.loaders';
 
 export const ChangelogEntryConnection = connectionType(ChangelogEntry, 'ChangelogEntry');
 
@@ -14,7 +14,7 @@ export const ChangelogEntryConnection = connectionType(ChangelogEntry, 'Changelo
 export class ChangelogEntryResolver {
   @FieldResolver(() => Principal)
   async author(@Root() entry: ChangelogEntry, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(entry.author.id))!;
+    return (await principalById(ctx, entry.author.id))!;
   }
 
   @Mutation(() => ChangelogEntry, { description: 'Publishes a changelog entry (owner only). Sends no broadcast by itself.' })

@@ -1,25 +1,14 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
-import type { Blueprint } from '../blueprints/blueprint.entity';
-import { getBlueprint, isUuid } from '../blueprints/blueprint.service';
+import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { notFound, validationFailed } from '../platform/errors';
 import type { Page, PageRequest } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 
 const entryColumns = 'e.id, e.blueprint_id, e.author_id, e.title, e.body, e.created_at, e.updated_at';
-
-/**
- * The blueprint, when the caller owns it. Anonymous: 401; may not see it: 404; may see it but is not
- * its owner: 403. Team editors are not owners: changelogs and broadcasts speak for the owner only.
- */
-export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, action: string): Promise<Blueprint> {
-  const viewer = requireViewer(ctx);
-  const bp = await getBlueprint(ctx, idOrSlug);
-  if (bp.owner.id !== viewer.principalId) throw forbidden(`Only the blueprint's owner may ${action}`);
-  return bp;
-}
 
 export interface EntryFields {
   title?: string;

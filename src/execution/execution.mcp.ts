@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mcpTool } from '../mcp/mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 import { executionStep, reportExecution, startExecution } from './execution.service';
 import { toRunBody, toStartBody, toStepBody } from './execution.wire';
 

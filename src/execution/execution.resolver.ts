@@ -10,6 +10,8 @@ import { ExecutionRun } from './execution-run.entity';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { ExecutionReportStatus, ExecutionRunConnection, ExecutionStart, ExecutionStatsType, ExecutionStepResult } from './execution.types';
+import { principalById } from '../auth/principal.loaders';
+import { orNull } from '../platform/or-null';
 
 @Resolver(() => ExecutionRun)
 export class ExecutionResolver {
@@ -42,12 +44,7 @@ export class ExecutionResolver {
 
   @Query(() => ExecutionRun, { nullable: true, description: "One run: the caller's own, or any run of a blueprint the caller owns or edits; null otherwise." })
   async executionRun(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ExecutionRun | null> {
-    try {
-      return await getExecutionRun(ctx, id);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getExecutionRun(ctx, id));
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint run; null if the caller may no longer read it.' })
@@ -58,7 +55,7 @@ export class ExecutionResolver {
 
   @FieldResolver(() => Principal, { description: 'Who ran it.' })
   async principal(@Root() run: ExecutionRun, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(run.principal.id))!;
+    return (await principalById(ctx, run.principal.id))!;
   }
 }
 

@@ -6,25 +6,13 @@ import type { RouteModule } from '../platform/routes';
 import { executionSchemas } from './execution.schemas';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
-import { startIdleSweep } from './execution.sweep';
 import { toRunBody, toStartBody, toStatsBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
 
-/**
- * Execution over REST. Also owns the idle sweep for the app's lifetime: started when the server is
- * ready, stopped (and awaited) when it closes, before the database goes away.
- */
+/** Execution over REST. */
 export const executionRoutes: RouteModule = (app, deps) => {
-  let stopSweep: (() => Promise<void>) | null = null;
-  app.addHook('onReady', async () => {
-    stopSweep = startIdleSweep(deps, (err) => app.log.error({ err }, 'execution idle sweep failed'));
-  });
-  app.addHook('onClose', async () => {
-    await stopSweep?.();
-  });
-
   app.get<IdParams>('/api/blueprints/:id/start', { schema: executionSchemas.start }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toStartBody(await startExecution(ctx, request.params.id));

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Job } from '../platform/area';
 import type { AppDeps } from '../platform/request-context';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 
@@ -81,3 +82,6 @@ export function startIdleSweep(deps: AppDeps, onError: (err: unknown) => void): 
     await running;
   };
 }
+
+/** The idle sweep as the execution area's job. */
+export const executionIdleSweep: Job = { name: 'execution idle sweep', start: startIdleSweep };

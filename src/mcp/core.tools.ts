@@ -7,7 +7,7 @@ import { toOperationBody } from '../operations/operation.wire';
 import { pageFromQuery } from '../platform/pagination';
 import { breedSuggestions } from '../registry/breed-suggestions.service';
 import { parseTags, parseWindowDays, searchRegistry, trending } from '../registry/registry.service';
-import { mcpTool } from './mcp-tool';
+import { mcpTool } from '../platform/mcp-tool';
 
 const page = { limit: z.number().int().optional(), offset: z.number().int().optional() };
 

@@ -4,8 +4,8 @@ import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
+import type { McpToolDefinition } from '../platform/mcp-tool';
 import { mcpSchemas } from './mcp.schemas';
-import type { McpToolDefinition } from './mcp-tool';
 
 function toolResult(body: unknown) {
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };

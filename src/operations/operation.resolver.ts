@@ -1,5 +1,4 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
-import { filter } from '@graphql-yoga/subscription';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
 import { StreamEnd, assertConnectionAuthorized, liveStream, unlessEnded } from '../platform/live';
@@ -8,6 +7,7 @@ import { cancelOperation, getOperation, startOperation, submitStep, type Operati
 import { operationStream, type OperationUpdate } from './operation-stream';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
+import { orNull } from '../platform/or-null';
 
 /** GraphQL enum names are upper case (`STYLE_TRANSFER`); values are the REST `tool_type` strings. */
 const ToolTypeEnum = Object.fromEntries(toolTypes.map((t) => [t.toUpperCase(), t])) as Record<string, string>;
@@ -64,12 +64,8 @@ class StartToolOperationInput {
 export class OperationResolver {
   @Query(() => ToolOperationType, { nullable: true, description: "One of the caller's operations; null when not found." })
   async operation(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType | null> {
-    try {
-      return toType(await getOperation(ctx, id));
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    const operation = await orNull(getOperation(ctx, id));
+    return operation && toType(operation);
   }
 
   @Mutation(() => ToolOperationType)
@@ -115,12 +111,4 @@ export class OperationResolver {
     ctx.em.clear();
     return toType(await getOperation(ctx, id));
   }
-}
-
-/**
- * Keeps the events of an async iterable that pass `keep`. Stopping it (unsubscribe, socket closed) releases
- * the source at once; an async generator would hold its listener until the next matching event arrived.
- */
-export function filterEvents<T>(source: AsyncIterable<T>, keep: (e: T) => boolean): AsyncIterableIterator<T> {
-  return filter<T>(keep)(source);
 }

@@ -5,12 +5,13 @@
 import { ref } from '@mikro-orm/core';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
 import { insertBlueprint, normaliseTags } from '../blueprints/blueprint.service';
+import { recordForks } from '../blueprints/fork';
 import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
 import { recordProvenance, type ModuleSource } from '../lineage/provenance.service';
 import type { Plan } from '../plans/plan';
 import type { JsonSchema } from '../platform/json-schema';
 import type { ToolContext, ToolStep } from './tool-definition';
-import { planOutline } from './tool-prompts';
+import { planOutline } from './plan-outline';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 
 /** The name, description, tags and visibility of a new blueprint. */
@@ -138,21 +139,16 @@ export async function writeNewBlueprints(c: ToolContext<unknown, unknown>, outpu
       steps_added: out.plan.steps.map((s) => s.key),
       ...out.changes,
     });
-    if (kind === LineageKind.FORK) bp.forkedFrom = tx.getReference(Blueprint, sources[0]!.id, { wrapped: true });
-    for (const source of sources) {
-      tx.persist(new LineageLink(tx.getReference(Blueprint, source.id, { wrapped: true }), ref(bp), kind, operation.id));
+    if (kind === LineageKind.BREED) {
+      for (const source of sources) {
+        tx.persist(new LineageLink(tx.getReference(Blueprint, source.id, { wrapped: true }), ref(bp), kind, operation.id));
+      }
     }
     written.push(bp);
   }
-  await tx.flush();
+  if (kind === LineageKind.FORK) await recordForks(tx, ctx, sources[0]!.id, written, ownerId, operation.id);
+  else await tx.flush();
   for (const [i, out] of outputs.entries()) await recordProvenance(tx, written[i]!.id, operation.id, out.provenance ?? []);
-  if (kind === LineageKind.FORK) {
-    // Counted in SQL, like a plain fork, so concurrent forks never lose an increment.
-    await tx.execute('update blueprint set forks_count = forks_count + ? where id = ?', [written.length, sources[0]!.id]);
-    for (const bp of written) {
-      await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: sources[0]!.id, kind: 'forked', subjectId: bp.id, actorId: ownerId });
-    }
-  }
   return written;
 }
 

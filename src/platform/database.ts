@@ -1,13 +1,24 @@
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { Client } from 'pg';
-import { entities } from '../db/entities';
-import { migrations } from '../db/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
 import { CountingLogger } from './sql-counter';
 
 export type Orm = MikroORM;
 
-export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolMax?: number } = {}) {
+/** What the database holds: the entity classes and the committed migrations, from the domain areas. */
+export interface DatabaseSchema {
+  entities: Array<Function>;
+  migrations: MigrationObject[];
+}
+
+export interface DatabaseOptions {
+  debug?: boolean;
+  poolMax?: number;
+}
+
+export function ormConfig(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}) {
+  const { entities, migrations } = schema;
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -60,9 +71,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 }
 
 /** Connects and applies every pending migration. */
-export async function openDatabase(databaseUrl: string, options: { debug?: boolean; poolMax?: number } = {}): Promise<Orm> {
+export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}): Promise<Orm> {
   await ensureDatabase(databaseUrl);
-  const orm = await MikroORM.init(ormConfig(databaseUrl, options));
+  const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
   await orm.getMigrator().up();
   return orm;
 }

@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
@@ -9,8 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
-import { viewerFromToken } from '../auth/auth.service';
-import { bearerFrom, hashToken } from '../auth/tokens';
+import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext, Viewer } from './context';
 import { AppError } from './errors';
 import { assertQueryCost, limitRules } from './graphql-limits';
@@ -146,7 +146,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           return true;
         }
         try {
-          ctx.extra.viewer = await viewerFromToken(deps.orm.em.fork(), token);
+          ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
           ctx.extra.tokenHash = hashToken(token);
           return true;
         } catch {

@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from '../auth/tokens';
+import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
 import { AppError, errorBody, validationFailed } from './errors';
 import { issuesFrom } from './json-schema';

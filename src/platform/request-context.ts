@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { viewerFromToken } from '../auth/auth.service';
-import { bearerFrom } from '../auth/tokens';
+import { bearerFrom } from './tokens';
 import type { Config } from './config';
-import type { RequestContext } from './context';
+import type { RequestContext, Viewer } from './context';
 import type { Orm } from './database';
 import { unauthenticated } from './errors';
 import type { EventBus } from './events';
@@ -14,6 +13,11 @@ export interface AppDeps {
   orm: Orm;
   config: Config;
   events: EventBus;
+  /**
+   * Who a bearer token belongs to: the auth area's lookup, passed in so that platform code (HTTP,
+   * GraphQL, WebSocket) resolves viewers without importing a domain. Unknown, expired or revoked: throws 401.
+   */
+  resolveViewer(em: EntityManager, token: string): Promise<Viewer>;
 }
 
 /**
@@ -24,6 +28,6 @@ export async function createRequestContext(deps: AppDeps, authorization: string 
   const em = deps.orm.em.fork() as EntityManager;
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
-  const viewer = token === undefined ? null : await viewerFromToken(em, token);
+  const viewer = token === undefined ? null : await deps.resolveViewer(em, token);
   return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId };
 }

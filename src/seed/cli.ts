@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { viewerFromToken } from '../auth/auth.service';
+import { databaseSchema } from '../db';
 import { loadConfig } from '../platform/config';
 import { openDatabase } from '../platform/database';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
@@ -15,12 +17,12 @@ async function main(): Promise<number> {
     u.pathname = '/blueprint_workshop';
     url = u.toString();
   }
-  const orm = await openDatabase(url!);
+  const orm = await openDatabase(url!, databaseSchema);
   // Events are queued with pg_notify on each write's transaction; the seed itself listens to none.
   const events = new EventBus(url!, (msg, err) => console.error(msg, err));
   try {
     const started = Date.now();
-    const summary = await seedDemoRegistry({ orm, config, events }, (line) => console.log(line));
+    const summary = await seedDemoRegistry({ orm, config, events, resolveViewer: viewerFromToken }, (line) => console.log(line));
     console.log(
       summary.seeded
         ? `Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`

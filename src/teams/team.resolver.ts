@@ -1,9 +1,10 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import { principalsById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { Team, TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, teamMembers, updateTeamMember, viewerRoleIn } from './team.service';
+import { orNull } from '../platform/or-null';
 
 @ObjectType('TeamMember', { simpleResolvers: true })
 class TeamMemberType {
@@ -16,18 +17,13 @@ class TeamMemberType {
 export class TeamResolver {
   @Query(() => Team, { nullable: true, description: 'A team the caller belongs to; null otherwise.' })
   async team(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Team | null> {
-    try {
-      return await getTeam(ctx, id);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    return orNull(getTeam(ctx, id));
   }
 
   @FieldResolver(() => [TeamMemberType], { description: 'Owner first, then admins, members and viewers.' })
   async members(@Root() team: Team, @Ctx() ctx: RequestContext): Promise<TeamMemberType[]> {
     const members = await teamMembers(ctx, team.id);
-    const principals = await blueprintLoaders(ctx).principalById.loadMany(members.map((m) => m.principalId));
+    const principals = await principalsById(ctx, members.map((m) => m.principalId));
     return members.map((m, i) => ({ principal: principals[i] as Principal, role: m.role, joinedAt: m.joinedAt }));
   }
 

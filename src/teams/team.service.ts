@@ -2,8 +2,9 @@ import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PrincipalKind } from '../auth/principal.entity';
 import { requireViewer } from '../auth/auth.service';
-import { isUuid } from '../blueprints/blueprint.service';
+import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
+import { byKeys } from '../platform/loaders';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { groupByKeys } from '../platform/loaders';
@@ -195,8 +196,7 @@ export async function removeTeamMember(ctx: RequestContext, teamId: string, prin
 export function teamById(ctx: RequestContext, id: string): Promise<Team | null> {
   return ctx.loaders
     .get('team.byId', () => new DataLoader<string, Team | null>(async (ids) => {
-      const teams = await ctx.em.find(Team, { id: { $in: [...ids] } });
-      return ids.map((i) => teams.find((t) => t.id === i) ?? null);
+      return byKeys(ids, await ctx.em.find(Team, { id: { $in: [...ids] } }), (t) => t.id);
     }))
     .load(id);
 }

@@ -2,12 +2,10 @@
  * Reading version history: owner only (the API's rule), paged newest first, batched across blueprints.
  */
 import DataLoader from 'dataloader';
-import { requireViewer } from '../auth/auth.service';
-import { guardOf, isOwner } from '../blueprints/access';
+import { assertOwner } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { getBlueprint } from '../blueprints/blueprint.service';
+import { getOwnedBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
-import { forbidden } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 
 /** A version as lists show it: everything but the (possibly large) plan snapshot. */
@@ -25,22 +23,19 @@ export interface VersionPage {
   total: number;
 }
 
+const historyAction = 'read the version history of this blueprint';
+
 /**
  * Version history is the owner's alone (the API's rule): anonymous callers get 401, callers who may
  * not see the blueprint 404, and callers who may see it but do not own it 403.
  */
 export function assertHistoryReader(ctx: RequestContext, bp: Blueprint): void {
-  requireViewer(ctx);
-  if (!isOwner(ctx.viewer, guardOf(bp)))
-    throw forbidden('Only the owner may read the version history of this blueprint');
+  assertOwner(ctx, bp, historyAction);
 }
 
 /** The blueprint (by id or slug) whose history the viewer asks for, after the owner-only check. */
-export async function historyOf(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
-  requireViewer(ctx);
-  const bp = await getBlueprint(ctx, idOrSlug);
-  assertHistoryReader(ctx, bp);
-  return bp;
+export function historyOf(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
+  return getOwnedBlueprint(ctx, idOrSlug, historyAction);
 }
 
 /**

@@ -1,12 +1,12 @@
 import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { assertHistoryReader, versionsOf, type VersionEntry } from './history.service';
 import { BlueprintVersionConnection, BlueprintVersionType } from './version.types';
+import { principalById } from '../auth/principal.loaders';
 
 @Resolver(() => Blueprint)
 export class BlueprintVersionsResolver {
@@ -30,6 +30,6 @@ export class BlueprintVersionsResolver {
 export class VersionAuthorResolver {
   @FieldResolver(() => Principal)
   async author(@Root() v: BlueprintVersionType, @Ctx() ctx: RequestContext): Promise<Principal> {
-    return (await blueprintLoaders(ctx).principalById.load(v.authorId))!;
+    return (await principalById(ctx, v.authorId))!;
   }
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/platform/database';
 import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres';
 import { adminQuery, withDatabase } from './database';
+import { databaseSchema } from '../../src/db';
 
 /**
  * Runs once before all test files: finds the PostgreSQL server (DATABASE_URL, or an embedded one when it
@@ -17,7 +18,7 @@ export default async function globalSetup(): Promise<void> {
   }
   const template = `bw_template_${randomBytes(4).toString('hex')}`;
   await adminQuery(server, `create database ${template}`);
-  const orm = await openDatabase(withDatabase(server, template), { poolMax: 1 });
+  const orm = await openDatabase(withDatabase(server, template), databaseSchema, { poolMax: 1 });
   await orm.close();
   // MikroORM keeps entity metadata on globalThis; jest shares this realm's globals with in-band test
   // files, whose own Maps then clash with these (mikro-orm issue #3783).

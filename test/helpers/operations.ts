@@ -5,8 +5,8 @@ import { startTestServer, type TestServer } from './server';
 import { openSql, type SqlPeek } from './sql';
 
 /**
- * Shared setup of the REST operation tests: one server per test file (hooks registered on import), two
- * agent sessions, and assertions on operations.
+ * Shared setup of the REST operation tests: one server per test file (registered by `useOperationsServer()`),
+ * two agent sessions, and assertions on operations.
  */
 
 export const OPS = '/api/tools/operations';
@@ -20,15 +20,18 @@ export let stranger: Session;
 export type Session = AgentSession;
 export const session = (name: string): Promise<Session> => server.rest.agentSession(name);
 
-beforeAll(async () => {
-  server = await startTestServer();
-  db = await openSql(server.databaseUrl);
-  [owner, stranger] = await Promise.all([session('owner'), session('stranger')]);
-});
-afterAll(async () => {
-  await db?.close();
-  await server?.close();
-});
+/** Registers the file's hooks: a server, a SQL connection and two agent sessions (`owner`, `stranger`). */
+export function useOperationsServer(): void {
+  beforeAll(async () => {
+    server = await startTestServer();
+    db = await openSql(server.databaseUrl);
+    [owner, stranger] = await Promise.all([session('owner'), session('stranger')]);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await server?.close();
+  });
+}
 
 export const start = (token: string | undefined, body: unknown) => server.rest.post(OPS, { token, body });
 export const submit = (token: string | undefined, id: string, stepToken: unknown, submission: unknown) =>

@@ -280,7 +280,7 @@ describe('architectureChanged', () => {
     expect((await watcher.next()).data!.architectureChanged.kind).toBe('NODE_ADDED');
   });
 
-  it('stops pushing to a subscriber who lost access through a transfer', async () => {
+  it('ends the stream with NOT_FOUND, without the event, for a subscriber who lost access through a transfer', async () => {
     const otherTeam = (await createTeam(server.rest, owner, [], 'Elsewhere')).id;
     const arch = await createArchitecture(server.rest, owner, { name: 'Sub transfer', visibility: 'private' });
     await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner, body: { team_id: teamId } });
@@ -293,8 +293,26 @@ describe('architectureChanged', () => {
 
     await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner, body: { team_id: otherTeam } });
     expect((await ownerSub.next()).data!.architectureChanged).toMatchObject({ kind: 'TRANSFERRED', subjectId: otherTeam });
+    const ended = await editorSub.next();
+    expect(ended.data?.architectureChanged ?? null).toBeNull();
+    expect(ended.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     await addNode(server.rest, owner, arch.slug, { blueprint_id: forks[5].id });
     expect((await ownerSub.next()).data!.architectureChanged.kind).toBe('NODE_ADDED');
     expect(await editorSub.nothingWithin(500)).toBe(true);
+  });
+
+  it('ends the stream with UNAUTHENTICATED, without the event, once the subscriber\'s token is revoked', async () => {
+    const watcher = await server.rest.agentToken('architecture watcher to revoke');
+    const arch = await createArchitecture(server.rest, owner, { name: 'Watched by a revoked token' });
+    const anchor = await addNode(server.rest, owner, arch.slug, { blueprint_id: shop.id });
+    const sub = ws(watcher).subscribe(ArchitectureChangedDocument, { slug: arch.slug });
+    await live(sub, arch.slug, anchor.id, { x: 7, y: 7 });
+    await drain(sub);
+    await server.rest.delete('/api/agent/sessions/current', { token: watcher });
+    await addNode(server.rest, owner, arch.slug, { blueprint_id: forks[6].id });
+    const ended = await sub.next();
+    expect(ended.data?.architectureChanged ?? null).toBeNull();
+    expect(ended.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(await sub.nothingWithin(300)).toBe(true);
   });
 });

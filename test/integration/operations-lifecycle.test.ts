@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createSubmissions } from '../fixtures/blueprints';
-import { OPS, cancel, createAt, db, expectError, expectTokenStillValid, expectUntouched, owner, server, session, start, status, stranger, submit } from '../helpers/operations';
+import { OPS, useOperationsServer, cancel, createAt, db, expectError, expectTokenStillValid, expectUntouched, owner, server, session, start, status, stranger, submit } from '../helpers/operations';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { openSql } from '../helpers/sql';
+
+useOperationsServer();
 
 /** The tool-operation engine over REST: step tokens, lifecycle, expiry and access (docs/api.md). */
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createSubmissions } from '../fixtures/blueprints';
-import { OPS, ajv, createAt, db, expectError, expectSatisfies, expectTokenStillValid, expectUntouched, owner, server, start, status, stranger, submit } from '../helpers/operations';
+import { OPS, useOperationsServer, ajv, createAt, db, expectError, expectSatisfies, expectTokenStillValid, expectUntouched, owner, server, start, status, stranger, submit } from '../helpers/operations';
+
+useOperationsServer();
 
 /** The tool-operation engine and the `create` tool over REST: the flow and bad input (docs/api.md). */
 

@@ -7,7 +7,8 @@ import { runnableOrder } from '../step-order';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { assertResultPlan, DependencyGraph, freshKey, repeatedAt } from '../tool-checks';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { sourcesOutline, submissionError } from '../tool-prompts';
+import { sourcesOutline } from '../plan-outline';
+import { submissionError } from '../tool-prompts';
 
 interface BreedParams {
   description?: string;

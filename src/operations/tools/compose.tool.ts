@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from '../../architectures/architecture.entity';
 import { insertArchitecture } from '../../architectures/architecture.service';
+import { insertEdges, insertNodes } from '../../architectures/architecture.write';
 import { inferEdges } from '../../architectures/inference';
 import { placeNodes } from '../../architectures/layout';
 import type { Visibility } from '../../blueprints/blueprint.entity';
@@ -164,30 +165,17 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
     const final = c.state.final!;
     const arch = await insertArchitecture(c.tx, c.operation.principal.id, { name: final.name, description: final.description, visibility: final.visibility });
     const positions = placeNodes([], c.sources.length);
-    const nodes = c.sources.map((s, i) => ({ id: randomUUID(), blueprint_id: s.id, x: positions[i]!.x, y: positions[i]!.y, n: i }));
-    const nodeOf = new Map(nodes.map((n) => [n.blueprint_id, n.id]));
-    const edges = (c.state.edges ?? []).map((e, i) => ({
+    const nodes = c.sources.map((s, i) => ({ id: randomUUID(), blueprintId: s.id, x: positions[i]!.x, y: positions[i]!.y }));
+    const nodeOf = new Map(nodes.map((n) => [n.blueprintId, n.id]));
+    const edges = (c.state.edges ?? []).map((e) => ({
       id: randomUUID(),
-      source: nodeOf.get(e.source_blueprint_id),
-      target: nodeOf.get(e.target_blueprint_id),
-      edge_type: e.edge_type,
+      sourceNodeId: nodeOf.get(e.source_blueprint_id)!,
+      targetNodeId: nodeOf.get(e.target_blueprint_id)!,
+      edgeType: e.edge_type as EdgeType,
       label: e.label,
-      n: i,
     }));
-    // Creation times one microsecond apart keep the given order (reads order by created_at, id).
-    await c.tx.execute(
-      `insert into architecture_node (id, architecture_id, blueprint_id, position_x, position_y, created_at)
-       select v.id, ?, v.blueprint_id, v.x, v.y, now() + v.n * interval '1 microsecond'
-         from jsonb_to_recordset(?::jsonb) as v(id uuid, blueprint_id uuid, x float8, y float8, n int)`,
-      [arch.id, JSON.stringify(nodes)],
-    );
-    if (edges.length > 0)
-      await c.tx.execute(
-        `insert into architecture_edge (id, architecture_id, source_node_id, target_node_id, edge_type, label, created_at)
-         select v.id, ?, v.source, v.target, v.edge_type, v.label, now() + v.n * interval '1 microsecond'
-           from jsonb_to_recordset(?::jsonb) as v(id uuid, source uuid, target uuid, edge_type text, label text, n int)`,
-        [arch.id, JSON.stringify(edges)],
-      );
+    await insertNodes(c.tx, arch.id, nodes);
+    await insertEdges(c.tx, arch.id, edges);
     return {
       architecture_id: arch.id,
       architecture: { id: arch.id, slug: arch.slug, name: arch.name, visibility: arch.visibility },

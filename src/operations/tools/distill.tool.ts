@@ -3,7 +3,8 @@ import type { Plan } from '../../plans/plan';
 import { keyPattern } from '../../plans/plan.schema';
 import type { ToolDefinition } from '../tool-definition';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { sourceOutline, submissionError } from '../tool-prompts';
+import { sourceOutline } from '../plan-outline';
+import { submissionError } from '../tool-prompts';
 
 interface DistillState {
   core?: string[];

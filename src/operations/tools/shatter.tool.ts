@@ -2,7 +2,8 @@ import { dependencyClusters, restrictPlan } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { clampName, defaultTags, defaultVisibility, identityFrom, identityProperties, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { planOutline, sourcesError, submissionError } from '../tool-prompts';
+import { planOutline } from '../plan-outline';
+import { sourcesError, submissionError } from '../tool-prompts';
 
 interface ShatterState {
   /** Module keys of each independent piece, in the order the prompt lists them. */

@@ -6,7 +6,8 @@ import { runnableOrder } from '../step-order';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { assertResultPlan, freshKey, repeatedAt } from '../tool-checks';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { sourceOutline, submissionError } from '../tool-prompts';
+import { sourceOutline } from '../plan-outline';
+import { submissionError } from '../tool-prompts';
 
 interface SpliceParams {
   description?: string;

@@ -5,7 +5,8 @@ import { freeObjectSchema, keyPattern } from '../../plans/plan.schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { assertResultPlan, repeatedAt } from '../tool-checks';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { sourceOutline, sourcesError, submissionError } from '../tool-prompts';
+import { sourceOutline } from '../plan-outline';
+import { sourcesError, submissionError } from '../tool-prompts';
 
 interface StyleState {
   plan?: Plan;

@@ -4,7 +4,8 @@ import { freeObjectSchema, stepSchema } from '../../plans/plan.schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { assertResultPlan, repeatedAt } from '../tool-checks';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { sourceOutline, submissionError } from '../tool-prompts';
+import { sourceOutline } from '../plan-outline';
+import { submissionError } from '../tool-prompts';
 
 interface TransmuteParams {
   language?: string;

@@ -6,7 +6,8 @@ import { firstStepOutOfOrder, runnableOrder } from '../step-order';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { assertResultPlan, DependencyGraph, repeatedAt } from '../tool-checks';
 import { identityStep, newResult, writeNewBlueprints, type Identity } from '../tool-output';
-import { planOutline, submissionError } from '../tool-prompts';
+import { planOutline } from '../plan-outline';
+import { submissionError } from '../tool-prompts';
 
 interface WeaveParams {
   description?: string;

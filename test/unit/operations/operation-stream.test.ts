@@ -1,7 +1,6 @@
 import { createPubSub } from '@graphql-yoga/subscription';
 import type { EventTopics } from '../../../src/platform/events';
 import { operationStream, type OperationUpdate } from '../../../src/operations/operation-stream';
-import { filterEvents } from '../../../src/operations/operation.resolver';
 import { StreamEnd } from '../../../src/platform/live';
 import { AppError } from '../../../src/platform/errors';
 import type { OperationView } from '../../../src/operations/operation.service';
@@ -92,21 +91,6 @@ describe('operationStream', () => {
       throw new Error('database down');
     });
     await expect(stream.next()).rejects.toThrow('database down');
-    expect(target.listeners).toBe(0);
-  });
-});
-
-describe('filterEvents', () => {
-  it('keeps matching events and lets go of the topic at once when stopped while waiting', async () => {
-    const { target, publish, events } = bus();
-    const kept = filterEvents(events(), (e) => e.operationId === 'op-1');
-    const first = kept.next();
-    publish('op-2', 'active', 1);
-    publish('op-1', 'active', 2);
-    expect(await first).toEqual({ done: false, value: expect.objectContaining({ operationId: 'op-1', step: 2 }) });
-    const waiting = kept.next();
-    expect(await within(kept.return!())).toMatchObject({ done: true });
-    expect(await within(waiting)).toMatchObject({ done: true });
     expect(target.listeners).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RequestContext } from '../platform/context';
+import type { RequestContext } from './context';
 
 /**
  * One MCP tool: a name, a description, a zod input shape and a handler that calls the same domain

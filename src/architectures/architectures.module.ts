@@ -1,0 +1,11 @@
+import type { AreaModule } from '../platform/area';
+import { ArchitectureResolver } from './architecture.resolver';
+import { ArchitectureNodeResolver } from './architecture-node.resolver';
+import { architectureRoutes } from './architecture.routes';
+
+/** The architectures area: everything it adds to the app. */
+export const architecturesModule: AreaModule = {
+  name: 'architectures',
+  resolvers: [ArchitectureResolver, ArchitectureNodeResolver],
+  routes: architectureRoutes,
+};

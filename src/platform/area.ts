@@ -1,0 +1,28 @@
+import type { McpToolDefinition } from './mcp-tool';
+import type { AppDeps } from './request-context';
+import type { RouteModule } from './routes';
+
+/**
+ * Background work an area runs for the app's lifetime (e.g. the execution idle sweep): started once the
+ * server is ready, and stopped (and awaited) when it closes, before the database goes away.
+ */
+export interface Job {
+  name: string;
+  /** Starts the job; the function it returns stops it and resolves when in-flight work is done. */
+  start(deps: AppDeps, onError: (err: unknown) => void): () => Promise<void>;
+}
+
+/**
+ * Everything one domain area adds to the app, exported once from `<area>/<area>.module.ts`; `modules.ts`
+ * lists the areas, and the app takes each part from there.
+ */
+export interface AreaModule {
+  name: string;
+  /** type-graphql resolver classes. */
+  resolvers?: Function[];
+  /** REST routes. */
+  routes?: RouteModule;
+  /** MCP tools, served at `POST /mcp`. */
+  mcpTools?: McpToolDefinition[];
+  jobs?: Job[];
+}
