@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
-import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
+import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
 import { assertValid, compileSchema, type ValidationIssue } from '../platform/json-schema';
 import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from './architecture.entity';
 import { cardOf, isLineageEdgeId, type ArchitectureRecord, type EdgeView, type NodeView } from './architecture.read';
@@ -51,9 +51,6 @@ const layoutBody = compileSchema({
 export const lineageEdgeMessage =
   'lineage_fork and lineage_breed edges are computed from fork and breed ancestry; they cannot be created or deleted by hand';
 
-function fail(issues: ValidationIssue[]): never {
-  throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
-}
 
 async function nodeRowsOf(tx: EntityManager, architectureId: string): Promise<Array<{ id: string; blueprint_id: string; position_x: number; position_y: number }>> {
   return tx.execute('select id, blueprint_id, position_x, position_y from architecture_node where architecture_id = ?', [architectureId]);
@@ -69,14 +66,14 @@ export async function addNode(ctx: RequestContext, slug: string, body: unknown):
     const input = assertValid<{ blueprint_id: string; position_x?: number; position_y?: number }>(nodeBody, body ?? {}, 'body');
     if ((input.position_x === undefined) !== (input.position_y === undefined)) {
       const missing = input.position_x === undefined ? 'position_x' : 'position_y';
-      fail([{ path: `body/${missing}`, message: 'is required when the other coordinate is given (or leave both out for automatic placement)' }]);
+      throw invalid(`body/${missing}`, 'is required when the other coordinate is given (or leave both out for automatic placement)');
     }
     const bp = await getBlueprint(ctx, input.blueprint_id);
     const existing = await nodeRowsOf(tx, arch.id);
     const same = existing.find((n) => n.blueprint_id === bp.id);
     if (same) throw conflict('That blueprint is already a node of this architecture', { node_id: same.id });
     if (existing.length >= ctx.config.limits.architectureMaxNodes)
-      fail([{ path: 'body', message: `the architecture already holds the maximum of ${ctx.config.limits.architectureMaxNodes} nodes` }]);
+      throw invalid('body', `the architecture already holds the maximum of ${ctx.config.limits.architectureMaxNodes} nodes`);
     const position: Point =
       input.position_x !== undefined && input.position_y !== undefined
         ? { x: input.position_x, y: input.position_y }
@@ -98,15 +95,15 @@ export async function addEdge(ctx: RequestContext, slug: string, body: unknown):
     if (lineageEdgeTypes.includes(requested as EdgeType)) throw forbidden(lineageEdgeMessage);
     const input = assertValid<{ source_node_id: string; target_node_id: string; edge_type: EdgeType; label?: string | null }>(edgeBody, body ?? {}, 'body');
     const label = input.label?.trim() || null;
-    if (input.edge_type === EdgeType.CUSTOM && label === null) fail([{ path: 'body/label', message: 'is required for a custom edge (it names the relationship)' }]);
+    if (input.edge_type === EdgeType.CUSTOM && label === null) throw invalid('body/label', 'is required for a custom edge (it names the relationship)');
     const nodeIds = new Set((await nodeRowsOf(tx, arch.id)).map((n) => n.id));
     const issues: ValidationIssue[] = [];
     for (const field of ['source_node_id', 'target_node_id'] as const)
       if (!nodeIds.has(input[field].toLowerCase())) issues.push({ path: `body/${field}`, message: 'is not a node of this architecture' });
-    if (issues.length > 0) fail(issues);
+    if (issues.length > 0) throw invalidAll(issues);
     const source = input.source_node_id.toLowerCase();
     const target = input.target_node_id.toLowerCase();
-    if (source === target) fail([{ path: 'body/target_node_id', message: 'must differ from source_node_id (an edge joins two nodes)' }]);
+    if (source === target) throw invalid('body/target_node_id', 'must differ from source_node_id (an edge joins two nodes)');
     const clash: Array<{ id: string }> = await tx.execute(
       `select id from architecture_edge where source_node_id = ? and target_node_id = ? and edge_type = ? and coalesce(label, '') = ?`,
       [source, target, input.edge_type, label ?? ''],
@@ -114,7 +111,7 @@ export async function addEdge(ctx: RequestContext, slug: string, body: unknown):
     if (clash[0]) throw conflict('An identical edge already joins these nodes', { edge_id: clash[0].id });
     const counted: Array<{ n: string }> = await tx.execute('select count(*) as n from architecture_edge where architecture_id = ?', [arch.id]);
     if (Number(counted[0]!.n) >= ctx.config.limits.architectureMaxEdges)
-      fail([{ path: 'body', message: `the architecture already holds the maximum of ${ctx.config.limits.architectureMaxEdges} edges` }]);
+      throw invalid('body', `the architecture already holds the maximum of ${ctx.config.limits.architectureMaxEdges} edges`);
     const id = randomUUID();
     await insertEdges(tx, arch.id, [{ id, sourceNodeId: source, targetNodeId: target, edgeType: input.edge_type, label }]);
     await publishChange(ctx, tx, arch, 'edge_added', id);
@@ -141,7 +138,7 @@ export async function updateLayout(ctx: RequestContext, slug: string, body: unkn
       else if (seen.has(id)) issues.push({ path: `body/${i}/nodeId`, message: 'is listed more than once' });
       seen.add(id);
     });
-    if (issues.length > 0) fail(issues);
+    if (issues.length > 0) throw invalidAll(issues);
     if (entries.length === 0) return arch;
     await tx.execute(
       `update architecture_node n set position_x = v.x, position_y = v.y

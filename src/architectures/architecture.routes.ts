@@ -1,4 +1,4 @@
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
 import type { RouteModule } from '../platform/routes';
@@ -80,7 +80,7 @@ export const architectureRoutes: RouteModule = (app, deps) => {
       const arch = await getArchitecture(ctx, request.params.slug);
       const format = (request.query.format ?? 'json') as ExportFormat;
       if (!exportFormats.includes(format))
-        throw validationFailed(`format must be one of: ${exportFormats.join(', ')}`, { issues: [{ path: 'format', message: `must be one of: ${exportFormats.join(', ')}` }] });
+        throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
       const view = await architectureView(ctx, arch);
       return reply.type(exportContentTypes[format]).send(exportArchitecture(view, format));
     },

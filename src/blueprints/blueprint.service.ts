@@ -4,7 +4,7 @@ import { requireViewer } from '../auth/auth.service';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
-import { forbidden, notFound, validationFailed } from '../platform/errors';
+import { forbidden, invalid, notFound } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
 import { assertOwner, assertReadable, guardOf, isOwner } from './access';
@@ -162,6 +162,6 @@ export async function viewerHasStarred(ctx: RequestContext, blueprintId: string)
 
 export function assertVisibility(value: unknown): Visibility {
   if (value === Visibility.PUBLIC || value === Visibility.PRIVATE) return value;
-  throw validationFailed('visibility must be "public" or "private"', { issues: [{ path: 'visibility', message: 'must be public or private' }] });
+  throw invalid('visibility', 'must be public or private', 'visibility must be "public" or "private"');
 }
 

@@ -4,7 +4,7 @@ import { canRead, guardOf } from '../blueprints/access';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { PageInfo } from '../platform/graphql-connection';
 import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
@@ -16,7 +16,7 @@ import { inboxSlice, markInboxRead, parseDeliveryId, type InboxItem } from './in
 function cursorArg(raw: string | null | undefined, path: string): string | null {
   if (raw === null || raw === undefined) return null;
   const seq = parseDeliveryId(raw);
-  if (seq === null) throw validationFailed(`${path} must be a delivery id`, { issues: [{ path, message: 'must be a delivery id' }] });
+  if (seq === null) throw invalid(path, 'must be a delivery id');
   return seq;
 }
 
@@ -65,7 +65,7 @@ export class BroadcastResolver {
   ) {
     const size = first ?? ctx.config.limits.pageDefault;
     if (size < 1 || size > ctx.config.limits.pageMax)
-      throw validationFailed(`first must be between 1 and ${ctx.config.limits.pageMax}`, { issues: [{ path: 'first', message: `must be between 1 and ${ctx.config.limits.pageMax}` }] });
+      throw invalid('first', `must be between 1 and ${ctx.config.limits.pageMax}`);
     const slice = await inboxSlice(ctx, { first: size, after: cursorArg(after, 'after'), unread: unread ?? false });
     const edges = slice.items.map((item) => ({ cursor: item.id, node: toInboxNode(item) }));
     const pageInfo: PageInfo = {

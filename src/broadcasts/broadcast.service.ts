@@ -5,7 +5,7 @@ import { isUuid } from '../platform/ids';
 import { readableBySql } from '../blueprints/access';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { assertValid, validatorFor } from '../platform/json-schema';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
 
@@ -23,26 +23,22 @@ export interface BroadcastInput {
   severity: BroadcastSeverity;
 }
 
-const types = Object.values(BroadcastType) as string[];
-const severities = Object.values(BroadcastSeverity) as string[];
-const issue = (path: string, message: string) => validationFailed(`${path} ${message}`, { issues: [{ path, message }] });
+const broadcastBody = (limits: Limits) =>
+  validatorFor({
+    type: 'object',
+    additionalProperties: false,
+    required: ['message', 'type', 'severity'],
+    properties: {
+      message: { type: 'string', minLength: 1, maxLength: limits.broadcastMessageMax, pattern: '\\S' },
+      type: { type: 'string', enum: Object.values(BroadcastType) },
+      severity: { type: 'string', enum: Object.values(BroadcastSeverity) },
+    },
+  });
 
 /** `{message, type, severity}` from a request body; unknown enum values and fields are 400. */
 export function parseBroadcastInput(input: unknown, limits: Limits): BroadcastInput {
-  if (input === null || input === undefined || typeof input !== 'object' || Array.isArray(input))
-    throw validationFailed('The request body must be a JSON object with message, type and severity', { issues: [{ path: '', message: 'must be an object' }] });
-  const raw = input as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (!['message', 'type', 'severity'].includes(key)) throw issue(key, 'is not a known field (message, type, severity)');
-  if (raw.message === undefined) throw issue('message', 'is required');
-  if (typeof raw.message !== 'string') throw issue('message', 'must be a string');
-  const message = raw.message.trim();
-  if (message === '') throw issue('message', 'must not be blank');
-  if (message.length > limits.broadcastMessageMax) throw issue('message', `must be at most ${limits.broadcastMessageMax} characters`);
-  if (raw.type === undefined) throw issue('type', 'is required');
-  if (typeof raw.type !== 'string' || !types.includes(raw.type)) throw issue('type', `must be one of: ${types.join(', ')}`);
-  if (raw.severity === undefined) throw issue('severity', 'is required');
-  if (typeof raw.severity !== 'string' || !severities.includes(raw.severity)) throw issue('severity', `must be one of: ${severities.join(', ')}`);
-  return { message, type: raw.type as BroadcastType, severity: raw.severity as BroadcastSeverity };
+  const body = assertValid<BroadcastInput>(broadcastBody(limits), input ?? null, '');
+  return { ...body, message: body.message.trim() };
 }
 
 /**

@@ -3,7 +3,7 @@ import { requireViewer } from '../auth/auth.service';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintColumns, mapBlueprint } from '../blueprints/blueprint.sql';
 import type { RequestContext } from '../platform/context';
-import { notFound, validationFailed } from '../platform/errors';
+import { invalid, notFound } from '../platform/errors';
 import { pageFromQuery, type Page } from '../platform/pagination';
 import type { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 
@@ -81,7 +81,7 @@ export function parseDeliveryId(raw: unknown): string | null {
 function parseUnread(raw: unknown): boolean {
   if (raw === undefined || raw === null || raw === '' || raw === 'false' || raw === false) return false;
   if (raw === 'true' || raw === true) return true;
-  throw validationFailed('unread must be true or false', { issues: [{ path: 'unread', message: 'must be true or false' }] });
+  throw invalid('unread', 'must be true or false');
 }
 
 /** The caller's inbox, newest first (`unread=true`: unread only), as a REST page. */

@@ -4,7 +4,8 @@ import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service
 import { isUuid } from '../platform/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { notFound, validationFailed } from '../platform/errors';
+import { notFound } from '../platform/errors';
+import { assertValid, validatorFor } from '../platform/json-schema';
 import type { Page, PageRequest } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 
@@ -15,32 +16,25 @@ export interface EntryFields {
   body?: string;
 }
 
-const issue = (path: string, message: string) => validationFailed(`${path} ${message}`, { issues: [{ path, message }] });
+
+const entryBody = (limits: Limits, mode: 'publish' | 'update') =>
+  validatorFor({
+    type: 'object',
+    additionalProperties: false,
+    ...(mode === 'publish' ? { required: ['title', 'body'] } : { minProperties: 1 }),
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: limits.changelogTitleMax, pattern: '\\S' },
+      body: { type: 'string', maxLength: limits.changelogBodyMax },
+    },
+  });
 
 /**
  * `{title, body}` from a request body. Publishing needs both (the body may be empty); an update needs
  * at least one. Titles are trimmed and must not be blank; unknown fields are rejected.
  */
 export function parseEntryFields(input: unknown, limits: Limits, mode: 'publish' | 'update'): EntryFields {
-  if (input === null || input === undefined || typeof input !== 'object' || Array.isArray(input))
-    throw validationFailed('The request body must be a JSON object with title and body', { issues: [{ path: '', message: 'must be an object' }] });
-  const raw = input as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (key !== 'title' && key !== 'body') throw issue(key, 'is not a known field (title, body)');
-  const out: EntryFields = {};
-  if (raw.title !== undefined) {
-    if (typeof raw.title !== 'string') throw issue('title', 'must be a string');
-    const title = raw.title.trim();
-    if (title === '') throw issue('title', 'must not be blank');
-    if (title.length > limits.changelogTitleMax) throw issue('title', `must be at most ${limits.changelogTitleMax} characters`);
-    out.title = title;
-  } else if (mode === 'publish') throw issue('title', 'is required');
-  if (raw.body !== undefined) {
-    if (typeof raw.body !== 'string') throw issue('body', 'must be a string');
-    if (raw.body.length > limits.changelogBodyMax) throw issue('body', `must be at most ${limits.changelogBodyMax} characters`);
-    out.body = raw.body;
-  } else if (mode === 'publish') throw issue('body', 'is required');
-  if (mode === 'update' && out.title === undefined && out.body === undefined) throw issue('', 'must change title or body');
-  return out;
+  const fields = assertValid<EntryFields>(entryBody(limits, mode), input ?? null, '');
+  return fields.title === undefined ? fields : { ...fields, title: fields.title.trim() };
 }
 
 /**

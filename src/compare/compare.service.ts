@@ -6,7 +6,7 @@ import { diffPlans, type ChangedItem, type KeyedDiff, type PlanDiff } from '../p
 import { changedModuleFields, changedStepFields } from '../plans/algebra.core';
 import type { Plan, PlanModule, PlanStep } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { notFound, validationFailed } from '../platform/errors';
+import { invalid, notFound } from '../platform/errors';
 
 /** How one key moved on one side since the fork point. */
 export interface KeyChange {
@@ -106,7 +106,7 @@ function perKey<T extends { key: string }>(
 export async function compareWithParent(ctx: RequestContext, idOrSlug: string): Promise<ForkComparison> {
   const fork = await getBlueprint(ctx, idOrSlug);
   if (!fork.forkedFrom)
-    throw validationFailed('This blueprint is not a fork, so it has no parent to compare with', { issues: [{ path: 'id', message: 'is not a fork' }] });
+    throw invalid('id', 'is not a fork', 'This blueprint is not a fork, so it has no parent to compare with');
   const parent = await blueprintLoaders(ctx).byId.load(fork.forkedFrom.id);
   if (!parent || !(await canRead(ctx, guardOf(parent)))) throw notFound('parent blueprint', fork.forkedFrom.id);
   const point = await forkPoint(ctx, fork.id, parent.id);

@@ -9,7 +9,7 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import { isUuid } from '../platform/ids';
 import type { Plan, PlanModule, PlanStep } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
+import { conflict, invalid, notFound, staleStepToken } from '../platform/errors';
 import { Team } from '../teams/team.entity';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 import { buildSystemPrompt, type TeamConventions } from './execution.prompt';
@@ -127,12 +127,12 @@ async function stepOfRun(em: EntityManager, run: ExecutionRun, n: number): Promi
 function parseStepNumber(raw: unknown): number {
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1)
-    throw validationFailed('n must be a step number: an integer of 1 or more', { issues: [{ path: 'n', message: 'must be an integer of 1 or more' }] });
+    throw invalid('n', 'must be an integer of 1 or more', 'n must be a step number: an integer of 1 or more');
   return n;
 }
 
 function outOfRange(n: number, total: number) {
-  return validationFailed(`Step ${n} is out of range: this run has steps 1 to ${total}`, { issues: [{ path: 'n', message: `must be between 1 and ${total}` }] });
+  return invalid('n', `must be between 1 and ${total}`, `Step ${n} is out of range: this run has steps 1 to ${total}`);
 }
 
 /**
@@ -146,7 +146,7 @@ export async function executionStep(ctx: RequestContext, blueprintId: string, ra
   const viewer = requireViewer(ctx);
   const n = parseStepNumber(rawN);
   if (typeof token !== 'string' || token === '')
-    throw validationFailed('token (the stage token of step n) is required', { issues: [{ path: 'token', message: 'must be a non-empty string' }] });
+    throw invalid('token', 'must be a non-empty string', 'token (the stage token of step n) is required');
   const bp = await getBlueprint(ctx, blueprintId);
   const hash = hashToken(token);
   type Outcome = { view: StepView } | { ended: ExecutionRun };
@@ -207,12 +207,12 @@ async function ownRunLocked(ctx: RequestContext, tx: EntityManager, runId: strin
 export async function reportExecution(ctx: RequestContext, runId: string, rawStatus: unknown, rawNotes: unknown): Promise<ExecutionRun> {
   requireViewer(ctx);
   if (rawStatus !== ExecutionStatus.COMPLETED && rawStatus !== ExecutionStatus.FAILED)
-    throw validationFailed('status must be "completed" or "failed"', { issues: [{ path: 'status', message: 'must be completed or failed' }] });
+    throw invalid('status', 'must be completed or failed', 'status must be "completed" or "failed"');
   if (rawNotes !== undefined && rawNotes !== null && typeof rawNotes !== 'string')
-    throw validationFailed('notes must be a string', { issues: [{ path: 'notes', message: 'must be a string' }] });
+    throw invalid('notes', 'must be a string');
   const notes = typeof rawNotes === 'string' ? rawNotes : null;
   if (notes !== null && notes.length > MAX_NOTES_LENGTH)
-    throw validationFailed(`notes must be at most ${MAX_NOTES_LENGTH} characters`, { issues: [{ path: 'notes', message: `is longer than ${MAX_NOTES_LENGTH} characters` }] });
+    throw invalid('notes', `is longer than ${MAX_NOTES_LENGTH} characters`, `notes must be at most ${MAX_NOTES_LENGTH} characters`);
   const outcome = await ctx.em.transactional(async (tx): Promise<{ ended: ExecutionRun } | { reported: ExecutionRun }> => {
     const run = await ownRunLocked(ctx, tx, runId);
     if (run.status !== ExecutionStatus.RUNNING) return { ended: run };

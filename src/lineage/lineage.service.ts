@@ -4,7 +4,7 @@ import type { Blueprint } from '../blueprints/blueprint.entity';
 import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { LineageKind } from './lineage-link.entity';
 
@@ -113,7 +113,7 @@ export interface LineageGraph {
 export async function lineageGraph(ctx: RequestContext, idOrSlug: string, direction: LineageDirection, depth: number): Promise<LineageGraph> {
   const max = ctx.config.limits.lineageDepthMax;
   if (!Number.isInteger(depth) || depth < 1 || depth > max)
-    throw validationFailed(`depth must be between 1 and ${max}`, { issues: [{ path: 'depth', message: `must be between 1 and ${max}` }] });
+    throw invalid('depth', `must be between 1 and ${max}`);
   const root = await getBlueprint(ctx, idOrSlug);
   const readable = readableSql('b', ctx.viewer);
   const step = (from: string, to: string) =>

@@ -8,7 +8,7 @@ import { getBlueprints } from '../blueprints/blueprint.service';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { Loaders } from '../platform/loaders';
-import { conflict, notFound, staleStepToken, validationFailed } from '../platform/errors';
+import { conflict, invalid, notFound, staleStepToken } from '../platform/errors';
 import { assertValid, validatorFor, type JsonSchema } from '../platform/json-schema';
 import { hashToken, newToken, tokenMatches } from '../platform/tokens';
 import type { ToolContext, ToolDefinition } from './tool-definition';
@@ -34,11 +34,11 @@ export interface OperationView {
 
 function definitionOf(toolType: unknown): ToolDefinition {
   if (toolType === undefined || toolType === null)
-    throw validationFailed('tool_type is required', { issues: [{ path: 'tool_type', message: 'is required' }] });
+    throw invalid('tool_type', 'is required');
   if (!isToolType(toolType))
-    throw validationFailed(`tool_type must be one of: ${toolTypes.join(', ')}`, { issues: [{ path: 'tool_type', message: 'is not a known tool type' }] });
+    throw invalid('tool_type', 'is not a known tool type', `tool_type must be one of: ${toolTypes.join(', ')}`);
   const def = toolDefinitions.get(toolType);
-  if (!def) throw validationFailed(`tool_type "${toolType}" is not available yet`, { issues: [{ path: 'tool_type', message: 'is not available yet' }] });
+  if (!def) throw invalid('tool_type', 'is not available yet', `tool_type "${toolType}" is not available yet`);
   return def;
 }
 
@@ -53,14 +53,14 @@ async function loadSources(ctx: RequestContext, def: ToolDefinition, ids: string
 function parseSourceIds(raw: unknown, def: ToolDefinition): string[] {
   const ids = raw === undefined || raw === null ? [] : raw;
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
-    throw validationFailed('source_blueprint_ids must be an array of blueprint ids', { issues: [{ path: 'source_blueprint_ids', message: 'must be an array of strings' }] });
+    throw invalid('source_blueprint_ids', 'must be an array of strings', 'source_blueprint_ids must be an array of blueprint ids');
   const { min, max } = def.sources;
   if (ids.length < min || ids.length > max) {
     const want = min === max ? `exactly ${min}` : max >= 99 ? `at least ${min}` : `${min} to ${max}`;
-    throw validationFailed(`${def.type} takes ${want} source blueprint(s); got ${ids.length}`, { issues: [{ path: 'source_blueprint_ids', message: `must hold ${want} ids` }] });
+    throw invalid('source_blueprint_ids', `must hold ${want} ids`, `${def.type} takes ${want} source blueprint(s); got ${ids.length}`);
   }
   if (new Set(ids).size !== ids.length)
-    throw validationFailed('source_blueprint_ids must not repeat an id', { issues: [{ path: 'source_blueprint_ids', message: 'repeats an id' }] });
+    throw invalid('source_blueprint_ids', 'repeats an id', 'source_blueprint_ids must not repeat an id');
   for (const id of ids) if (!isUuid(id)) throw notFound('blueprint', id);
   return ids.map((id) => id.toLowerCase());
 }
@@ -83,7 +83,7 @@ export async function startOperation(ctx: RequestContext, input: StartInput): Pr
   const sourceIds = parseSourceIds(input.sourceBlueprintIds, def);
   const rawParams = input.params ?? {};
   if (typeof rawParams !== 'object' || Array.isArray(rawParams))
-    throw validationFailed('params must be an object', { issues: [{ path: 'params', message: 'must be an object' }] });
+    throw invalid('params', 'must be an object');
   const params = assertValid<Record<string, unknown>>(validatorFor(def.paramsSchema), structuredClone(rawParams), 'params');
   const sources = await loadSources(ctx, def, sourceIds);
   return ctx.em.transactional(async (tx) => {
@@ -140,9 +140,9 @@ async function contextOf(ctx: RequestContext, tx: EntityManager, op: ToolOperati
  */
 export async function submitStep(ctx: RequestContext, operationId: string, token: unknown, submission: unknown): Promise<OperationView> {
   if (typeof token !== 'string' || token === '')
-    throw validationFailed('token (the current step token) is required', { issues: [{ path: 'token', message: 'must be a non-empty string' }] });
+    throw invalid('token', 'must be a non-empty string', 'token (the current step token) is required');
   if (submission === null || typeof submission !== 'object' || Array.isArray(submission))
-    throw validationFailed('submission must be an object', { issues: [{ path: 'submission', message: 'must be an object' }] });
+    throw invalid('submission', 'must be an object');
   type Outcome = { view: OperationView } | { finished: ToolOperation };
   const result = await ctx.em.transactional(async (tx): Promise<Outcome> => {
     const op = await lockOperation(ctx, tx, operationId, true);

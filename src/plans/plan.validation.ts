@@ -1,6 +1,6 @@
 import { Graph, alg } from '@dagrejs/graphlib';
 import type { ValidationIssue } from '../platform/json-schema';
-import { validationFailed } from '../platform/errors';
+import { invalidAll } from '../platform/errors';
 import type { Plan } from './plan';
 
 export interface PlanBounds {
@@ -58,5 +58,5 @@ export function planIssues(plan: Plan, bounds: PlanBounds): ValidationIssue[] {
 /** Throws 400 VALIDATION_FAILED when the plan breaks a rule; `root` prefixes the paths. */
 export function assertValidPlan(plan: Plan, bounds: PlanBounds, root = 'plan'): void {
   const issues = planIssues(plan, bounds).map((i) => ({ ...i, path: i.path ? `${root}/${i.path}` : root }));
-  if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+  if (issues.length > 0) throw invalidAll(issues);
 }

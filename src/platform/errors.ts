@@ -36,6 +36,22 @@ export class AppError extends GraphQLError {
 
 export const validationFailed = (message: string, details?: Record<string, unknown>) =>
   new AppError('VALIDATION_FAILED', message, details);
+
+/** One offending input: a `/`-separated path (e.g. `submission/modules/0/key`) and what is wrong with it. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one way to refuse bad input: 400 VALIDATION_FAILED naming the offending path, with
+ * `details.issues: [{path, message}]`. The message is "<path> <message>" unless `summary` says more.
+ */
+export const invalid = (path: string, message: string, summary?: string) => invalidAll([{ path, message }], summary);
+
+/** {@link invalid} for several offending paths at once; the message names the first. */
+export const invalidAll = (issues: ValidationIssue[], summary?: string) =>
+  validationFailed(summary ?? `${issues[0]!.path} ${issues[0]!.message}`.trim(), { issues });
 export const unauthenticated = (message = 'A valid bearer token is required') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
 export const notFound = (what: string, id?: string) =>

@@ -1,6 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { validationFailed } from './errors';
+import { invalidAll, type ValidationIssue } from './errors';
+
+export type { ValidationIssue };
 
 /** One Ajv for the whole process: request bodies, tool params and step submissions are JSON Schema. */
 export const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false });
@@ -8,19 +10,16 @@ addFormats(ajv);
 
 export type JsonSchema = Record<string, unknown>;
 
-export interface ValidationIssue {
-  path: string;
-  message: string;
-}
-
 /** `/modules/0/depends_on` style paths, with the root named, e.g. `submission/modules/0/key`. */
 export function issuesFrom(errors: ErrorObject[] | null | undefined, root: string): ValidationIssue[] {
   return (errors ?? []).map((e) => {
-    let path = root + e.instancePath;
+    // An empty root names top-level fields bare (`title`, not `/title`).
+    let path = root ? root + e.instancePath : e.instancePath.slice(1);
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') path += `/${String(e.params.missingProperty)}`;
+    const child = (name: unknown) => (path ? `${path}/${String(name)}` : String(name));
+    if (e.keyword === 'required') path = child(e.params.missingProperty);
     if (e.keyword === 'additionalProperties') {
-      path += `/${String(e.params.additionalProperty)}`;
+      path = child(e.params.additionalProperty);
       message = 'is not a known property';
     }
     if (e.keyword === 'enum') message += `: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
@@ -31,9 +30,7 @@ export function issuesFrom(errors: ErrorObject[] | null | undefined, root: strin
 /** Throws 400 VALIDATION_FAILED naming every offending path; returns the (defaulted) value typed. */
 export function assertValid<T>(validate: ValidateFunction, value: unknown, root: string): T {
   if (!validate(value)) {
-    const issues = issuesFrom(validate.errors, root);
-    const first = issues[0]!;
-    throw validationFailed(`${first.path} ${first.message}`, { issues });
+    throw invalidAll(issuesFrom(validate.errors, root));
   }
   return value as T;
 }

@@ -1,5 +1,5 @@
 import type { Limits } from './config';
-import { validationFailed } from './errors';
+import { invalid } from './errors';
 
 /** A validated page request, whether it came as REST `limit/offset` or GraphQL `first/after`. */
 export interface PageRequest {
@@ -18,7 +18,7 @@ function toInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   // Digits only (no "1e3", "0x10", " 5"), and small enough that PostgreSQL's bigint OFFSET accepts it.
   const n = typeof value === 'number' ? value : /^-?\d{1,15}$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw validationFailed(`${name} must be an integer`, { issues: [{ path: name, message: 'must be an integer' }] });
+  if (!Number.isSafeInteger(n)) throw invalid(name, 'must be an integer');
   return n;
 }
 
@@ -27,8 +27,8 @@ export function pageFromQuery(query: { limit?: unknown; offset?: unknown }, limi
   const limit = toInt(query.limit, 'limit') ?? limits.pageDefault;
   const offset = toInt(query.offset, 'offset') ?? 0;
   if (limit < 1 || limit > limits.pageMax)
-    throw validationFailed(`limit must be between 1 and ${limits.pageMax}`, { issues: [{ path: 'limit', message: `must be between 1 and ${limits.pageMax}` }] });
-  if (offset < 0) throw validationFailed('offset must be 0 or more', { issues: [{ path: 'offset', message: 'must be 0 or more' }] });
+    throw invalid('limit', `must be between 1 and ${limits.pageMax}`);
+  if (offset < 0) throw invalid('offset', 'must be 0 or more');
   return { limit, offset };
 }
 
@@ -40,7 +40,7 @@ export function encodeCursor(position: number): string {
 export function decodeCursor(cursor: string): number {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^pos:(\d{1,15})$/.exec(decoded);
-  if (!match) throw validationFailed('after is not a cursor this API issued', { issues: [{ path: 'after', message: 'is not a valid cursor' }] });
+  if (!match) throw invalid('after', 'is not a valid cursor', 'after is not a cursor this API issued');
   return Number(match[1]);
 }
 
@@ -48,7 +48,7 @@ export function decodeCursor(cursor: string): number {
 export function pageFromConnectionArgs(args: { first?: number | null; after?: string | null }, limits: Limits): PageRequest {
   const limit = args.first ?? limits.pageDefault;
   if (limit < 1 || limit > limits.pageMax)
-    throw validationFailed(`first must be between 1 and ${limits.pageMax}`, { issues: [{ path: 'first', message: `must be between 1 and ${limits.pageMax}` }] });
+    throw invalid('first', `must be between 1 and ${limits.pageMax}`);
   const offset = args.after ? decodeCursor(args.after) + 1 : 0;
   return { limit, offset };
 }

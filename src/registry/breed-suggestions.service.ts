@@ -3,7 +3,7 @@ import type { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { breedScore, type BreedScore } from './breed-suggestions';
 import { relatedCandidates, type Candidate } from './candidates';
 
@@ -20,7 +20,7 @@ export const BREED_SUGGESTIONS_MAX = 50;
 export async function breedSuggestions(ctx: RequestContext, idOrSlug: string, limit = 10): Promise<{ blueprintId: string; items: BreedSuggestion[] }> {
   requireViewer(ctx);
   if (!Number.isInteger(limit) || limit < 1 || limit > BREED_SUGGESTIONS_MAX)
-    throw validationFailed(`limit must be between 1 and ${BREED_SUGGESTIONS_MAX}`, { issues: [{ path: 'limit', message: `must be between 1 and ${BREED_SUGGESTIONS_MAX}` }] });
+    throw invalid('limit', `must be between 1 and ${BREED_SUGGESTIONS_MAX}`);
   const bp = await getBlueprint(ctx, idOrSlug);
   const candidates = await relatedCandidates(ctx.em, ctx.viewer, bp.plan.modules, [bp.id]);
   const best = candidates

@@ -1,5 +1,5 @@
 import { toCard } from '../blueprints/blueprint.wire';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
 import type { RouteModule } from '../platform/routes';
@@ -15,7 +15,7 @@ export const registryRoutes: RouteModule = (app, deps) => {
     const page = pageFromQuery(request.query, deps.config.limits);
     const sort = request.query.sort;
     if (sort !== undefined && !registrySorts.includes(sort as RegistrySort))
-      throw validationFailed(`sort must be one of: ${registrySorts.join(', ')}`, { issues: [{ path: 'sort', message: 'is not a known sort order' }] });
+      throw invalid('sort', 'is not a known sort order', `sort must be one of: ${registrySorts.join(', ')}`);
     const result = await searchRegistry(ctx, { q: request.query.q, tags: parseTags(request.query.tags), sort: sort as RegistrySort | undefined }, page);
     return { items: result.items.map((bp) => ({ ...toCard(bp), description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() })), total: result.total, ...page };
   });

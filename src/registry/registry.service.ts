@@ -2,7 +2,7 @@ import { readableSql } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { columnsOf, mapBlueprint } from '../blueprints/blueprint.sql';
 import type { RequestContext } from '../platform/context';
-import { validationFailed } from '../platform/errors';
+import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { trendingScoreSql, trendingWeights } from './trending';
 
@@ -18,7 +18,7 @@ export interface RegistryQuery {
 /** `tags=a,b` -> ['a', 'b'] (lowercase, trimmed, empty dropped). */
 export function parseTags(raw: unknown): string[] {
   if (raw === undefined || raw === null || raw === '') return [];
-  if (typeof raw !== 'string') throw validationFailed('tags must be a comma-separated string', { issues: [{ path: 'tags', message: 'must be a string' }] });
+  if (typeof raw !== 'string') throw invalid('tags', 'must be a string', 'tags must be a comma-separated string');
   return normaliseTagList(raw.split(','));
 }
 
@@ -34,7 +34,7 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_WINDOW_DAYS;
   const n = typeof raw === 'number' ? raw : /^-?\d{1,6}$/.test(String(raw)) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_WINDOW_DAYS)
-    throw validationFailed(`${path} must be an integer between 1 and ${MAX_WINDOW_DAYS}`, { issues: [{ path, message: `must be an integer between 1 and ${MAX_WINDOW_DAYS}` }] });
+    throw invalid(path, `must be an integer between 1 and ${MAX_WINDOW_DAYS}`, `${path} must be an integer between 1 and ${MAX_WINDOW_DAYS}`);
   return n;
 }
 
@@ -44,7 +44,7 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
  */
 export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
   const q = query.q?.trim() ?? '';
-  if (q.length > 200) throw validationFailed('q must be at most 200 characters', { issues: [{ path: 'q', message: 'is longer than 200 characters' }] });
+  if (q.length > 200) throw invalid('q', 'is longer than 200 characters', 'q must be at most 200 characters');
   const where: string[] = [readableSql('b', null).sql];
   const params: unknown[] = [];
   if (q) {

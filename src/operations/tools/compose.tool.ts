@@ -6,7 +6,7 @@ import { inferEdges } from '../../architectures/inference';
 import { placeNodes } from '../../architectures/layout';
 import type { Visibility } from '../../blueprints/blueprint.entity';
 import { defaultLimits } from '../../platform/config';
-import { validationFailed } from '../../platform/errors';
+import { invalid, invalidAll } from '../../platform/errors';
 import type { ValidationIssue } from '../../platform/json-schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { descriptionField, nameField, visibilityField, withDefault } from '../../platform/field-schemas';
@@ -118,7 +118,7 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
       submissionSchema: edgesSchema,
       accept: (c, s: { edges: WireEdge[] }) => {
         const max = c.ctx.config.limits.architectureMaxEdges;
-        if (s.edges.length > max) throw validationFailed(`submission/edges has ${s.edges.length} edges; at most ${max} are allowed`, { issues: [{ path: 'submission/edges', message: `must hold at most ${max} edges` }] });
+        if (s.edges.length > max) throw invalid('submission/edges', `must hold at most ${max} edges`, `submission/edges has ${s.edges.length} edges; at most ${max} are allowed`);
         const ids = new Set(c.sources.map((b) => b.id));
         const issues: ValidationIssue[] = [];
         const seen = new Set<string>();
@@ -138,7 +138,7 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
           seen.add(key);
           return { source_blueprint_id: source, target_blueprint_id: target, edge_type: e.edge_type, label };
         });
-        if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+        if (issues.length > 0) throw invalidAll(issues);
         return { ...c.state, edges };
       },
     },

@@ -3,7 +3,7 @@ import { Visibility } from '../../blueprints/blueprint.entity';
 import { moduleFromWire, stepFromWire, type JsonObject, type Plan, type PlanModule, type PlanStep, type WireModule, type WireStep } from '../../plans/plan';
 import { freeObjectSchema, moduleSchema, stepSchema } from '../../plans/plan.schema';
 import { planIssues } from '../../plans/plan.validation';
-import { validationFailed } from '../../platform/errors';
+import { invalidAll } from '../../platform/errors';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { descriptionField, nameField, tagsField, visibilityField, withDefault } from '../../platform/field-schemas';
 
@@ -37,7 +37,7 @@ function assertPartialPlan(c: Ctx, section: 'modules' | 'steps' | 'configuration
   const issues = planIssues(plan, c.ctx.config.limits)
     .filter((i) => i.path === '' || i.path.startsWith(section))
     .map((i) => ({ ...i, path: i.path === '' ? `submission/${section}` : `submission/${i.path}` }));
-  if (issues.length > 0) throw validationFailed(`${issues[0]!.path} ${issues[0]!.message}`, { issues });
+  if (issues.length > 0) throw invalidAll(issues);
 }
 
 /** The state after a step, checked against the plan rules that step can break. */

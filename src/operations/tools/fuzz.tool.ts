@@ -1,5 +1,5 @@
 import { cloneJson } from '../../plans/algebra';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { outlineModules, outlineSteps } from '../plan-outline';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolDefinition } from '../tool-definition';
@@ -51,16 +51,16 @@ export const fuzzTool: ToolDefinition<Record<string, never>, FuzzState> = {
         const seenKeys = new Set<string>();
         s.checks.forEach((entry, i) => {
           const step = steps.get(entry.step_key);
-          if (!step) throw validationFailed(`submission/checks/${i}/step_key names no step of this blueprint: "${entry.step_key}"`, { issues: [{ path: `submission/checks/${i}/step_key`, message: `names no step: "${entry.step_key}"` }] });
+          if (!step) throw invalid(`submission/checks/${i}/step_key`, `names no step: "${entry.step_key}"`, `submission/checks/${i}/step_key names no step of this blueprint: "${entry.step_key}"`);
           if (seenKeys.has(entry.step_key))
-            throw validationFailed(`submission/checks/${i}/step_key repeats step "${entry.step_key}"; give each step once`, { issues: [{ path: `submission/checks/${i}/step_key`, message: 'repeats a step' }] });
+            throw invalid(`submission/checks/${i}/step_key`, 'repeats a step', `submission/checks/${i}/step_key repeats step "${entry.step_key}"; give each step once`);
           seenKeys.add(entry.step_key);
           const have = new Set(step.acceptance);
           const fresh = [...new Set(entry.acceptance.map((a) => a.trim()))].filter((a) => !have.has(a));
           if (fresh.length > 0) added[entry.step_key] = fresh;
         });
         if (Object.keys(added).length === 0)
-          throw validationFailed('submission/checks adds no check the steps do not already have', { issues: [{ path: 'submission/checks', message: 'adds no new check' }] });
+          throw invalid('submission/checks', 'adds no new check', 'submission/checks adds no check the steps do not already have');
         return { ...c.state, checks: added };
       },
     },

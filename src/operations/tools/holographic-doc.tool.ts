@@ -2,7 +2,7 @@ import type { Blueprint } from '../../blueprints/blueprint.entity';
 import { childrenOf, parentsOf } from '../../lineage/lineage.service';
 import { criticalPath, dependentsOf, moduleLevels, planStats } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { outlineModules, outlineSteps } from '../plan-outline';
 import { blueprintRef, narrativeSchema, reportResult } from '../tool-output.report';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
@@ -132,13 +132,13 @@ export const holographicDocTool: ToolDefinition<Record<string, never>, HoloState
         const docs: Record<string, string> = {};
         s.modules.forEach((m, i) => {
           const path = `submission/modules/${i}/key`;
-          if (!keys.has(m.key)) throw validationFailed(`${path} names no module: "${m.key}"`, { issues: [{ path, message: `names no module: "${m.key}"` }] });
-          if (Object.prototype.hasOwnProperty.call(docs, m.key)) throw validationFailed(`${path} repeats module "${m.key}"`, { issues: [{ path, message: 'repeats a module' }] });
+          if (!keys.has(m.key)) throw invalid(path, `names no module: "${m.key}"`, `${path} names no module: "${m.key}"`);
+          if (Object.prototype.hasOwnProperty.call(docs, m.key)) throw invalid(path, 'repeats a module', `${path} repeats module "${m.key}"`);
           docs[m.key] = m.doc;
         });
         const missing = [...keys].filter((k) => !Object.prototype.hasOwnProperty.call(docs, k));
         if (missing.length > 0)
-          throw validationFailed(`submission/modules must document every module; missing: ${missing.join(', ')}`, { issues: [{ path: 'submission/modules', message: `misses ${missing.join(', ')}` }] });
+          throw invalid('submission/modules', `misses ${missing.join(', ')}`, `submission/modules must document every module; missing: ${missing.join(', ')}`);
         return { ...c.state, moduleDocs: docs };
       },
     },

@@ -1,7 +1,7 @@
 import { cloneJson } from '../../plans/algebra';
 import { stepFromWire, type Plan, type PlanStep, type WireStep } from '../../plans/plan';
 import { stepSchema } from '../../plans/plan.schema';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { outlineModules, outlineSteps } from '../plan-outline';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolDefinition } from '../tool-definition';
@@ -79,17 +79,16 @@ export const inoculationTool: ToolDefinition<Record<string, never>, InoculationS
         const plan = c.sources[0]!.plan;
         const modules = new Set(plan.modules.map((m) => m.key));
         const keys = new Set(plan.steps.map((st) => st.key));
-        const fail = (path: string, message: string) => validationFailed(`${path} ${message}`, { issues: [{ path, message }] });
         const added: NonNullable<InoculationState['added']> = [];
         s.steps.forEach((st, i) => {
-          if (keys.has(st.key)) throw fail(`submission/steps/${i}/key`, `is already a step key: "${st.key}"`);
-          if (!modules.has(st.module_key)) throw fail(`submission/steps/${i}/module_key`, `names no module: "${st.module_key}"`);
-          if (st.after !== undefined && !keys.has(st.after)) throw fail(`submission/steps/${i}/after`, `names no step before it: "${st.after}"`);
+          if (keys.has(st.key)) throw invalid(`submission/steps/${i}/key`, `is already a step key: "${st.key}"`);
+          if (!modules.has(st.module_key)) throw invalid(`submission/steps/${i}/module_key`, `names no module: "${st.module_key}"`);
+          if (st.after !== undefined && !keys.has(st.after)) throw invalid(`submission/steps/${i}/after`, `names no step before it: "${st.after}"`);
           keys.add(st.key);
           added.push({ step: stepFromWire(st), concern: st.concern, after: st.after ?? null });
         });
         const missing = requiredConcerns.filter((k) => !s.steps.some((st) => st.concern === k));
-        if (missing.length > 0) throw fail('submission/steps', `must cover the concerns ${missing.join(', ')}`);
+        if (missing.length > 0) throw invalid('submission/steps', `must cover the concerns ${missing.join(', ')}`);
         return { ...c.state, added };
       },
     },

@@ -1,5 +1,5 @@
 import { lintPlan, type LintFinding } from '../../plans/lint';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { blueprintRef, narrativeSchema, reportResult } from '../tool-output.report';
 import type { ToolDefinition } from '../tool-definition';
 
@@ -50,7 +50,7 @@ export const lintTool: ToolDefinition<Record<string, never>, LintState> = {
         const n = lintPlan(c.sources[0]!.plan).length;
         s.suggestions.forEach((x, i) => {
           if (x.finding >= n)
-            throw validationFailed(`submission/suggestions/${i}/finding names no finding (there are ${n})`, { issues: [{ path: `submission/suggestions/${i}/finding`, message: `must be below ${n}` }] });
+            throw invalid(`submission/suggestions/${i}/finding`, `must be below ${n}`, `submission/suggestions/${i}/finding names no finding (there are ${n})`);
         });
         return { summary: s.summary, suggestions: s.suggestions };
       },

@@ -1,6 +1,6 @@
 import { planStats, type PlanStats } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { outlineModules } from '../plan-outline';
 import { blueprintRef, narrativeSchema, reportResult, round } from '../tool-output.report';
 import type { ToolDefinition } from '../tool-definition';
@@ -64,7 +64,7 @@ export const phenotypingTool: ToolDefinition<Record<string, never>, PhenotypingS
       accept: (c, s: { narrative: string; effort_estimate?: { low: number; high: number; unit: string } }) => {
         const e = s.effort_estimate;
         if (e && e.low > e.high)
-          throw validationFailed('submission/effort_estimate/low must not exceed high', { issues: [{ path: 'submission/effort_estimate/low', message: 'must not exceed high' }] });
+          throw invalid('submission/effort_estimate/low', 'must not exceed high');
         return { narrative: s.narrative, ...(e ? { estimate: e } : {}) };
       },
     },

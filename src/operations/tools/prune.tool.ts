@@ -1,6 +1,6 @@
 import { prunePlan, reachableFrom } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { outlineModules } from '../plan-outline';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
@@ -50,12 +50,12 @@ export const pruneTool: ToolDefinition<PruneParams, PruneState> = {
   checkStart(c) {
     const declared = declaredRoots(c);
     if (!declared || declared.roots.length === 0)
-      throw validationFailed('params/roots is required: declare the root modules (or set configuration.roots in the plan)', { issues: [{ path: 'params/roots', message: 'is required when the plan declares no configuration.roots' }] });
+      throw invalid('params/roots', 'is required when the plan declares no configuration.roots', 'params/roots is required: declare the root modules (or set configuration.roots in the plan)');
     const keys = new Set(c.sources[0]!.plan.modules.map((m) => m.key));
     declared.roots.forEach((r, i) => {
       if (!keys.has(r)) {
         const path = declared.from === 'params/roots' ? `params/roots/${i}` : `configuration/roots/${i}`;
-        throw validationFailed(`${path} names no module: "${r}"`, { issues: [{ path, message: `names no module: "${r}"` }] });
+        throw invalid(path, `names no module: "${r}"`, `${path} names no module: "${r}"`);
       }
     });
   },
@@ -78,7 +78,7 @@ export const pruneTool: ToolDefinition<PruneParams, PruneState> = {
       accept: (c, s: { keep: string[] }) => {
         const keys = new Set(c.sources[0]!.plan.modules.map((m) => m.key));
         s.keep.forEach((k, i) => {
-          if (!keys.has(k)) throw validationFailed(`submission/keep/${i} names no module: "${k}"`, { issues: [{ path: `submission/keep/${i}`, message: `names no module: "${k}"` }] });
+          if (!keys.has(k)) throw invalid(`submission/keep/${i}`, `names no module: "${k}"`);
         });
         return { ...c.state, keep: s.keep };
       },

@@ -1,6 +1,6 @@
 import { cloneJson, diffPlans, repairPlan, weaveOrder, type PlanRepair, type PlanSection } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { wireSections, type WireSection } from '../../versions/upstream.service';
 import { latestVersionNumber, versionSnapshot } from '../../versions/version.service';
 import { planDiffToWire, type WirePlanDiff } from '../../versions/version.wire';
@@ -49,7 +49,7 @@ export function restorePlan(current: Plan, snapshot: Plan, sections: PlanSection
   return repairPlan(plan);
 }
 
-const badVersion = (message: string) => validationFailed(`params/version ${message}`, { issues: [{ path: 'params/version', message }] });
+const badVersion = (message: string) => invalid('params/version', message, `params/version ${message}`);
 
 /** `semantic_rollback`: restores chosen sections or modules of a blueprint from one of its stored versions. */
 export const semanticRollbackTool: ToolDefinition<RollbackParams, RollbackState> = {
@@ -103,10 +103,10 @@ export const semanticRollbackTool: ToolDefinition<RollbackParams, RollbackState>
         const sections = s.sections ?? c.params.sections ?? [];
         const modules = s.modules ?? c.params.modules ?? [];
         if (sections.length + modules.length === 0)
-          throw validationFailed('submission must choose at least one section or module to restore', { issues: [{ path: 'submission/sections', message: 'choose at least one section or module' }] });
+          throw invalid('submission/sections', 'choose at least one section or module', 'submission must choose at least one section or module to restore');
         const known = new Set([...c.state.snapshotModules, ...c.sources[0]!.plan.modules.map((m) => m.key)]);
         modules.forEach((k, i) => {
-          if (!known.has(k)) throw validationFailed(`submission/modules/${i} names no module of either version: "${k}"`, { issues: [{ path: `submission/modules/${i}`, message: `names no module: "${k}"` }] });
+          if (!known.has(k)) throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of either version: "${k}"`);
         });
         return { ...c.state, choice: { sections, modules } };
       },

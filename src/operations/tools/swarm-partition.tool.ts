@@ -1,6 +1,6 @@
 import { moduleLevels, partitionSteps } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { blueprintRef, reportResult } from '../tool-output.report';
 import type { ToolDefinition } from '../tool-definition';
 
@@ -99,9 +99,9 @@ export const swarmPartitionTool: ToolDefinition<SwarmParams, SwarmState> = {
         const withSteps = new Set(c.sources[0]!.plan.steps.map((st) => st.moduleKey));
         s.moves.forEach((m, i) => {
           if (!withSteps.has(m.module_key))
-            throw validationFailed(`submission/moves/${i}/module_key names no module with steps: "${m.module_key}"`, { issues: [{ path: `submission/moves/${i}/module_key`, message: 'names no module with steps' }] });
+            throw invalid(`submission/moves/${i}/module_key`, 'names no module with steps', `submission/moves/${i}/module_key names no module with steps: "${m.module_key}"`);
           if (m.lane > c.params.lanes)
-            throw validationFailed(`submission/moves/${i}/lane must be at most ${c.params.lanes}`, { issues: [{ path: `submission/moves/${i}/lane`, message: `must be at most ${c.params.lanes}` }] });
+            throw invalid(`submission/moves/${i}/lane`, `must be at most ${c.params.lanes}`);
         });
         return { moves: s.moves, ...(s.notes ? { notes: s.notes } : {}) };
       },

@@ -2,7 +2,7 @@ import { readableSql } from '../../blueprints/access';
 import { planSimilarityBreakdown } from '../../plans/algebra';
 import { keyPattern } from '../../plans/plan.schema';
 import type { PlanModule } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { CANDIDATES_MAX, relatedCandidates } from '../../registry/candidates';
 import { blueprintRef, reportResult, round } from '../tool-output.report';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
@@ -108,9 +108,9 @@ export const topologicalSearchTool: ToolDefinition<SearchParams, SearchState> = 
   },
   checkStart(c) {
     if (c.sources.length === 0 && !c.params.query)
-      throw validationFailed('params/query is required when no source blueprint is given', { issues: [{ path: 'params/query', message: 'is required without a source blueprint' }] });
+      throw invalid('params/query', 'is required without a source blueprint', 'params/query is required when no source blueprint is given');
     if (c.sources.length === 1 && c.params.query)
-      throw validationFailed('params/query must be absent when a source blueprint is given (its graph is the query)', { issues: [{ path: 'params/query', message: 'must be absent with a source blueprint' }] });
+      throw invalid('params/query', 'must be absent with a source blueprint', 'params/query must be absent when a source blueprint is given (its graph is the query)');
   },
   initialState: (c) => search(c),
   steps: () => [
@@ -132,7 +132,7 @@ export const topologicalSearchTool: ToolDefinition<SearchParams, SearchState> = 
       accept: (c, s: { exclude: string[]; notes?: string }) => {
         const ids = new Set(c.state.matches.map((m) => m.id));
         s.exclude.forEach((id, i) => {
-          if (!ids.has(id)) throw validationFailed(`submission/exclude/${i} is not one of the matches`, { issues: [{ path: `submission/exclude/${i}`, message: 'is not one of the matches' }] });
+          if (!ids.has(id)) throw invalid(`submission/exclude/${i}`, 'is not one of the matches');
         });
         return { ...c.state, excluded: s.exclude, ...(s.notes ? { notes: s.notes } : {}) };
       },

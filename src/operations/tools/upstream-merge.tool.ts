@@ -1,7 +1,7 @@
 import { getBlueprint } from '../../blueprints/blueprint.service';
 import { cloneJson, diffPlans, isJsonObject, mergeThreeWay, repairPlan, weaveOrder, type MergeConflict, type MergeResult, type PlanRepair } from '../../plans/algebra';
 import type { JsonObject, Plan, PlanModule, PlanStep } from '../../plans/plan';
-import { validationFailed } from '../../platform/errors';
+import { invalid } from '../../platform/errors';
 import { mergeBaseVersion, readShields } from '../../versions/upstream.service';
 import { latestVersionNumber, versionSnapshot } from '../../versions/version.service';
 import { planDiffToWire, type WirePlanDiff } from '../../versions/version.wire';
@@ -138,7 +138,7 @@ export const upstreamMergeTool: ToolDefinition<Record<string, never>, MergeState
     const upstreamId = upstreamIdOf(c);
     await getBlueprint(c.ctx, upstreamId); // 404 when the parent is no longer visible to the caller
     if ((await mergeBaseVersion(c.tx, c.sources[0]!.id)) === null)
-      throw validationFailed('source_blueprint_ids/0 has no recorded fork point to merge from', { issues: [{ path: 'source_blueprint_ids/0', message: 'has no recorded fork point' }] });
+      throw invalid('source_blueprint_ids/0', 'has no recorded fork point', 'source_blueprint_ids/0 has no recorded fork point to merge from');
   },
   async initialState(c) {
     const fork = c.sources[0]!;
@@ -190,13 +190,13 @@ export const upstreamMergeTool: ToolDefinition<Record<string, never>, MergeState
         const choices: Record<string, Choice> = {};
         s.resolutions.forEach((r, i) => {
           const path = `submission/resolutions/${i}/conflict`;
-          if (!ids.has(r.conflict)) throw validationFailed(`${path} names no open conflict: "${r.conflict}"`, { issues: [{ path, message: 'names no open conflict' }] });
-          if (Object.prototype.hasOwnProperty.call(choices, r.conflict)) throw validationFailed(`${path} resolves "${r.conflict}" twice`, { issues: [{ path, message: 'resolves a conflict twice' }] });
+          if (!ids.has(r.conflict)) throw invalid(path, 'names no open conflict', `${path} names no open conflict: "${r.conflict}"`);
+          if (Object.prototype.hasOwnProperty.call(choices, r.conflict)) throw invalid(path, 'resolves a conflict twice', `${path} resolves "${r.conflict}" twice`);
           choices[r.conflict] = r.choose;
         });
         const missing = [...ids].filter((id) => !Object.prototype.hasOwnProperty.call(choices, id));
         if (missing.length > 0)
-          throw validationFailed(`submission/resolutions must resolve every conflict; missing: ${missing.join(', ')}`, { issues: [{ path: 'submission/resolutions', message: `misses ${missing.join(', ')}` }] });
+          throw invalid('submission/resolutions', `misses ${missing.join(', ')}`, `submission/resolutions must resolve every conflict; missing: ${missing.join(', ')}`);
         return { ...c.state, choices };
       },
     },

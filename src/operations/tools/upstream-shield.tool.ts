@@ -1,5 +1,5 @@
 import { cloneJson } from '../../plans/algebra';
-import { validationFailed } from '../../platform/errors';
+import { invalid, validationFailed } from '../../platform/errors';
 import { mergeBaseVersion, readShields, shieldsFromWire, shieldsToWire, wireSections, writeShields, type WireShields } from '../../versions/upstream.service';
 import { versionSnapshot } from '../../versions/version.service';
 import { outlineModules } from '../plan-outline';
@@ -69,7 +69,7 @@ export const upstreamShieldTool: ToolDefinition<Record<string, never>, ShieldSta
       accept: (c, s: WireShields) => {
         const pinnable = new Set(c.state.pinnable);
         s.modules.forEach((k, i) => {
-          if (!pinnable.has(k)) throw validationFailed(`submission/modules/${i} names no module of the fork or its upstream: "${k}"`, { issues: [{ path: `submission/modules/${i}`, message: `names no module: "${k}"` }] });
+          if (!pinnable.has(k)) throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of the fork or its upstream: "${k}"`);
         });
         return { ...c.state, next: { sections: s.sections, modules: s.modules, paths: s.paths } };
       },
