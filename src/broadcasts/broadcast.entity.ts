@@ -4,7 +4,7 @@ import { registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
 
-/** What a broadcast is about (DESIGN.md section 3). */
+/** What a broadcast is about (docs/api.md). */
 export enum BroadcastType {
   CHANGELOG = 'changelog',
   NOTICE = 'notice',

@@ -60,7 +60,7 @@ function expectOnlyValidationFailed(errors: ReadonlyArray<{ message: string; ext
   expect(JSON.stringify(errors)).not.toMatch(/stacktrace|exception|\.ts:\d+|\.js:\d+/i);
 }
 
-describe('GraphQL errors use the codes of DESIGN.md section 5', () => {
+describe('GraphQL errors use the codes of docs/api.md', () => {
   it.each([
     ['a parse error', '{ viewer { id '],
     ['an unknown field', '{ viewer { id password } }'],
