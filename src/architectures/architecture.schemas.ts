@@ -62,7 +62,7 @@ export const architectureBodySchema = obj({
   created_at: dateTime,
   updated_at: dateTime,
 });
-const summarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
+export const architectureSummarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
 
 export const architectureSchemas = {
   create: {
@@ -76,7 +76,7 @@ export const architectureSchemas = {
     tags,
     security: [],
     querystring: pageQuerySchema,
-    response: { 200: page(summarySchema) },
+    response: { 200: page(architectureSummarySchema) },
   },
   get: {
     summary: 'One architecture with nodes and edges (public ones need no token)',
@@ -85,6 +85,14 @@ export const architectureSchemas = {
     params: slugParam,
     response: { 200: architectureBodySchema },
   },
+  update: {
+    summary: 'Change name, description or visibility (editors); the slug never changes',
+    tags,
+    params: slugParam,
+    body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['name', 'description', 'visibility'])),
+    response: { 200: architectureBodySchema, ...errors(403) },
+  },
+  remove: { summary: 'Delete an architecture (owner)', tags, params: slugParam, response: { 204: noContent, ...errors(403) } },
   addNode: {
     summary: 'Add a blueprint as a node (editors)',
     tags,

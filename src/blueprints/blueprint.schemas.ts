@@ -1,5 +1,5 @@
 import { idParam } from '../platform/routes';
-import { errors, arrayOf, bool, dateTime, freeObject, int, nullable, num, obj, str, strings, uuid } from '../platform/response-schemas';
+import { errors, arrayOf, bool, dateTime, freeObject, int, noContent, nullable, num, obj, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });
@@ -7,7 +7,17 @@ export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: s
 export const wireStepSchema = obj({ key: str, module_key: str, title: str, instructions: str, acceptance: strings });
 
 /** The card shown in the registry, lineage and architecture views. */
-export const cardSchema = obj({ id: uuid, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: nullable(num) });
+export const cardSchema = obj({
+  id: uuid,
+  slug: str,
+  name: str,
+  stars: int,
+  module_count: int,
+  step_count: int,
+  success_rate: nullable(num),
+  review_count: int,
+  rating_average: nullable(num),
+});
 
 /** The REST blueprint body. */
 export const blueprintBodySchema = obj({
@@ -29,6 +39,8 @@ export const blueprintBodySchema = obj({
   module_count: int,
   step_count: int,
   success_rate: nullable(num),
+  review_count: int,
+  rating_average: nullable(num),
   created_at: dateTime,
   updated_at: dateTime,
 });
@@ -43,6 +55,14 @@ export const blueprintSchemas = {
     params: idParam('id'),
     response: { 201: blueprintBodySchema, ...errors(403) },
   },
+  update: {
+    summary: 'Change name, description, tags or visibility (owner and team editors)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked({ type: 'object', description: 'any of name, description, tags, visibility (checked by the service)' }),
+    response: { 200: blueprintBodySchema, ...errors(403, 409) },
+  },
+  remove: { summary: 'Delete a blueprint (owner)', tags, params: idParam('id'), response: { 204: noContent, ...errors(403, 409) } },
   star: {
     summary: 'Star (POST) or unstar (DELETE) a blueprint; idempotent',
     tags,

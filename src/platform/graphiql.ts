@@ -100,7 +100,7 @@ export function registerGraphiQL(app: FastifyInstance): void {
     if (!wantsIde(request.method, request.url, request.headers.accept)) return;
     return reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).send(page);
   });
-  app.get<{ Params: { asset: string } }>(`${ASSET_PREFIX}:asset`, { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { asset: string } }>(`${ASSET_PREFIX}:asset`, { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     const { asset } = request.params;
     if (asset === 'init.js') return reply.type('text/javascript; charset=utf-8').send(initScript);
     const entry = assetFiles[asset];

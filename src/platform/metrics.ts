@@ -106,7 +106,7 @@ export function registerMetrics(app: FastifyInstance, deps: AppDeps): Metrics {
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
     if (request.sqlCount) metrics.sqlStatements.observe({ route }, request.sqlCount.statements);
   });
-  app.get('/metrics', { schema: metricsSchema, config: { rateLimit: false } }, async (_request, reply) => {
+  app.get('/metrics', { schema: metricsSchema, config: { public: true, rateLimit: false } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -42,6 +42,9 @@ export async function registerOpenApi(app: FastifyInstance, options: { checkResp
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
     for (const method of methods) routes.push({ method, url: route.url, hidden });
+    // The document and its viewer are public (DESIGN 9): Swagger UI's routes come from its plugin, so they
+    // are marked here for the access hook.
+    if (route.url === '/docs' || route.url.startsWith('/docs/') || route.url === '/openapi.json') route.config = { ...(route.config as object), public: true };
     if (route.schema && !hidden) withCommonErrors(methods[0]!, route.schema);
   });
 

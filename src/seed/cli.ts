@@ -5,6 +5,7 @@ import { loadConfig } from '../platform/config';
 import { openDatabase } from '../platform/database';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { EventBus } from '../platform/events';
+import { createRateLimiter } from '../platform/rate-limit';
 import { seedDemoRegistry } from './seed';
 
 /** `npm run seed`: the demo registry, on DATABASE_URL or the embedded database `npm start` uses. */
@@ -17,12 +18,14 @@ async function main(): Promise<number> {
     u.pathname = '/blueprint_workshop';
     url = u.toString();
   }
-  const orm = await openDatabase(url!, databaseSchema);
+  const orm = await openDatabase(url!, databaseSchema, { settings: config.database });
   // Events are queued with pg_notify on each write's transaction; the seed itself listens to none.
   const events = new EventBus(url!, (msg, err) => console.error(msg, err));
+  // The seed calls services, not routes: no rate limit applies, so an in-memory limiter fills the slot.
+  const limiter = createRateLimiter(undefined, '');
   try {
     const started = Date.now();
-    const summary = await seedDemoRegistry({ orm, config, events, resolveViewer: viewerFromToken }, (line) => console.log(line));
+    const summary = await seedDemoRegistry({ orm, config, events, limiter, resolveViewer: viewerFromToken }, (line) => console.log(line));
     console.log(
       summary.seeded
         ? `Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`
@@ -30,6 +33,7 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
+    await limiter.close();
     await orm.close();
     await embedded?.stop();
   }
