@@ -1,7 +1,7 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import { executionSchemas } from './execution.schemas';
-import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
+import { executionStep, reportExecution, startExecution } from './execution.service';
 import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
