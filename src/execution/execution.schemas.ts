@@ -18,6 +18,8 @@ const runSchema = obj({
   last_step_at: nullable(dateTime),
   ended_at: nullable(dateTime),
 });
+/** A single run also shows the system prompt it started with. */
+const runWithPromptSchema = obj({ ...(runSchema.properties as Record<string, object>), system_prompt: str });
 const statsSchema = obj({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: nullable(num) });
 const stepParams = {
   type: 'object',
@@ -57,7 +59,7 @@ export const executionSchemas = {
     querystring: pageQuerySchema,
     response: { 200: page(runSchema, { stats: statsSchema }) },
   },
-  run: { summary: 'One execution run (its runner or the blueprint owner)', tags, params: idParam('runId'), response: { 200: runSchema } },
+  run: { summary: 'One execution run (its runner or the blueprint owner)', tags, params: idParam('runId'), response: { 200: runWithPromptSchema } },
   report: {
     summary: 'End a running run as completed or failed, with notes (its runner); a run that has ended is 409',
     tags,

@@ -22,11 +22,14 @@ export function routesOf(app: FastifyInstance): KnownRoute[] {
 }
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The error responses every route may give, merged under the ones the route declares itself. */
-function withCommonErrors(method: string, schema: FastifySchema): void {
+function withCommonErrors(method: string, schema: FastifySchema, config: { public?: boolean; write?: boolean } | undefined): void {
   if (!schema.response || typeof schema.response !== 'object') return;
-  const statuses = [...commonErrorStatuses, ...(bodyMethods.has(method) ? [413] : [])];
+  // A write (every method but GET, or a GET marked `write`) refuses a read-scoped token with 403.
+  const write = config?.write ?? !readMethods.has(method);
+  const statuses = [...commonErrorStatuses, ...(bodyMethods.has(method) ? [413] : []), ...(write && !config?.public ? [403] : [])];
   schema.response = { ...errors(...statuses), ...(schema.response as Record<string, unknown>) };
 }
 
@@ -45,7 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { checkResp
     // The document and its viewer are public (DESIGN 9): Swagger UI's routes come from its plugin, so they
     // are marked here for the access hook.
     if (route.url === '/docs' || route.url.startsWith('/docs/') || route.url === '/openapi.json') route.config = { ...(route.config as object), public: true };
-    if (route.schema && !hidden) withCommonErrors(methods[0]!, route.schema);
+    if (route.schema && !hidden) withCommonErrors(methods[0]!, route.schema, route.config as { public?: boolean; write?: boolean } | undefined);
   });
 
   await app.register(swagger, {
