@@ -5,6 +5,7 @@ import { createUser } from '../auth/auth.service';
 import { forkBlueprint, getBlueprint, starBlueprint } from '../blueprints/blueprint.service';
 import { sendBroadcast, setSubscription } from '../broadcasts/broadcast.service';
 import { publishChangelogEntry } from '../changelog/changelog.service';
+import { reviewBlueprint } from '../reviews/review.service';
 import { executionStep, reportExecution, startExecution } from '../execution/execution.service';
 import { startOperation, submitStep, type OperationView } from '../operations/operation.service';
 import type { RequestContext } from '../platform/context';
@@ -32,6 +33,7 @@ export interface SeedSummary {
   changelogEntries: number;
   broadcasts: number;
   stars: number;
+  reviews: number;
   executionRuns: number;
 }
 
@@ -83,6 +85,7 @@ export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => voi
     changelogEntries: 0,
     broadcasts: 0,
     stars: 0,
+    reviews: 0,
     executionRuns: 0,
   };
   if (await principalNamed(em, DONE_MARKER)) return summary;
@@ -162,6 +165,22 @@ export async function seedDemoRegistry(deps: AppDeps, log: (line: string) => voi
       if ((i + p) % 4 !== 0 && i > 5) continue;
       await starBlueprint(await person(p).ctx(), all[i]!, true);
       summary.stars += 1;
+    }
+  }
+
+  // Reviews: two or three people rate each of the first originals (never their own), so ratings show.
+  const reviewTexts = [
+    [5, 'Clear modules and acceptance checks; the agent finished it in one go.'],
+    [4, 'Solid plan. The deployment step needed one more check for secrets.'],
+    [3, 'Works, but the data model step is too big for one run.'],
+  ] as const;
+  for (let i = 0; i < 10 && i < publicGen0.length; i++) {
+    const id = publicGen0[i]!;
+    const ownerIndex = gen0.indexOf(id) % people.length;
+    for (let k = 1; k <= 2 + (i % 2); k++) {
+      const [rating, body] = reviewTexts[(i + k) % reviewTexts.length]!;
+      await reviewBlueprint(await person(ownerIndex + k).ctx(), id, { rating, body });
+      summary.reviews += 1;
     }
   }
 

@@ -17,6 +17,7 @@ async function counts(url: string): Promise<Record<string, number>> {
       'lineage_link',
       'blueprint_version',
       'star',
+      'review',
       'execution_run',
       'changelog_entry',
       'broadcast',
@@ -65,6 +66,7 @@ it('`npm run seed` builds a realistic registry through the services, and a secon
     expect(once.broadcast).toBe(1);
     expect(once.inbox_delivery).toBeGreaterThan(0);
     expect(once.star).toBeGreaterThan(50);
+    expect(once.review).toBeGreaterThanOrEqual(20);
     expect(once.execution_run).toBeGreaterThan(10);
     // Built through the tools: every original came from a `create` operation.
     expect(once.tool_operation).toBeGreaterThanOrEqual(35);
