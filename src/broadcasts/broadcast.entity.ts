@@ -30,7 +30,7 @@ export class Broadcast {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
-  /** Null once the blueprint is deleted: delivered broadcasts stay in inboxes (DESIGN.md section 11). */
+  /** Null once the blueprint is deleted: delivered broadcasts stay in inboxes (docs/reviews.md). */
   @ManyToOne(() => Blueprint, { ref: true, nullable: true, deleteRule: 'set null' })
   sourceBlueprint: Ref<Blueprint> | null;
 

@@ -18,7 +18,7 @@ import { sqlCountScope, type SqlCount } from './sql-counter';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Callable without a bearer token (DESIGN.md section 9). Default: a token is required. */
+    /** Callable without a bearer token (docs/api.md, Authentication). Default: a token is required. */
     public?: boolean;
     /**
      * Whether the route changes something (refused to `read` tokens). Default: every method but GET,

@@ -189,7 +189,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
 
   /** GraphQL root fields (queries, mutations, subscriptions). `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */
   graphql: {
-    // Public (DESIGN.md section 9).
+    // Public (docs/api.md, Authentication).
     architectures: PUBLIC,
     architecture: PUBLIC,
     createAgentSession: PUBLIC,

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, Subscription, type WsClient } from '../helpers/ws';
 
 let server: TestServer;
-/** Every operation here needs a token (DESIGN.md section 9); the limits are what is tested. */
+/** Every operation here needs a token (docs/api.md, Authentication); the limits are what is tested. */
 let reader: string;
 let ws: WsClient;
 beforeAll(async () => {
