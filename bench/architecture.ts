@@ -42,6 +42,7 @@ interface AutocannonResult {
   duration: number;
 }
 // autocannon ships no types; this is the part of its programmatic API used here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped CommonJS module
 const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 const ECOSYSTEM_QUERY = `query Ecosystem($slug: String!) {

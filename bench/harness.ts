@@ -142,7 +142,7 @@ export async function floor(databaseUrl: string, sql: string, params: unknown[],
   const { Pool } = await import('pg');
   const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
   const latencies: number[] = [];
-  let bytes = 0;
+  let bytes: number;
   try {
     const first = await pool.query(sql, params);
     bytes = JSON.stringify(first.rows[0]).length;

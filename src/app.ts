@@ -10,8 +10,10 @@ import { EventBus } from './platform/events';
 import { HealthProbe } from './platform/health';
 import { registerIdempotency } from './platform/idempotency';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
+import { registerGraphiQL } from './platform/graphiql';
 import { createHttpServer } from './platform/http';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { registerMetrics } from './platform/metrics';
 import type { AppDeps } from './platform/request-context';
 import { viewerFromToken } from './auth/auth.service';
 import { databaseSchema } from './db';
@@ -59,6 +61,8 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const http = await createHttpServer(deps, health);
     log = http.log;
     registerIdempotency(http, deps);
+    registerMetrics(http, deps);
+    registerGraphiQL(http);
     for (const routes of routeModules) routes(http, deps);
     // Jobs run while the server is up, and stop (awaited) when it closes, before the database goes away.
     const stopJobs: Array<() => Promise<void>> = [];

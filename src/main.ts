@@ -29,7 +29,19 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
   app = await startApp(config);
-  app.http.log.info(`Blueprint Workshop listening on ${app.url} (GraphQL and WebSocket at /graphql, REST at /api)`);
+  const ws = app.url.replace(/^http/, 'ws');
+  app.http.log.info(
+    `Blueprint Workshop listening on ${app.url}\n` +
+      [
+        `  GraphQL        POST ${app.url}/graphql   (GraphiQL IDE: open ${app.url}/graphql in a browser)`,
+        `  Subscriptions  ${ws}/graphql   (graphql-ws)`,
+        `  REST           ${app.url}/api/...`,
+        `  MCP            POST ${app.url}/mcp`,
+        `  Health         ${app.url}/healthz`,
+        `  Metrics        ${app.url}/metrics   (Prometheus)`,
+        `  API docs       ${app.url}/docs   (OpenAPI: ${app.url}/openapi.json)`,
+      ].join('\n'),
+  );
   if (signalled) drainAndExit(app, signalled);
 }
 

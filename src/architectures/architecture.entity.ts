@@ -5,7 +5,7 @@ import { Principal } from '../auth/principal.entity';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
 import { Team } from '../teams/team.entity';
 
-/** Every edge type of the spec. The lineage ones are computed from fork/breed ancestry, never stored. */
+/** Every edge type. The lineage ones are computed from fork/breed ancestry, never stored. */
 export enum EdgeType {
   API_CALL = 'api_call',
   EVENT = 'event',

@@ -22,7 +22,7 @@ export interface ArchitectureRecord {
   updatedAt: Date;
 }
 
-/** The blueprint card of the spec: what the ecosystem view shows of a node. */
+/** The blueprint card: what the ecosystem view shows of a node. */
 export interface BlueprintCard {
   id: string;
   slug: string;

@@ -3,7 +3,7 @@ import { pageFromQuery } from '../platform/pagination';
 import { architectureView, getArchitecture, type ArchitectureRecord, type ArchitectureView, type BlueprintCard, type EdgeView, type NodeView } from './architecture.read';
 import { listPublicArchitectures, type ArchitectureSummary } from './architecture.service';
 
-/** The card of DESIGN.md section 8 (the same shape as lineage and registry cards). */
+/** The card of docs/api.md (the same shape as lineage and registry cards). */
 export function toCardBody(c: BlueprintCard) {
   return { id: c.id, slug: c.slug, name: c.name, stars: c.stars, module_count: c.moduleCount, step_count: c.stepCount, success_rate: c.successRate, review_count: c.reviewCount, rating_average: c.ratingAverage };
 }
@@ -36,7 +36,7 @@ function head(a: ArchitectureRecord) {
   };
 }
 
-/** The REST architecture body of DESIGN.md section 8. */
+/** The REST architecture body of docs/api.md. */
 export function toArchitectureBody(v: ArchitectureView) {
   return {
     ...head(v.architecture),

@@ -21,7 +21,7 @@ export interface InferredEdge {
   reason: string;
 }
 
-/** Module kinds (lowercase words, DESIGN.md section 2) grouped by the role they suggest. */
+/** Module kinds (lowercase words, docs/api.md) grouped by the role they suggest. */
 export const kindRoles = {
   client: new Set(['frontend', 'ui', 'web', 'mobile', 'client', 'cli', 'app']),
   server: new Set(['backend', 'api', 'service', 'server', 'gateway']),

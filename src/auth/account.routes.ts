@@ -1,6 +1,7 @@
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { accountSchemas } from './auth.schemas';
 import { claimAgentSession, signIn, signOut, signUp } from './account.service';
 import { createAccessToken, listAccessTokens, revokeAccessToken } from './account-token.service';
 import { toAccountTokenBody, toClaimBody, toCreatedTokenBody, toSignedInBody } from './account.wire';
@@ -10,32 +11,32 @@ export const accountRoutes: RouteModule = (app, deps) => {
   // Bodies are checked by the services (one JSON Schema each), so REST, GraphQL and MCP answer the same 400s.
   app.post(
     '/api/auth/signup',
-    { config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } } },
+    { schema: accountSchemas.signUp, config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } } },
     async (request, reply) => reply.status(201).send(toSignedInBody(await signUp(await requestContext(request, deps), request.body))),
   );
 
-  app.post('/api/auth/login', { config: { public: true } }, async (request) => toSignedInBody(await signIn(await requestContext(request, deps), request.body)));
+  app.post('/api/auth/login', { schema: accountSchemas.signIn, config: { public: true } }, async (request) => toSignedInBody(await signIn(await requestContext(request, deps), request.body)));
 
-  app.delete('/api/auth/session', async (request, reply) => {
+  app.delete('/api/auth/session', { schema: accountSchemas.signOut }, async (request, reply) => {
     await signOut(await requestContext(request, deps));
     return reply.status(204).send();
   });
 
-  app.post('/api/account/tokens', async (request, reply) => {
+  app.post('/api/account/tokens', { schema: accountSchemas.createToken }, async (request, reply) => {
     const created = await createAccessToken(await requestContext(request, deps), request.body);
     return reply.status(201).send(toCreatedTokenBody(created));
   });
 
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/account/tokens', { schema: { querystring: pageQuery } }, async (request) => {
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/account/tokens', { schema: accountSchemas.listTokens }, async (request) => {
     const page = pageFromQuery(request.query, deps.config.limits);
     const result = await listAccessTokens(await requestContext(request, deps), page);
     return { items: result.items.map(toAccountTokenBody), total: result.total, ...page };
   });
 
-  app.delete<{ Params: { id: string } }>('/api/account/tokens/:id', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.delete<{ Params: { id: string } }>('/api/account/tokens/:id', { schema: accountSchemas.revokeToken }, async (request, reply) => {
     await revokeAccessToken(await requestContext(request, deps), request.params.id);
     return reply.status(204).send();
   });
 
-  app.post('/api/account/claim', async (request) => toClaimBody(await claimAgentSession(await requestContext(request, deps), request.body)));
+  app.post('/api/account/claim', { schema: accountSchemas.claim }, async (request) => toClaimBody(await claimAgentSession(await requestContext(request, deps), request.body)));
 };

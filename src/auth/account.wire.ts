@@ -1,7 +1,7 @@
 import type { ClaimResult, SignedIn } from './account.service';
 import type { AccountToken } from './account-token.service';
 
-/** The REST (and MCP) bodies of DESIGN.md section 10, built once. */
+/** The REST (and MCP) bodies of docs/accounts.md, built once. */
 export function toSignedInBody(s: SignedIn) {
   return { user_id: s.userId, username: s.username, token: s.token, expires_at: s.expiresAt.toISOString() };
 }

@@ -1,6 +1,7 @@
 import { requestContext } from '../platform/http';
 import { sessionCreateKey } from '../platform/rate-limit';
 import type { RouteModule } from '../platform/routes';
+import { authSchemas } from './auth.schemas';
 import { createAgentSession, endAgentSession } from './auth.service';
 
 export const authRoutes: RouteModule = (app, deps) => {
@@ -9,10 +10,7 @@ export const authRoutes: RouteModule = (app, deps) => {
     '/api/agent/sessions',
     {
       config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => sessionCreateKey(req.ip) } },
-      schema: {
-        // No body at all is fine (Fastify validates a missing body as null).
-        body: { type: ['object', 'null'], additionalProperties: false, properties: { name: { type: 'string', maxLength: 100 } } },
-      },
+      schema: authSchemas.createSession,
     },
     async (request, reply) => {
       const session = await createAgentSession(deps.orm.em.fork(), deps.config.limits, request.body?.name);
@@ -21,7 +19,7 @@ export const authRoutes: RouteModule = (app, deps) => {
   );
 
   /** Ends the caller's own agent session: the presented token stops working. Other token kinds: 400. */
-  app.delete('/api/agent/sessions/current', async (request, reply) => {
+  app.delete('/api/agent/sessions/current', { schema: authSchemas.revokeSession }, async (request, reply) => {
     await endAgentSession(await requestContext(request, deps));
     return reply.status(204).send();
   });

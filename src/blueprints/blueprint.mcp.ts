@@ -5,10 +5,10 @@ import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service'
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
-/** The card of DESIGN.md section 8 (registry, lineage, architecture nodes). */
+/** The card of docs/api.md (registry, lineage, architecture nodes). */
 export const cardSchema = shape({ id: str, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: numOrNull, review_count: int, rating_average: numOrNull });
 
-/** The blueprint body of DESIGN.md section 8. */
+/** The blueprint body of docs/api.md. */
 export const blueprintSchema = shape({
   id: str,
   slug: str,

@@ -1,29 +1,30 @@
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import { type RouteModule } from '../platform/routes';
 import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
+import { blueprintSchemas } from './blueprint.schemas';
 import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 type IdParams = { Params: { id: string } };
 
 export const blueprintRoutes: RouteModule = (app, deps) => {
-  app.get<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request) => {
+  app.get<IdParams>('/api/blueprints/:id', { schema: blueprintSchemas.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toBlueprintBody(ctx, await getBlueprint(ctx, request.params.id));
   });
 
-  app.post<IdParams>('/api/blueprints/:id/fork', { schema: { params: idParam('id') }, config: { idempotent: true } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/fork', { schema: blueprintSchemas.fork, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     const fork = await forkBlueprint(ctx, request.params.id);
     return reply.status(201).send(await toBlueprintBody(ctx, fork));
   });
 
-  app.patch<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request) => {
+  app.patch<IdParams>('/api/blueprints/:id', { schema: blueprintSchemas.update }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toBlueprintBody(ctx, await updateBlueprint(ctx, request.params.id, request.body));
   });
 
-  app.delete<IdParams>('/api/blueprints/:id', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.delete<IdParams>('/api/blueprints/:id', { schema: blueprintSchemas.remove }, async (request, reply) => {
     await removeBlueprint(await requestContext(request, deps), request.params.id);
     return reply.status(204).send();
   });
@@ -32,7 +33,7 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/star',
-      schema: { params: idParam('id') },
+      schema: blueprintSchemas.star,
       handler: async (request) => {
         const ctx = await requestContext(request, deps);
         return toStarBody(await starBlueprint(ctx, request.params.id, on), on);

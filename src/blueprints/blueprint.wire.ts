@@ -26,7 +26,7 @@ export async function forkedFromRef(ctx: RequestContext, bp: Blueprint): Promise
   return parent && (await canRead(ctx, guardOf(parent))) ? parent : null;
 }
 
-/** The REST blueprint body of DESIGN.md section 8. */
+/** The REST blueprint body of docs/api.md. */
 export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
   const parent = await forkedFromRef(ctx, bp);
   return {

@@ -4,7 +4,7 @@ import { registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
 
-/** What a broadcast is about (DESIGN.md section 3). */
+/** What a broadcast is about (docs/api.md). */
 export enum BroadcastType {
   CHANGELOG = 'changelog',
   NOTICE = 'notice',
@@ -30,7 +30,7 @@ export class Broadcast {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
-  /** Null once the blueprint is deleted: delivered broadcasts stay in inboxes (DESIGN.md section 11). */
+  /** Null once the blueprint is deleted: delivered broadcasts stay in inboxes (docs/reviews.md). */
   @ManyToOne(() => Blueprint, { ref: true, nullable: true, deleteRule: 'set null' })
   sourceBlueprint: Ref<Blueprint> | null;
 

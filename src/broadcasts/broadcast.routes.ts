@@ -1,5 +1,6 @@
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { broadcastSchemas } from './broadcast.schemas';
 import { sendBroadcast } from './broadcast.service';
 import { inboxPageBody, subscriptionBody, toInboxBody, toSentBroadcastBody } from './broadcast.wire';
 import { markInboxRead } from './inbox.service';
@@ -8,7 +9,7 @@ type IdParams = { Params: { id: string } };
 
 export const broadcastRoutes: RouteModule = (app, deps) => {
   /** Owner only. Answers 201 with the broadcast and `recipient_count`. */
-  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: { params: idParam('id') }, config: { idempotent: true } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: broadcastSchemas.send, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
   });
@@ -17,18 +18,18 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/subscription',
-      schema: { params: idParam('id') },
+      schema: broadcastSchemas.subscription,
       handler: async (request) => subscriptionBody(await requestContext(request, deps), request.params.id, on),
     });
   }
 
   app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>(
     '/api/inbox',
-    { schema: { querystring: { type: 'object', properties: { unread: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } } } } },
+    { schema: broadcastSchemas.inbox },
     async (request) => inboxPageBody(await requestContext(request, deps), request.query),
   );
 
-  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: { params: idParam('deliveryId') } }, async (request) => {
+  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: broadcastSchemas.markRead }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toInboxBody(await markInboxRead(ctx, request.params.deliveryId));
   });

@@ -2,7 +2,7 @@ import type { RequestContext } from '../platform/context';
 import { setSubscription } from './broadcast.service';
 import { listInbox, type BroadcastRecord, type InboxItem } from './inbox.service';
 
-/** The broadcast inside an inbox item (DESIGN.md section 8). */
+/** The broadcast inside an inbox item (docs/api.md). */
 export function toBroadcastBody(b: BroadcastRecord) {
   return {
     id: b.id,
@@ -19,7 +19,7 @@ export function toSentBroadcastBody(b: BroadcastRecord) {
   return { ...toBroadcastBody(b), recipient_count: b.recipientCount };
 }
 
-/** An inbox item `{id, read_at, broadcast}` (DESIGN.md section 8). */
+/** An inbox item `{id, read_at, broadcast}` (docs/api.md). */
 export function toInboxBody(item: InboxItem) {
   return { id: item.id, read_at: item.readAt ? item.readAt.toISOString() : null, broadcast: toBroadcastBody(item.broadcast) };
 }

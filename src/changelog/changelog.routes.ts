@@ -1,5 +1,6 @@
 import { requestContext } from '../platform/http';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { changelogSchemas } from './changelog.schemas';
 import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
 import { changelogPageBody, toChangelogBody } from './changelog.wire';
 
@@ -10,11 +11,11 @@ export const changelogRoutes: RouteModule = (app, deps) => {
   /** Public: no token needed for a public blueprint. Newest first. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/changelog',
-    { config: { public: true }, schema: { params: idParam('id'), querystring: pageQuery } },
+    { config: { public: true }, schema: changelogSchemas.list },
     async (request) => changelogPageBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
-  app.post<IdParams>('/api/blueprints/:id/changelog', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/changelog', { schema: changelogSchemas.publish }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     const entry = await publishChangelogEntry(ctx, request.params.id, request.body);
     return reply.status(201).send(toChangelogBody(entry));
@@ -22,7 +23,7 @@ export const changelogRoutes: RouteModule = (app, deps) => {
 
   app.patch<EntryParams>(
     '/api/blueprints/:id/changelog/:entryId',
-    { schema: { params: { type: 'object', required: ['id', 'entryId'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, entryId: { type: 'string', minLength: 1, maxLength: 200 } } } } },
+    { schema: changelogSchemas.update },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toChangelogBody(await updateChangelogEntry(ctx, request.params.id, request.params.entryId, request.body));

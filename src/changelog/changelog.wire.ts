@@ -3,7 +3,7 @@ import { pageFromQuery } from '../platform/pagination';
 import type { ChangelogEntry } from './changelog-entry.entity';
 import { listChangelog } from './changelog.service';
 
-/** The REST changelog entry of DESIGN.md section 8. */
+/** The REST changelog entry of docs/api.md. */
 export function toChangelogBody(entry: ChangelogEntry) {
   return {
     id: entry.id,

@@ -1,11 +1,12 @@
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { compareSchemas } from './compare.schemas';
 import { compareWithParent } from './compare.service';
 import { toComparisonBody } from './compare.wire';
 
 export const compareRoutes: RouteModule = (app, deps) => {
   /** A fork vs its parent since the fork point; public forks of public parents need no token. */
-  app.get<{ Params: { id: string } }>('/api/blueprints/:id/compare', { schema: { params: idParam('id') } }, async (request) => {
+  app.get<{ Params: { id: string } }>('/api/blueprints/:id/compare', { schema: compareSchemas.compare }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toComparisonBody(await compareWithParent(ctx, request.params.id));
   });

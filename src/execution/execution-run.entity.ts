@@ -4,7 +4,7 @@ import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
 
-/** `running -> completed | failed | abandoned` (DESIGN.md section 3). */
+/** `running -> completed | failed | abandoned` (docs/api.md). */
 export enum ExecutionStatus {
   RUNNING = 'running',
   COMPLETED = 'completed',

@@ -1,28 +1,23 @@
 import { requestContext } from '../platform/http';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
-import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
+import type { RouteModule } from '../platform/routes';
+import { executionSchemas } from './execution.schemas';
+import { executionStep, reportExecution, startExecution } from './execution.service';
 import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
 type IdParams = { Params: { id: string } };
 type RunParams = { Params: { runId: string } };
 
-const stepParams = {
-  type: 'object',
-  required: ['id', 'n'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, n: { type: 'string', maxLength: 20 } },
-};
-
 /** Execution over REST. */
 export const executionRoutes: RouteModule = (app, deps) => {
   // A GET that records a run: a write for the access rule (read tokens may not start runs).
-  app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: { params: idParam('id') } }, async (request) => {
+  app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: executionSchemas.start }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toStartBody(await startExecution(ctx, request.params.id));
   });
 
   app.get<{ Params: { id: string; n: string }; Querystring: { token?: string } }>(
     '/api/blueprints/:id/step/:n',
-    { config: { write: true }, schema: { params: stepParams, querystring: { type: 'object', properties: { token: { type: 'string' } } } } },
+    { config: { write: true }, schema: executionSchemas.step },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toStepBody(await executionStep(ctx, request.params.id, request.params.n, request.query.token));
@@ -31,18 +26,18 @@ export const executionRoutes: RouteModule = (app, deps) => {
 
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/executions',
-    { schema: { params: idParam('id'), querystring: pageQuery } },
+    { schema: executionSchemas.history },
     async (request) => executionHistoryBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
-  app.get<RunParams>('/api/executions/:runId', { schema: { params: idParam('runId') } }, async (request) => {
+  app.get<RunParams>('/api/executions/:runId', { schema: executionSchemas.run }, async (request) => {
     const ctx = await requestContext(request, deps);
     return executionRunBody(ctx, request.params.runId);
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(
     '/api/executions/:runId/report',
-    { schema: { params: idParam('runId'), body: { type: 'object' } } },
+    { schema: executionSchemas.report },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};

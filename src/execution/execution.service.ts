@@ -15,7 +15,7 @@ import { buildSystemPrompt, type TeamConventions } from './execution.prompt';
 import { endRun, isIdle } from './execution.sweep';
 import { newStageTokens, nextStageToken, stageTokenHashes } from './execution.tokens';
 
-/** What a step response carries about its step (DESIGN.md section 8). */
+/** What a step response carries about its step (docs/api.md). */
 export interface StepContent {
   key: string;
   module: { key: string; name: string; kind: string };

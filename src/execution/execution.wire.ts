@@ -6,7 +6,7 @@ import type { ExecutionRun } from './execution-run.entity';
 import { executionsOf, executionStatsOf, type ExecutionStats } from './execution.history';
 import { getExecutionRun, type StartView, type StepView } from './execution.service';
 
-/** `GET /api/blueprints/:id/start` (DESIGN.md section 8): `next_token` is step 1's token. */
+/** `GET /api/blueprints/:id/start` (docs/api.md): `next_token` is step 1's token. */
 export function toStartBody(v: StartView) {
   return {
     run_id: v.run.id,

@@ -31,7 +31,7 @@ function result(body: unknown, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
 }
 
-/** A tool error: the DESIGN.md section 5 body, flagged so the agent reads it and reacts (never a protocol error). */
+/** A tool error: the error body of docs/api.md, flagged so the agent reads it and reacts (never a protocol error). */
 function errorResult(body: ErrorBody): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }

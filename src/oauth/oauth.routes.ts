@@ -105,7 +105,7 @@ function oauthApp(deps: AppDeps): express.Express {
 }
 
 /**
- * The OAuth 2.1 authorization server for MCP clients (DESIGN.md section 13), built with the MCP SDK's
+ * The OAuth 2.1 authorization server for MCP clients (docs/mcp.md), built with the MCP SDK's
  * server auth support. Fastify hands the OAuth paths to it before parsing their bodies (they are form
  * encoded), after its own request id, access and rate-limit hooks.
  */

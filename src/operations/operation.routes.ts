@@ -1,17 +1,15 @@
 import { requestContext } from '../platform/http';
-import { idParam, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { operationSchemas } from './operation.schemas';
 import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
 import { toOperationBody } from './operation.wire';
 
 type OpParams = { Params: { operationId: string } };
 
-/** Bodies are checked by the service (it names JSON paths); here they only need to be objects. */
-const objectBody = { type: 'object' };
-
 export const operationRoutes: RouteModule = (app, deps) => {
   app.post<{ Body: { tool_type?: unknown; source_blueprint_ids?: unknown; params?: unknown } }>(
     '/api/tools/operations',
-    { schema: { body: objectBody }, config: { idempotent: true } },
+    { schema: operationSchemas.start, config: { idempotent: true } },
     async (request, reply) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};
@@ -22,7 +20,7 @@ export const operationRoutes: RouteModule = (app, deps) => {
 
   app.post<OpParams & { Body: { token?: unknown; submission?: unknown } }>(
     '/api/tools/operations/:operationId/submit',
-    { schema: { params: idParam('operationId'), body: objectBody }, config: { idempotent: true } },
+    { schema: operationSchemas.submit, config: { idempotent: true } },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};
@@ -30,12 +28,12 @@ export const operationRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  app.get<OpParams>('/api/tools/operations/:operationId', { schema: { params: idParam('operationId') } }, async (request) => {
+  app.get<OpParams>('/api/tools/operations/:operationId', { schema: operationSchemas.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toOperationBody(await getOperation(ctx, request.params.operationId), false);
   });
 
-  app.post<OpParams>('/api/tools/operations/:operationId/cancel', { schema: { params: idParam('operationId') } }, async (request) => {
+  app.post<OpParams>('/api/tools/operations/:operationId/cancel', { schema: operationSchemas.cancel }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toOperationBody(await cancelOperation(ctx, request.params.operationId), false);
   });

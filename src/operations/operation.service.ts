@@ -22,7 +22,7 @@ export interface StartInput {
   params?: unknown;
 }
 
-/** What start, submit and status answer (DESIGN.md section 8); `token` only on start and submit. */
+/** What start, submit and status answer (docs/api.md); `token` only on start and submit. */
 export interface OperationView {
   operation: ToolOperation;
   prompt: string | null;

@@ -1,6 +1,6 @@
 import type { OperationView } from './operation.service';
 
-/** The operation body of DESIGN.md section 8; `token` only where one was issued. */
+/** The operation body of docs/api.md; `token` only where one was issued. */
 export function toOperationBody(v: OperationView, withToken: boolean) {
   const op = v.operation;
   return {

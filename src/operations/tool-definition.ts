@@ -5,7 +5,7 @@ import type { JsonSchema } from '../platform/json-schema';
 import type { ToolOperation } from './tool-operation.entity';
 import type { ToolType } from './tool-types';
 
-/** What a finished tool leaves behind (DESIGN.md section 4). */
+/** What a finished tool leaves behind (docs/api.md). */
 export type ToolOutput = 'new' | 'inplace' | 'report' | 'architecture';
 
 /** Everything a tool's prompts and rules may look at. */

@@ -3,7 +3,7 @@ import { ArrayType, Entity, Enum, Index, ManyToOne, OptionalProps, PrimaryKey, P
 import { registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 
-/** `active -> completed | cancelled | failed | expired` (DESIGN.md section 3). */
+/** `active -> completed | cancelled | failed | expired` (docs/api.md). */
 export enum OperationStatus {
   ACTIVE = 'active',
   COMPLETED = 'completed',

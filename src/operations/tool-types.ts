@@ -1,4 +1,4 @@
-/** The 25 tool types (DESIGN.md section 4). The spec names 20; DESIGN.md names the other five. */
+/** The 25 tool types (docs/api.md). Twenty come from the product brief; this project adds the other five. */
 export const toolTypes = [
   'create', 'breed', 'splice', 'shatter', 'weave', 'transmute', 'distill', 'amplify', 'style_transfer',
   'subtract', 'intersect', 'difference', 'fuzz', 'inoculation', 'phenotyping', 'holographic_doc',

@@ -1,5 +1,5 @@
 /**
- * The plan algebra (DESIGN.md section 2): pure, deterministic functions of plans, on which every
+ * The plan algebra (docs/api.md): pure, deterministic functions of plans, on which every
  * tool is built. Modules and steps are identified by key; run order is step array order.
  *
  * - sets: {@link unionPlans} (breed, weave), {@link intersectPlans}, {@link subtractPlans},

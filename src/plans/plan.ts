@@ -1,5 +1,5 @@
 /**
- * The plan a blueprint holds (DESIGN.md section 2). Stored and handled in camelCase; the REST wire form
+ * The plan a blueprint holds (docs/api.md). Stored and handled in camelCase; the REST wire form
  * (`depends_on`, `module_key`, `design_system`) is converted here and nowhere else.
  */
 export interface PlanModule {

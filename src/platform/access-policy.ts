@@ -3,7 +3,7 @@ import type { Viewer } from './context';
 import { forbidden, unauthenticated } from './errors';
 
 /**
- * The spec's rule (DESIGN.md section 9), in one place: "every endpoint requires a bearer token except
+ * The spec's rule (docs/api.md, Authentication), in one place: "every endpoint requires a bearer token except
  * those stated as public", and a `read` token may not write. REST routes (a hook in http.ts reading each
  * route's `config.public` / `config.write`), GraphQL over HTTP and WebSocket (root fields, below) and MCP
  * (each tool's `readOnly`) all call `assertAllowed`; no route or resolver repeats the check.
@@ -26,7 +26,7 @@ export function assertAllowed(viewer: Viewer | null, requirement: AccessRequirem
 }
 
 /**
- * GraphQL root fields callable without a token (DESIGN.md section 9). `architectureChanged` is the one
+ * GraphQL root fields callable without a token (docs/api.md, Authentication). `architectureChanged` is the one
  * public subscription; introspection is documentation.
  */
 export const publicGraphQLRootFields: ReadonlySet<string> = new Set([

@@ -50,7 +50,7 @@ export interface Limits {
   signInWindowMs: number;
   /** Longest `expires_in_days` an account token may ask for. */
   accountTokenDaysMax: number;
-  /** Plan size bounds (DESIGN.md section 2). */
+  /** Plan size bounds (docs/api.md). */
   planMaxModules: number;
   planMaxSteps: number;
   planMaxBytes: number;

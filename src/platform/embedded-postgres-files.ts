@@ -51,7 +51,7 @@ async function postgresUser(): Promise<OsUser> {
     await run('groupadd', ['--system', OS_USER]).catch(() => undefined);
     await run('useradd', ['--system', '-g', OS_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER]);
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL cannot run as root without a "${OS_USER}" OS user, and creating one failed (${String(err)}): create it, run as a non-root user, or set DATABASE_URL.`);
+    throw new Error(`The embedded PostgreSQL cannot run as root without a "${OS_USER}" OS user, and creating one failed (${String(err)}): create it, run as a non-root user, or set DATABASE_URL.`, { cause: err });
   }
   const created = await osUser(OS_USER);
   if (!created) throw new Error(`The "${OS_USER}" OS user could not be found after creating it: create it by hand, or set DATABASE_URL.`);
@@ -130,6 +130,7 @@ export async function placeCluster(dataDir: string, log: (msg: string) => void):
     if (err instanceof Error && /DATABASE_URL/.test(err.message)) throw err;
     throw new Error(
       `The embedded PostgreSQL runs as the "${OS_USER}" user, who cannot reach ${dataDir}, and ${ROOT_RUNTIME_DIR} could not be prepared (${String(err)}): set DATA_DIR to a folder that user can reach, run as a non-root user, or set DATABASE_URL.`,
+      { cause: err },
     );
   }
   return { clusterDir, nativeDir, runAs };

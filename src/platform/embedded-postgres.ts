@@ -142,7 +142,7 @@ async function rotateLegacyPassword(port: number, password: string): Promise<voi
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL's superuser password is not in the data folder and is not the old default (${String(err)}): write it to embedded-pg.password there, or remove the cluster folder to start afresh.`);
+    throw new Error(`The embedded PostgreSQL's superuser password is not in the data folder and is not the old default (${String(err)}): write it to embedded-pg.password there, or remove the cluster folder to start afresh.`, { cause: err });
   }
   try {
     const quoted = await client.query<{ q: string }>('select quote_literal($1) as q', [password]);

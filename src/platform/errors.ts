@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 
-/** The error codes of DESIGN.md section 5, with the HTTP status each maps to. */
+/** The error codes of docs/api.md, with the HTTP status each maps to. */
 export const errorStatus = {
   VALIDATION_FAILED: 400,
   UNAUTHENTICATED: 401,

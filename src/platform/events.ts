@@ -27,7 +27,10 @@ type LocalTopics = { [T in Topic]: [EventTopics[T]] };
  * `recordVersion`); `EventBus.publish` is the same call.
  */
 export async function publishOnCommit<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ topic, payload })]);
+  // `at` (the writing transaction's start, in ms) lets each instance measure the lag to delivery. It is the
+  // same for the whole transaction, so PostgreSQL still folds identical notifications of one transaction.
+  const envelope = JSON.stringify({ topic, payload });
+  await em.execute(`select pg_notify(?, ? || ',"at":' || floor(extract(epoch from now()) * 1000)::bigint || '}')`, [CHANNEL, envelope.slice(0, -1)]);
 }
 
 export class EventBus {
@@ -35,6 +38,9 @@ export class EventBus {
   private listener: Client | null = null;
   private stopped = false;
   private readonly resumeListeners = new Set<() => void>();
+  private readonly deliveryListeners = new Set<(topic: Topic, lagMs: number) => void>();
+  /** Subscriptions (live streams) currently open on this instance. */
+  openSubscriptions = 0;
 
   constructor(
     private readonly databaseUrl: string,
@@ -47,7 +53,8 @@ export class EventBus {
     client.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload) return;
       try {
-        const { topic, payload } = JSON.parse(msg.payload) as { topic: Topic; payload: EventTopics[Topic] };
+        const { topic, payload, at } = JSON.parse(msg.payload) as { topic: Topic; payload: EventTopics[Topic]; at?: number };
+        if (typeof at === 'number') for (const listener of this.deliveryListeners) listener(topic, Math.max(0, Date.now() - at));
         (this.local.publish as (t: Topic, p: unknown) => void)(topic, payload);
       } catch (err) {
         this.log('dropped a malformed event notification', err);
@@ -105,6 +112,12 @@ export class EventBus {
     return () => this.resumeListeners.delete(listener);
   }
 
+  /** Calls `listener` with the topic and lag (ms since `pg_notify`) of every event this instance receives. */
+  onDelivered(listener: (topic: Topic, lagMs: number) => void): () => void {
+    this.deliveryListeners.add(listener);
+    return () => this.deliveryListeners.delete(listener);
+  }
+
   /**
    * Events of one topic as they arrive at this instance, optionally only those `keep` accepts. Use `keep`
    * rather than filtering in an `async function*`: a generator waiting for the next event cannot be
@@ -112,7 +125,35 @@ export class EventBus {
    */
   subscribe<T extends Topic>(topic: T, keep?: (event: EventTopics[T]) => boolean): AsyncIterableIterator<EventTopics[T]> {
     const source = (this.local.subscribe as (t: Topic) => AsyncIterableIterator<EventTopics[T]>)(topic);
-    return keep ? (pipe(source, filter(keep)) as AsyncIterableIterator<EventTopics[T]>) : source;
+    return this.counted(keep ? (pipe(source, filter(keep)) as AsyncIterableIterator<EventTopics[T]>) : source);
+  }
+
+  /** `iterator`, counted in `openSubscriptions` until it ends or is returned. */
+  private counted<V>(iterator: AsyncIterableIterator<V>): AsyncIterableIterator<V> {
+    this.openSubscriptions += 1;
+    let open = true;
+    const close = () => {
+      if (open) this.openSubscriptions -= 1;
+      open = false;
+    };
+    const counted: AsyncIterableIterator<V> = {
+      next: async (...args: [] | [unknown]) => {
+        const result = await iterator.next(...args);
+        if (result.done) close();
+        return result;
+      },
+      return: async (value?: unknown) => {
+        close();
+        return iterator.return ? iterator.return(value) : { done: true, value: value as V };
+      },
+      throw: async (err?: unknown) => {
+        close();
+        if (iterator.throw) return iterator.throw(err);
+        throw err;
+      },
+      [Symbol.asyncIterator]: () => counted,
+    };
+    return counted;
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +21,8 @@ import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
+import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
+import { graphqlRouteSchemas } from './platform.schemas';
 import type { AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
@@ -198,6 +200,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     return { document };
   };
 
+  const wsMetrics = graphqlWsMetricsHooks(app);
   // Subscriptions run compiled (graphql-jit): each distinct document is compiled once and shared by every
   // socket that sends it, so an event delivered to 2,000 subscribers runs 2,000 calls of one compiled
   // function instead of 2,000 interpretations of the document. A document that does not compile runs
@@ -263,6 +266,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (Object.keys(ctx.subscriptions).length > limits.wsSubscriptionsMax)
           return [validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, { max_subscriptions: limits.wsSubscriptionsMax })];
         const checked = checkedDocument(payload.query);
+        wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
         const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
@@ -287,6 +291,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         };
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
+      onOperation: wsMetrics.onOperation,
+      onComplete: wsMetrics.onComplete,
       onNext: (_ctx, id, _payload, args, result) => {
         if (!('errors' in result) || !result.errors) return result;
         const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
@@ -314,6 +320,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginCacheControlDisabled(),
+      // Browsers get the local GraphiQL (graphiql.ts), not Apollo's CDN-loaded landing page.
+      ApolloServerPluginLandingPageDisabled(),
+      graphqlMetricsPlugin(app),
       accessPlugin(),
       operationLimitPlugin(deps),
       internalErrorPlugin(app.log),
@@ -356,7 +365,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     },
   });
   // Public at the HTTP level: the access rule is applied per root field (accessPlugin), as over WebSocket.
-  app.route({ url: '/graphql', method: ['GET', 'POST', 'OPTIONS'], config: { public: true, write: false }, handler });
+  app.route({ url: '/graphql', method: ['GET', 'OPTIONS'], config: { public: true, write: false }, schema: graphqlRouteSchemas.get, handler });
+  app.route({ url: '/graphql', method: 'POST', config: { public: true, write: false }, schema: graphqlRouteSchemas.post, handler });
   // Stopping Apollo drains everything: the drain plugin closes Fastify (in-flight requests finish,
   // stragglers are cut after 10 s) and the hook above disposes graphql-ws (sockets get 1001 Going away).
   return { stop: () => apollo.stop() };

@@ -11,12 +11,14 @@ import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
+import { registerOpenApi } from './openapi';
+import { healthzSchema } from './platform.schemas';
 import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Callable without a bearer token (DESIGN.md section 9). Default: a token is required. */
+    /** Callable without a bearer token (docs/api.md, Authentication). Default: a token is required. */
     public?: boolean;
     /**
      * Whether the route changes something (refused to `read` tokens). Default: every method but GET,
@@ -90,7 +92,13 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   });
 
   const validators = requestValidators();
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    // A body the service validates (after auth, naming each path) is documented here, not checked twice.
+    const checkedByService = (schema as Record<string, unknown>)['x-checked-by-service'];
+    if (checkedByService === 'object') return validators.body.compile({ type: 'object' });
+    if (checkedByService) return () => true;
+    return (httpPart === 'body' ? validators.body : validators.other).compile(schema);
+  });
 
   // JSON is the only body type the API reads; Fastify's default text/plain parser would let strings through.
   app.removeAllContentTypeParsers();
@@ -221,8 +229,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
 
+  await registerOpenApi(app, { checkResponses: process.env.NODE_ENV === 'test' });
+
   // Its own connection (never the request pool) and a short timeout: see HealthProbe.
-  app.get('/healthz', { config: { public: true } }, async (_request, reply) => {
+  app.get('/healthz', { config: { public: true }, schema: healthzSchema }, async (_request, reply) => {
     if (health ? await health.check() : await deps.orm.em.getConnection().execute('select 1').then(() => true, () => false))
       return reply.send({ status: 'ok' });
     const retry = config.database.retryAfterSeconds;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Readable prefixes so a leaked token says what it is (DESIGN.md section 6). */
+/** Readable prefixes so a leaked token says what it is (docs/api.md). */
 export const tokenPrefix = {
   user: 'bwu_',
   agent: 'bwa_',

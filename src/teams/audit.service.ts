@@ -6,7 +6,7 @@ import type { PageRequest } from '../platform/pagination';
 import { TeamRole } from './team.entity';
 
 /**
- * Every auditable change (DESIGN.md section 12): to the team, its members and conventions, and to
+ * Every auditable change (docs/teams.md): to the team, its members and conventions, and to
  * team-owned blueprints and architectures. The list is closed so that `?action=` can be checked.
  */
 export const auditActions = [
@@ -89,7 +89,7 @@ export function actorOf(ctx: RequestContext): { id: string; name: string } {
   return { id: ctx.viewer!.principalId, name: ctx.viewer!.name };
 }
 
-/** Roles that read the audit log: owner, admin, member (a viewer gets 403; DESIGN.md section 6). */
+/** Roles that read the audit log: owner, admin, member (a viewer gets 403; docs/teams.md). */
 export function assertAuditReader(role: TeamRole): void {
   if (role === TeamRole.VIEWER) throw forbidden('Viewers may not read the audit log; owners, admins and members may');
 }

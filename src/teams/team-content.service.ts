@@ -51,7 +51,7 @@ export async function lockTeamForEditor(tx: EntityManager, teamId: string, princ
 }
 
 /**
- * The transfer rules of DESIGN.md sections 6 and 12, shared by blueprints and architectures, checked on
+ * The transfer rules of docs/teams.md, shared by blueprints and architectures, checked on
  * the locked row; writes the audit entries (one in the team left, one in the team joined) and returns
  * the new team id, or `undefined` when nothing moves.
  * - Out of a team (to null or to another team): the owner of the current team only.

@@ -11,7 +11,7 @@ export enum TeamRole {
 }
 registerEnumType(TeamRole, { name: 'TeamRole' });
 
-/** Roles that may edit team blueprints and architectures (DESIGN.md section 6). */
+/** Roles that may edit team blueprints and architectures (docs/api.md). */
 export const editorRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN, TeamRole.MEMBER];
 
 /** Shared access to blueprints and architectures, with coding conventions injected into execution. */

@@ -1,6 +1,7 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { requestContext } from '../platform/http';
-import { idParam, pageQuery, type RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/routes';
+import { teamSchemas } from './team.schemas';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { transferBlueprint } from './team-content.service';
 import { deleteTeam, updateTeam } from './team-lifecycle.service';
@@ -11,79 +12,73 @@ type TeamParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; principalId: string } };
 type PageParams = TeamParams & { Querystring: { limit?: string; offset?: string } };
 
-const memberParams = {
-  type: 'object',
-  required: ['id', 'principalId'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, principalId: { type: 'string', minLength: 1, maxLength: 200 } },
-};
-
 /** Teams: bodies are checked by the service, after authentication and membership (it names the paths). */
 export const teamRoutes: RouteModule = (app, deps) => {
-  app.post<{ Body: unknown }>('/api/teams', async (request, reply) => {
+  app.post<{ Body: unknown }>('/api/teams', { schema: teamSchemas.create }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(await toTeamBody(ctx, await createTeam(ctx, request.body)));
   });
 
   /** The caller's teams with their role, oldest membership first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/teams', { schema: { querystring: pageQuery } }, async (request) =>
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/teams', { schema: teamSchemas.list }, async (request) =>
     teamListBody(await requestContext(request, deps), request.query),
   );
 
-  app.get<TeamParams>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request) => {
+  app.get<TeamParams>('/api/teams/:id', { schema: teamSchemas.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toTeamBody(ctx, await getTeam(ctx, request.params.id));
   });
 
-  app.patch<TeamParams & { Body: unknown }>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request) => {
+  app.patch<TeamParams & { Body: unknown }>('/api/teams/:id', { schema: teamSchemas.update }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toTeamBody(ctx, await updateTeam(ctx, request.params.id, request.body));
   });
 
-  app.delete<TeamParams>('/api/teams/:id', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.delete<TeamParams>('/api/teams/:id', { schema: teamSchemas.remove }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     await deleteTeam(ctx, request.params.id);
     return reply.status(204).send();
   });
 
-  app.get<PageParams>('/api/teams/:id/blueprints', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) =>
+  app.get<PageParams>('/api/teams/:id/blueprints', { schema: teamSchemas.blueprints }, async (request) =>
     teamBlueprintsBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
-  app.get<PageParams>('/api/teams/:id/architectures', { schema: { params: idParam('id'), querystring: pageQuery } }, async (request) =>
+  app.get<PageParams>('/api/teams/:id/architectures', { schema: teamSchemas.architectures }, async (request) =>
     teamArchitecturesBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<TeamParams & { Querystring: { limit?: string; offset?: string; action?: string } }>(
     '/api/teams/:id/audit',
-    { schema: { params: idParam('id'), querystring: { type: 'object', properties: { ...pageQuery.properties, action: { type: 'string' } } } } },
+    { schema: teamSchemas.audit },
     async (request) => teamAuditBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<TeamParams & { Querystring: { window_days?: string } }>(
     '/api/teams/:id/analytics',
-    { schema: { params: idParam('id'), querystring: { type: 'object', properties: { window_days: { type: 'string' } } } } },
+    { schema: teamSchemas.analytics },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toAnalyticsBody(await teamAnalytics(ctx, request.params.id, request.query.window_days));
     },
   );
 
-  app.post<TeamParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: { params: idParam('id') } }, async (request) => {
+  app.post<TeamParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: teamSchemas.transferBlueprint }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toBlueprintBody(ctx, await transferBlueprint(ctx, request.params.id, request.body));
   });
 
-  app.post<TeamParams & { Body: unknown }>('/api/teams/:id/members', { schema: { params: idParam('id') } }, async (request, reply) => {
+  app.post<TeamParams & { Body: unknown }>('/api/teams/:id/members', { schema: teamSchemas.addMember }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(await toTeamBody(ctx, await addTeamMember(ctx, request.params.id, request.body)));
   });
 
-  app.patch<MemberParams & { Body: unknown }>('/api/teams/:id/members/:principalId', { schema: { params: memberParams } }, async (request) => {
+  app.patch<MemberParams & { Body: unknown }>('/api/teams/:id/members/:principalId', { schema: teamSchemas.updateMember }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toTeamBody(ctx, await updateTeamMember(ctx, request.params.id, request.params.principalId, request.body));
   });
 
-  app.delete<MemberParams>('/api/teams/:id/members/:principalId', { schema: { params: memberParams } }, async (request, reply) => {
+  app.delete<MemberParams>('/api/teams/:id/members/:principalId', { schema: teamSchemas.removeMember }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     await removeTeamMember(ctx, request.params.id, request.params.principalId);
     return reply.status(204).send();

@@ -11,7 +11,7 @@ import { Team, TeamRole } from './team.entity';
 import { nameField } from '../platform/field-schemas';
 import { actorOf, recordAudit } from './audit.service';
 
-/** Roles that may manage members (never the owner) and conventions (DESIGN.md section 6). */
+/** Roles that may manage members (never the owner) and conventions (docs/api.md). */
 export const managerRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN];
 
 export interface Membership {

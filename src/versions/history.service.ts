@@ -1,5 +1,5 @@
 /**
- * Reading version history: owner only (the spec's rule), paged newest first, batched across blueprints.
+ * Reading version history: owner only (the API's rule), paged newest first, batched across blueprints.
  */
 import DataLoader from 'dataloader';
 import { assertOwner } from '../blueprints/access';
@@ -26,7 +26,7 @@ export interface VersionPage {
 const historyAction = 'read the version history of this blueprint';
 
 /**
- * Version history is the owner's alone (the spec's rule): anonymous callers get 401, callers who may
+ * Version history is the owner's alone (the API's rule): anonymous callers get 401, callers who may
  * not see the blueprint 404, and callers who may see it but do not own it 403.
  */
 export function assertHistoryReader(ctx: RequestContext, bp: Blueprint): void {

@@ -4,7 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
 import { historyOf, versionsOf, type VersionEntry } from './history.service';
 
-/** The REST version body of DESIGN.md section 8. */
+/** The REST version body of docs/api.md. */
 export function toVersionBody(v: VersionEntry) {
   return { number: v.number, created_at: v.createdAt.toISOString(), author_id: v.authorId, cause: v.cause, changes: v.changes };
 }

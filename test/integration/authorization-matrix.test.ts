@@ -79,6 +79,16 @@ const fresh = {
 const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<string, Expect> } = {
   rest: [
     { method: 'GET', route: '/healthz', url: () => '/healthz', expect: PUBLIC },
+    // The ecosystem's public pages (DESIGN 9: documentation and metrics need no token).
+    { method: 'GET', route: '/metrics', url: () => '/metrics', expect: PUBLIC },
+    { method: 'GET', route: '/openapi.json', url: () => '/openapi.json', expect: PUBLIC },
+    { method: 'GET', route: '/docs', url: () => '/docs', expect: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }) },
+    { method: 'GET', route: '/docs/json', url: () => '/docs/json', expect: PUBLIC },
+    { method: 'GET', route: '/docs/yaml', url: () => '/docs/yaml', expect: PUBLIC },
+    { method: 'GET', route: '/docs/static/index.html', url: () => '/docs/static/index.html', expect: PUBLIC },
+    { method: 'GET', route: '/docs/static/swagger-initializer.js', url: () => '/docs/static/swagger-initializer.js', expect: PUBLIC },
+    { method: 'GET', route: '/docs/static/*', url: () => '/docs/static/swagger-ui.css', expect: PUBLIC },
+    { method: 'GET', route: '/graphiql/:asset', url: () => '/graphiql/graphiql.min.css', expect: PUBLIC },
     // The web console's files and page (src/web): public; a missing file is a 404 whether or not web/dist is built.
     { method: 'GET', route: '/', url: () => '/', expect: { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' } },
     { method: 'GET', route: '/:page', url: () => '/missing-0000.js', expect: NOT_FOUND_TO_ALL },
@@ -179,7 +189,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
 
   /** GraphQL root fields (queries, mutations, subscriptions). `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */
   graphql: {
-    // Public (DESIGN.md section 9).
+    // Public (docs/api.md, Authentication).
     architectures: PUBLIC,
     architecture: PUBLIC,
     createAgentSession: PUBLIC,

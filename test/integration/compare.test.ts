@@ -4,7 +4,7 @@ import { editPlan, sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+/** A signed-in stranger: the calls tests made anonymously before the public rule need a token now. */
 let reader: string;
 let owner: string;
 let forker: string;

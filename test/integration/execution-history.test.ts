@@ -5,7 +5,7 @@ import { BlueprintExecutionsDocument, ExecutionRunByIdDocument, ReportExecutionD
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+/** A signed-in stranger: the calls tests made anonymously before the public rule need a token now. */
 let reader: string;
 let alice: string;
 let bob: string;

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, Subscription, type WsClient } from '../helpers/ws';
 
 let server: TestServer;
-/** Every operation here needs a token (DESIGN.md section 9); the limits are what is tested. */
+/** Every operation here needs a token (docs/api.md, Authentication); the limits are what is tested. */
 let reader: string;
 let ws: WsClient;
 beforeAll(async () => {
@@ -60,7 +60,7 @@ function expectOnlyValidationFailed(errors: ReadonlyArray<{ message: string; ext
   expect(JSON.stringify(errors)).not.toMatch(/stacktrace|exception|\.ts:\d+|\.js:\d+/i);
 }
 
-describe('GraphQL errors use the codes of DESIGN.md section 5', () => {
+describe('GraphQL errors use the codes of docs/api.md', () => {
   it.each([
     ['a parse error', '{ viewer { id '],
     ['an unknown field', '{ viewer { id password } }'],

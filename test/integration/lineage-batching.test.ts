@@ -3,7 +3,7 @@ import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+/** A signed-in stranger: the calls tests made anonymously before the public rule need a token now. */
 let reader: string;
 let token: string;
 

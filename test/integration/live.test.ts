@@ -225,7 +225,7 @@ describe('blueprintActivity', () => {
     const secret = await createBlueprint(server.rest, owner, { name: 'Private activity', visibility: 'private' });
     const denied = await ws(stranger).subscribe(BlueprintActivityDocument, { id: secret.id }).next();
     expect(denied.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    // Anonymous callers may subscribe to nothing but a public architecture (DESIGN.md section 9).
+    // Anonymous callers may subscribe to nothing but a public architecture (docs/api.md, Authentication).
     const anonymous = await ws().subscribe(BlueprintActivityDocument, { id: secret.id }).next();
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const mine = ws(owner).subscribe(BlueprintActivityDocument, { id: secret.id });

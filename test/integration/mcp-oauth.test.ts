@@ -28,7 +28,7 @@ async function authorize(provider: TestOAuthClient, scope?: string): Promise<str
   return provider.tokens()!.access_token;
 }
 
-describe('MCP authorization (OAuth 2.1, DESIGN.md section 13)', () => {
+describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
   it('answers /mcp without a token with 401 and a WWW-Authenticate challenge naming the protected-resource metadata', async () => {
     const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
     expect(res.status).toBe(401);

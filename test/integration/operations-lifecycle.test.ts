@@ -6,7 +6,7 @@ import { openSql } from '../helpers/sql';
 
 useOperationsServer();
 
-/** The tool-operation engine over REST: step tokens, lifecycle, expiry and access (DESIGN.md sections 4, 5, 8). */
+/** The tool-operation engine over REST: step tokens, lifecycle, expiry and access (docs/api.md). */
 
 describe('step tokens', () => {
   it('rejects a wrong token with 409 STALE_STEP_TOKEN and changes nothing', async () => {

@@ -16,7 +16,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { openSql, type SqlPeek } from '../helpers/sql';
 import { connectWs, type Subscription, type WsClient } from '../helpers/ws';
 
-/** The tool-operation engine and the `create` tool over GraphQL and graphql-ws (DESIGN.md sections 4, 5, 8). */
+/** The tool-operation engine and the `create` tool over GraphQL and graphql-ws (docs/api.md). */
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 

@@ -4,7 +4,7 @@ import { OPS, useOperationsServer, ajv, createAt, db, expectError, expectSatisfi
 
 useOperationsServer();
 
-/** The tool-operation engine and the `create` tool over REST: the flow and bad input (DESIGN.md sections 4, 5, 8). */
+/** The tool-operation engine and the `create` tool over REST: the flow and bad input (docs/api.md). */
 
 describe('the create flow', () => {
   it('takes five schema-checked submissions and stores the blueprint with version 1', async () => {

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
-/** A signed-in stranger: the calls tests made anonymously before DESIGN.md section 9 need a token now. */
+/** A signed-in stranger: the calls tests made anonymously before the public rule need a token now. */
 let reader: string;
 let sql: SqlClient;
 let owner: string;

@@ -7,7 +7,7 @@ import type { RestResponse } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * The role matrix, generated from DESIGN.md section 6's table, copied here verbatim: the only place the
+ * The role matrix, generated from docs/teams.md's role table, copied here verbatim: the only place the
  * expected permissions are written down. Every action is tried as owner, admin, member and viewer of
  * the team and as an outsider; each cell expects the action's success status when the table says yes,
  * 403 when it says no, and 404 for the outsider (who may not see the team or its private things).
@@ -163,7 +163,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('the role matrix of DESIGN.md section 6', () => {
+describe('the role matrix of docs/teams.md', () => {
   it('covers every row of the table and every action the issue names', () => {
     expect([...table.keys()]).toHaveLength(4);
     for (const title of table.keys()) expect(actions.some((a) => title.startsWith(a.row))).toBe(true);

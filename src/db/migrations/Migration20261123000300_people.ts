@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * People: accounts with a username and an argon2id password hash; token kinds for sign-in and scoped
  * account tokens with a last-used time; failed sign-ins (brute-force protection that every instance
- * sees); reviews with their counters kept on the blueprint; and the deletion rules of DESIGN.md
- * section 11 (a deleted blueprint's delivered broadcasts stay in inboxes, their source set to null).
+ * sees); reviews with their counters kept on the blueprint; and the deletion rules in docs/reviews.md
+ * (a deleted blueprint's delivered broadcasts stay in inboxes, their source set to null).
  */
 export class Migration20261123000300_people extends Migration {
   override async up(): Promise<void> {

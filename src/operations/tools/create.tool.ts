@@ -63,7 +63,7 @@ function moduleList(c: Ctx): string {
   return (c.state.modules ?? []).map((m) => `- ${m.key} (${m.kind}): ${m.name}${m.dependsOn.length ? ` — depends on ${m.dependsOn.join(', ')}` : ''}`).join('\n');
 }
 
-/** The `create` tool: exactly five submissions (DESIGN.md section 8), then a new blueprint and its version 1. */
+/** The `create` tool: exactly five submissions (docs/api.md), then a new blueprint and its version 1. */
 export const createTool: ToolDefinition<CreateParams, CreateState> = {
   type: 'create',
   summary: 'Design a new blueprint in five steps: modules, steps, configuration, design system, then name and visibility.',

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Architecture check, run by `npm run check` (`npm run lint:architecture`):
+ * 1. no import cycles between the folders (areas) of src/: the dependencies between areas run one way;
+ * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too).
+ * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
+ * What exists today is listed in `knownFolderEdges` / `knownPlatformImports` below, a shrinking
+ * allow-list: issue 14 removes these. Anything new fails. Remove an entry once its import is gone
+ * (the check also fails on an entry that no longer matches, so the list cannot go stale).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+
+/** Folder dependencies that close a cycle today (`from -> to`). Issue 14 removes these. */
+const knownFolderEdges = [
+  'blueprints -> lineage', 'lineage -> blueprints', // blueprints <-> lineage
+  'blueprints -> versions', 'versions -> blueprints', // blueprints <-> versions
+  // From the people and teams work (merged after this check was written): team access rules live in
+  // blueprints/access.ts and read team roles, every team change is audited (teams/audit.service.ts) by the
+  // areas it touches, and the services of several areas call requireViewer in auth. Issue 14 untangles them.
+  'architectures -> blueprints', 'architectures -> auth', 'architectures -> teams', 'auth -> teams', 'blueprints -> teams',
+  'blueprints -> auth', 'teams -> auth', 'teams -> blueprints', 'teams -> architectures', 'versions -> auth',
+];
+
+/** Platform files that import a domain folder today (`file -> folder`). Issue 14 removes these. */
+const knownPlatformImports = [];
+
+const root = path.resolve(__dirname, '..');
+const src = path.join(root, 'src');
+
+function* tsFiles(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* tsFiles(full);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield full;
+  }
+}
+
+/** `src/blueprints/x.ts` -> `blueprints`; files directly in src/ are the composition root. */
+const areaOf = (file) => {
+  const rel = path.relative(src, file).split(path.sep);
+  return rel.length === 1 ? '(root)' : rel[0];
+};
+
+const edges = new Map(); // "from -> to" => example "file imports spec"
+const platformImports = new Map(); // "file -> folder" => spec
+for (const file of tsFiles(src)) {
+  const from = areaOf(file);
+  for (const imported of ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true).importedFiles) {
+    if (!imported.fileName.startsWith('.')) continue;
+    const target = path.resolve(path.dirname(file), imported.fileName);
+    if (!target.startsWith(src + path.sep)) continue;
+    const to = areaOf(target + '.ts');
+    if (to === from) continue;
+    const key = `${from} -> ${to}`;
+    if (!edges.has(key)) edges.set(key, `${path.relative(root, file)} imports '${imported.fileName}'`);
+    if (from === 'platform') platformImports.set(`${path.relative(root, file)} -> ${to}`, imported.fileName);
+  }
+}
+
+// Folder edges that lie on a cycle: both ends in the same strongly connected component (Tarjan).
+const graph = new Map();
+for (const key of edges.keys()) {
+  const [from, to] = key.split(' -> ');
+  if (!graph.has(from)) graph.set(from, []);
+  if (!graph.has(to)) graph.set(to, []);
+  graph.get(from).push(to);
+}
+const component = new Map();
+{
+  let index = 0;
+  const stack = [];
+  const meta = new Map();
+  const connect = (v) => {
+    meta.set(v, { index, low: index, onStack: true });
+    index += 1;
+    stack.push(v);
+    for (const w of graph.get(v)) {
+      if (!meta.has(w)) {
+        connect(w);
+        meta.get(v).low = Math.min(meta.get(v).low, meta.get(w).low);
+      } else if (meta.get(w).onStack) meta.get(v).low = Math.min(meta.get(v).low, meta.get(w).index);
+    }
+    if (meta.get(v).low === meta.get(v).index) {
+      let w;
+      do {
+        w = stack.pop();
+        meta.get(w).onStack = false;
+        component.set(w, v);
+      } while (w !== v);
+    }
+  };
+  for (const v of graph.keys()) if (!meta.has(v)) connect(v);
+}
+const cyclic = [...edges.keys()].filter((key) => {
+  const [from, to] = key.split(' -> ');
+  return component.get(from) === component.get(to);
+});
+
+const problems = [];
+for (const key of cyclic) if (!knownFolderEdges.includes(key)) problems.push(`import cycle between folders: ${key} (${edges.get(key)}) closes a cycle`);
+for (const key of knownFolderEdges)
+  if (!cyclic.includes(key)) problems.push(`allow-list entry "${key}" no longer closes a cycle: remove it from scripts/check-architecture.js`);
+for (const [key, spec] of platformImports)
+  if (!knownPlatformImports.includes(key)) problems.push(`src/platform imports a domain folder: ${key} ('${spec}'); pass collaborators in as options instead`);
+for (const key of knownPlatformImports)
+  if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
+
+if (process.argv.includes('--list')) {
+  console.log(JSON.stringify({ cyclic: cyclic.sort(), platformImports: [...platformImports.keys()].sort() }, null, 2));
+} else if (problems.length > 0) {
+  for (const p of problems) console.error(`architecture: ${p}`);
+  process.exit(1);
+} else {
+  console.log(
+    `architecture: ${edges.size} folder dependencies, no new cycle, no new platform -> domain import (${knownFolderEdges.length + knownPlatformImports.length} known, issue 14)`,
+  );
+}

@@ -1,0 +1,151 @@
+import { cardSchema } from '../blueprints/blueprint.schemas';
+import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
+import {
+  arrayOf,
+  bool,
+  dateTime,
+  errors,
+  int,
+  nullable,
+  num,
+  obj,
+  pageQuerySchema,
+  page,
+  serviceChecked,
+  str,
+  uuid,
+  noContent,
+} from '../platform/response-schemas';
+import { idParam } from '../platform/routes';
+import { EdgeType, manualEdgeTypes } from './architecture.entity';
+import { COORDINATE_MAX } from './architecture-edit.service';
+import { exportFormats } from './export';
+
+const tags = ['architectures'];
+const slugParam = idParam('slug');
+const subjectParams = (name: string) => ({
+  type: 'object',
+  required: ['slug', name],
+  properties: { slug: { type: 'string', minLength: 1, maxLength: 200 }, [name]: { type: 'string', minLength: 1, maxLength: 200 } },
+});
+const coordinate = { type: 'number', minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX };
+
+export const nodeBodySchema = obj({
+  id: str,
+  blueprint_id: nullable(uuid),
+  position_x: num,
+  position_y: num,
+  blueprint: nullable(cardSchema),
+  redacted: bool,
+});
+export const edgeBodySchema = obj({
+  id: str,
+  source_node_id: str,
+  target_node_id: str,
+  edge_type: { type: 'string', enum: Object.values(EdgeType) },
+  label: nullable(str),
+  computed: bool,
+});
+const head = {
+  id: uuid,
+  slug: str,
+  name: str,
+  description: str,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: uuid,
+  team_id: nullable(uuid),
+};
+export const architectureBodySchema = obj({
+  ...head,
+  nodes: arrayOf(nodeBodySchema),
+  edges: arrayOf(edgeBodySchema),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+export const architectureSummarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
+
+export const architectureSchemas = {
+  create: {
+    summary: 'Create an architecture (no nodes yet)',
+    tags,
+    body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['description'])),
+    response: { 201: architectureBodySchema },
+  },
+  list: {
+    summary: 'Public architectures, newest first (public, no token)',
+    tags,
+    security: [],
+    querystring: pageQuerySchema,
+    response: { 200: page(architectureSummarySchema) },
+  },
+  get: {
+    summary: 'One architecture with nodes and edges (public ones need no token)',
+    tags,
+    security: [],
+    params: slugParam,
+    response: { 200: architectureBodySchema },
+  },
+  update: {
+    summary: 'Change name, description or visibility (editors); the slug never changes',
+    tags,
+    params: slugParam,
+    body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['name', 'description', 'visibility'])),
+    response: { 200: architectureBodySchema, ...errors(403) },
+  },
+  remove: { summary: 'Delete an architecture (owner)', tags, params: slugParam, response: { 204: noContent, ...errors(403) } },
+  addNode: {
+    summary: 'Add a blueprint as a node (editors)',
+    tags,
+    params: slugParam,
+    body: serviceChecked(obj({ blueprint_id: uuid, position_x: coordinate, position_y: coordinate }, ['position_x', 'position_y'])),
+    response: { 201: nodeBodySchema, ...errors(403, 409) },
+  },
+  addEdge: {
+    summary: 'Add an edge between two nodes (editors; custom edges need a label)',
+    tags,
+    params: slugParam,
+    body: serviceChecked(
+      obj(
+        {
+          source_node_id: { type: 'string', minLength: 1, maxLength: 100 },
+          target_node_id: { type: 'string', minLength: 1, maxLength: 100 },
+          edge_type: { type: 'string', enum: [...manualEdgeTypes] },
+          label: { type: ['string', 'null'], maxLength: 200 },
+        },
+        ['label'],
+      ),
+    ),
+    response: { 201: edgeBodySchema, ...errors(403, 409) },
+  },
+  layout: {
+    summary: 'Move nodes: all or nothing; answers the architecture',
+    tags,
+    params: slugParam,
+    body: serviceChecked(arrayOf(obj({ nodeId: { type: 'string', minLength: 1, maxLength: 100 }, position: obj({ x: coordinate, y: coordinate }) }))),
+    response: { 200: architectureBodySchema, ...errors(403) },
+  },
+  transfer: {
+    summary: 'Move the architecture into a team (owner)',
+    tags,
+    params: slugParam,
+    body: serviceChecked(obj({ team_id: uuid })),
+    response: { 200: architectureBodySchema, ...errors(403) },
+  },
+  removeNode: { summary: 'Remove a node and its edges (editors)', tags, params: subjectParams('nodeId'), response: { 204: noContent, ...errors(403) } },
+  removeEdge: {
+    summary: 'Remove a drawn edge (lineage edges are computed: 403)',
+    tags,
+    params: subjectParams('edgeId'),
+    response: { 204: noContent, ...errors(403) },
+  },
+  export: {
+    summary: 'The diagram as Mermaid, DOT or JSON (public ones need no token)',
+    tags,
+    security: [],
+    params: slugParam,
+    querystring: { type: 'object', properties: { format: { type: 'string', description: `one of ${exportFormats.join(', ')} (default json)` } } },
+    response: {
+      200: { type: 'string', description: 'text/vnd.mermaid, text/vnd.graphviz, or the architecture body as application/json text' },
+    },
+  },
+};

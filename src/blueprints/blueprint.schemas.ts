@@ -1,0 +1,72 @@
+import { idParam } from '../platform/routes';
+import { errors, arrayOf, bool, dateTime, freeObject, int, noContent, nullable, num, obj, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+
+/** A module of a plan, as REST answers it. */
+export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });
+/** A step of a plan, as REST answers it. */
+export const wireStepSchema = obj({ key: str, module_key: str, title: str, instructions: str, acceptance: strings });
+
+/** The card shown in the registry, lineage and architecture views. */
+export const cardSchema = obj({
+  id: uuid,
+  slug: str,
+  name: str,
+  stars: int,
+  module_count: int,
+  step_count: int,
+  success_rate: nullable(num),
+  review_count: int,
+  rating_average: nullable(num),
+});
+
+/** The REST blueprint body. */
+export const blueprintBodySchema = obj({
+  id: uuid,
+  slug: str,
+  name: str,
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: uuid,
+  team_id: nullable(uuid),
+  forked_from: nullable(obj({ id: uuid, slug: str, name: str })),
+  modules: arrayOf(wireModuleSchema),
+  steps: arrayOf(wireStepSchema),
+  configuration: freeObject,
+  design_system: freeObject,
+  stars: int,
+  forks_count: int,
+  module_count: int,
+  step_count: int,
+  success_rate: nullable(num),
+  review_count: int,
+  rating_average: nullable(num),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+
+const tags = ['blueprints'];
+
+export const blueprintSchemas = {
+  get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
+  fork: {
+    summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded',
+    tags,
+    params: idParam('id'),
+    response: { 201: blueprintBodySchema, ...errors(403) },
+  },
+  update: {
+    summary: 'Change name, description, tags or visibility (owner and team editors)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked({ type: 'object', description: 'any of name, description, tags, visibility (checked by the service)' }),
+    response: { 200: blueprintBodySchema, ...errors(403, 409) },
+  },
+  remove: { summary: 'Delete a blueprint (owner)', tags, params: idParam('id'), response: { 204: noContent, ...errors(403, 409) } },
+  star: {
+    summary: 'Star (POST) or unstar (DELETE) a blueprint; idempotent',
+    tags,
+    params: idParam('id'),
+    response: { 200: obj({ blueprint_id: uuid, starred: bool, stars: int }) },
+  },
+};

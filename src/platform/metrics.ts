@@ -1,0 +1,155 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FastifyInstance } from 'fastify';
+import { getOperationAST, type DocumentNode } from 'graphql';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventBus } from './events';
+import { metricsSchema } from './platform.schemas';
+import type { AppDeps } from './request-context';
+
+/**
+ * The service's Prometheus metrics, one registry per app (tests run several apps in one process).
+ * Everything is measured where it happens: HTTP in Fastify hooks, GraphQL operations in an Apollo plugin
+ * and at graphql-ws subscribe, event lag and live subscribers in the EventBus; the inbox backlog is one
+ * cheap query per scrape.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly sqlStatements = new Histogram({
+    name: 'http_request_sql_statements',
+    help: 'SQL statements issued by one HTTP request, by route',
+    labelNames: ['route'],
+    buckets: [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
+    registers: [this.registry],
+  });
+  readonly graphqlOperations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations by name and type (HTTP and graphql-ws), and whether they answered errors',
+    labelNames: ['operation_name', 'operation_type', 'outcome'],
+    registers: [this.registry],
+  });
+  /** graphql-ws subscriptions streaming right now on this instance. */
+  liveSubscribers = 0;
+  readonly eventLag = new Histogram({
+    name: 'event_delivery_lag_seconds',
+    help: 'Time from pg_notify (inside the writing transaction) to the event reaching this instance, by topic',
+    labelNames: ['topic'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor(deps: AppDeps) {
+    collectDefaultMetrics({ register: this.registry });
+    const events: EventBus = deps.events;
+    const liveSubscribers = () => this.liveSubscribers;
+    new Gauge({
+      name: 'live_subscribers',
+      help: 'graphql-ws subscriptions streaming on this instance',
+      registers: [this.registry],
+      collect() {
+        this.set(liveSubscribers());
+      },
+    });
+    new Gauge({
+      name: 'event_bus_subscriptions',
+      help: 'Open subscriptions to the event bus on this instance (shared hubs count once)',
+      registers: [this.registry],
+      collect() {
+        this.set(events.openSubscriptions);
+      },
+    });
+    new Gauge({
+      name: 'inbox_unread_deliveries',
+      help: 'Unread broadcast deliveries across all inboxes (the inbox backlog)',
+      registers: [this.registry],
+      async collect() {
+        const rows: Array<{ n: number }> = await deps.orm.em.getConnection().execute('select count(*)::int as n from inbox_delivery where read_at is null');
+        this.set(rows[0]?.n ?? 0);
+      },
+    });
+    events.onDelivered((topic, lagMs) => this.eventLag.observe({ topic }, lagMs / 1000));
+  }
+
+  /** Counts one GraphQL operation; anonymous operations are `anonymous`. */
+  countOperation(type: string, name: string | null | undefined, outcome: 'ok' | 'error'): void {
+    this.graphqlOperations.inc({ operation_name: name || 'anonymous', operation_type: type, outcome });
+  }
+}
+
+const metricsByApp = new WeakMap<FastifyInstance, Metrics>();
+
+/** The app's metrics, once `registerMetrics` ran. */
+export function metricsOf(app: FastifyInstance): Metrics | undefined {
+  return metricsByApp.get(app);
+}
+
+/** Request metrics for every route, and `GET /metrics` (public, Prometheus text format). */
+export function registerMetrics(app: FastifyInstance, deps: AppDeps): Metrics {
+  const metrics = new Metrics(deps);
+  metricsByApp.set(app, metrics);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+    if (request.sqlCount) metrics.sqlStatements.observe({ route }, request.sqlCount.statements);
+  });
+  app.get('/metrics', { schema: metricsSchema, config: { public: true, rateLimit: false } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+  return metrics;
+}
+
+/**
+ * graphql-ws hooks: count each operation by name and type at subscribe, and the subscriptions streaming
+ * (from the first result to completion, which graphql-ws reports for every end: complete, error, close).
+ */
+export function graphqlWsMetricsHooks(app: FastifyInstance) {
+  const streaming = new WeakMap<object, Set<string>>();
+  return {
+    counted(document: DocumentNode | null, operationName: string | null | undefined): void {
+      const operation = document ? getOperationAST(document, operationName) : null;
+      metricsOf(app)?.countOperation(operation?.operation ?? 'unknown', operation?.name?.value ?? operationName, document ? 'ok' : 'error');
+    },
+    onOperation(ctx: object, id: string, _payload: unknown, _args: unknown, result: unknown): undefined {
+      const metrics = metricsOf(app);
+      if (!metrics || !result || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') return undefined;
+      let ids = streaming.get(ctx);
+      if (!ids) streaming.set(ctx, (ids = new Set()));
+      ids.add(id);
+      metrics.liveSubscribers += 1;
+      return undefined;
+    },
+    onComplete(ctx: object, id: string): void {
+      const metrics = metricsOf(app);
+      if (metrics && streaming.get(ctx)?.delete(id)) metrics.liveSubscribers -= 1;
+    },
+  };
+}
+
+/** Counts GraphQL operations over HTTP by name, type and outcome. */
+export function graphqlMetricsPlugin(app: FastifyInstance): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operation, operationName, response, errors }) {
+          const failed = Boolean(errors?.length) || (response.body.kind === 'single' && Boolean(response.body.singleResult.errors?.length));
+          metricsOf(app)?.countOperation(operation?.operation ?? 'unknown', operation?.name?.value ?? operationName, failed ? 'error' : 'ok');
+        },
+      };
+    },
+  };
+}

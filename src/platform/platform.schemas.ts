@@ -1,0 +1,70 @@
+import { errorBodySchema, errors, freeObject, obj, str } from './response-schemas';
+
+/** `GET /healthz`: public; 200 once the database answers. */
+export const healthzSchema = {
+  summary: 'Liveness and database readiness',
+  tags: ['platform'],
+  security: [],
+  response: {
+    200: obj({ status: { type: 'string', enum: ['ok'] } }),
+    503: {
+      ...errorBodySchema,
+      description: 'The database does not answer (its own connection, short timeout); retry after `Retry-After` seconds',
+      required: ['status', 'error'],
+      properties: { status: { type: 'string', enum: ['unavailable'] }, ...(errorBodySchema.properties as object) },
+    },
+  },
+};
+
+/** `GET /metrics`: public; Prometheus text exposition format. */
+export const metricsSchema = {
+  summary: 'Prometheus metrics (text exposition format 0.0.4)',
+  tags: ['platform'],
+  security: [],
+  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' } },
+};
+
+const graphqlBody = obj(
+  {
+    query: str,
+    operationName: { type: ['string', 'null'] },
+    variables: { type: ['object', 'null'], additionalProperties: true },
+    extensions: { type: ['object', 'null'], additionalProperties: true },
+  },
+  ['operationName', 'variables', 'extensions'],
+);
+
+/** Errors of a GraphQL answer: `errors[].extensions.code` uses the REST error codes. */
+const graphqlResult = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    data: { type: ['object', 'null'], additionalProperties: true },
+    errors: { type: 'array', items: freeObject },
+    extensions: freeObject,
+  },
+};
+
+/**
+ * `/graphql`: GraphQL over HTTP (Apollo Server). A browser GET (`Accept: text/html`) gets the GraphiQL IDE;
+ * subscriptions use graphql-ws on the same path (WebSocket). Requests are checked by GraphQL itself, and
+ * the answer is serialized by Apollo (a string), so both are documented here, not re-checked.
+ */
+export const graphqlRouteSchemas = {
+  get: {
+    summary: 'GraphQL query over GET (a browser asking for text/html gets the GraphiQL IDE)',
+    tags: ['graphql'],
+    querystring: {
+      type: 'object',
+      'x-checked-by-service': true,
+      properties: { query: str, operationName: str, variables: { type: 'string', description: 'JSON' }, extensions: { type: 'string', description: 'JSON' } },
+    },
+    response: { 200: graphqlResult, ...errors(400) },
+  },
+  post: {
+    summary: 'GraphQL over HTTP: queries and mutations (the primary API)',
+    tags: ['graphql'],
+    body: { ...graphqlBody, 'x-checked-by-service': true },
+    response: { 200: graphqlResult, ...errors(400) },
+  },
+};

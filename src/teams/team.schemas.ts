@@ -1,0 +1,131 @@
+import { nameField } from '../platform/field-schemas';
+import { architectureSummarySchema } from '../architectures/architecture.schemas';
+import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
+import { arrayOf, dateTime, errors, freeObject, int, noContent, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import { idParam } from '../platform/routes';
+import { TeamRole } from './team.entity';
+
+const tags = ['teams'];
+const role = { type: 'string', enum: Object.values(TeamRole) };
+const memberParams = {
+  type: 'object',
+  required: ['id', 'principalId'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, principalId: { type: 'string', minLength: 1, maxLength: 200 } },
+};
+
+export const teamBodySchema = obj({
+  id: uuid,
+  name: str,
+  conventions: str,
+  viewer_role: nullable(role),
+  members: arrayOf(obj({ principal_id: uuid, kind: { type: 'string', enum: ['user', 'agent'] }, name: str, role, joined_at: dateTime })),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+
+const teamListItem = obj({
+  id: uuid,
+  name: str,
+  conventions: str,
+  role,
+  member_count: int,
+  blueprint_count: int,
+  architecture_count: int,
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+const teamBlueprintItem = obj({
+  ...(cardSchema.properties as Record<string, object>),
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: uuid,
+  team_id: nullable(uuid),
+  forks_count: int,
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+const auditEntry = obj({ id: uuid, at: dateTime, actor: obj({ id: uuid, name: str }), action: str, target_type: str, target_id: str, details: freeObject });
+const counts = {
+  blueprints_created: int,
+  forks: int,
+  stars_received: int,
+  executions_started: int,
+  executions_completed: int,
+  executions_failed: int,
+  executions_abandoned: int,
+  success_rate: nullable(num),
+};
+const analyticsBody = obj({
+  team_id: uuid,
+  window_days: int,
+  from: str,
+  to: str,
+  totals: obj(counts),
+  days: arrayOf(obj({ day: str, ...counts })),
+  top_blueprints: arrayOf(obj({ id: uuid, slug: str, name: str, forks: int, stars: int, executions_started: int, activity: int })),
+});
+
+export const teamSchemas = {
+  list: { summary: "The caller's teams with their role, oldest membership first", tags, querystring: pageQuerySchema, response: { 200: page(teamListItem) } },
+  update: {
+    summary: 'Rename a team or change its conventions (owner and admins)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked({ type: 'object', description: 'any of name, conventions (checked by the service)' }),
+    response: { 200: teamBodySchema, ...errors(403) },
+  },
+  remove: { summary: 'Delete a team (owner); its blueprints and architectures go back to their owners', tags, params: idParam('id'), response: { 204: noContent, ...errors(403) } },
+  blueprints: {
+    summary: "The team's blueprints (members)",
+    tags,
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(teamBlueprintItem) },
+  },
+  architectures: {
+    summary: "The team's architectures (members)",
+    tags,
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(architectureSummarySchema) },
+  },
+  audit: {
+    summary: 'The append-only audit log, newest first (owner, admins, members)',
+    tags,
+    params: idParam('id'),
+    querystring: { type: 'object', properties: { ...(pageQuerySchema.properties as object), action: { type: 'string', description: 'only this action' } } },
+    response: { 200: page(auditEntry), ...errors(403) },
+  },
+  analytics: {
+    summary: 'Team activity per day and its top blueprints (members)',
+    tags,
+    params: idParam('id'),
+    querystring: { type: 'object', properties: { window_days: { type: 'string', description: 'days back (an integer)' } } },
+    response: { 200: analyticsBody },
+  },
+  transferBlueprint: {
+    summary: 'Move a blueprint into a team, or back to its owner with team_id null (the owner)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked(obj({ team_id: nullable(uuid) })),
+    response: { 200: blueprintBodySchema, ...errors(403) },
+  },
+  create: { summary: 'Create a team; the caller is its owner', tags, body: serviceChecked(obj({ name: nameField })), response: { 201: teamBodySchema } },
+  get: { summary: 'A team with its members (members only)', tags, params: idParam('id'), response: { 200: teamBodySchema } },
+  addMember: {
+    summary: 'Add a member (owner and admins)',
+    tags,
+    params: idParam('id'),
+    body: serviceChecked(obj({ principal_id: uuid, role })),
+    response: { 201: teamBodySchema, ...errors(403, 409) },
+  },
+  updateMember: {
+    summary: "Change a member's role (owner and admins)",
+    tags,
+    params: memberParams,
+    body: serviceChecked(obj({ role })),
+    response: { 200: teamBodySchema, ...errors(403) },
+  },
+  removeMember: { summary: 'Remove a member (owner and admins; a member may leave)', tags, params: memberParams, response: { 204: noContent, ...errors(403) } },
+};

@@ -1,0 +1,20 @@
+import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
+import { idParam } from '../platform/routes';
+
+export const versionBodySchema = obj({
+  number: int,
+  created_at: dateTime,
+  author_id: uuid,
+  cause: { type: 'string', description: 'create, fork, edit, rollback or the tool type that wrote it' },
+  changes: { ...freeObject, description: 'what changed: sections touched, modules/steps added, removed, changed' },
+});
+
+export const versionSchemas = {
+  list: {
+    summary: "The plan's history, newest first (owner and team editors)",
+    tags: ['blueprints'],
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(versionBodySchema), ...errors(403) },
+  },
+};
