@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test/generated/**'] },
+  { ignores: ['dist/**', 'web/dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
