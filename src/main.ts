@@ -33,10 +33,11 @@ async function main(): Promise<void> {
   app.http.log.info(
     `Blueprint Workshop listening on ${app.url}\n` +
       [
+        `  Web console    ${app.url}/`,
         `  GraphQL        POST ${app.url}/graphql   (GraphiQL IDE: open ${app.url}/graphql in a browser)`,
         `  Subscriptions  ${ws}/graphql   (graphql-ws)`,
         `  REST           ${app.url}/api/...`,
-        `  MCP            POST ${app.url}/mcp`,
+        `  MCP            POST ${app.url}/mcp   (OAuth 2.1 for MCP clients: ${app.url}/.well-known/oauth-authorization-server)`,
         `  Health         ${app.url}/healthz`,
         `  Metrics        ${app.url}/metrics   (Prometheus)`,
         `  API docs       ${app.url}/docs   (OpenAPI: ${app.url}/openapi.json)`,

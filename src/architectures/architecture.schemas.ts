@@ -125,10 +125,10 @@ export const architectureSchemas = {
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   transfer: {
-    summary: 'Move the architecture into a team (owner)',
+    summary: 'Move the architecture into a team, or out of it with team_id null (owner)',
     tags,
     params: slugParam,
-    body: serviceChecked(obj({ team_id: uuid })),
+    body: serviceChecked(obj({ team_id: nullable(uuid) })),
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   removeNode: { summary: 'Remove a node and its edges (editors)', tags, params: subjectParams('nodeId'), response: { 204: noContent, ...errors(403) } },

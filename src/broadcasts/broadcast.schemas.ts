@@ -6,7 +6,7 @@ const tags = ['broadcasts'];
 
 const broadcastProps = {
   id: uuid,
-  source_blueprint_id: uuid,
+  source_blueprint_id: { ...nullable(uuid), description: 'null once the blueprint is deleted (delivered broadcasts stay)' },
   message: str,
   type: { type: 'string', enum: Object.values(BroadcastType) },
   severity: { type: 'string', enum: Object.values(BroadcastSeverity) },

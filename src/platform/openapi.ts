@@ -24,12 +24,18 @@ export function routesOf(app: FastifyInstance): KnownRoute[] {
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** A route's `config` markers (platform/http.ts, platform/idempotency.ts). */
+type RouteMarks = { public?: boolean; write?: boolean; idempotent?: boolean } | undefined;
+
 /** The error responses every route may give, merged under the ones the route declares itself. */
-function withCommonErrors(method: string, schema: FastifySchema, config: { public?: boolean; write?: boolean } | undefined): void {
+function withCommonErrors(method: string, schema: FastifySchema, config: RouteMarks): void {
   if (!schema.response || typeof schema.response !== 'object') return;
   // A write (every method but GET, or a GET marked `write`) refuses a read-scoped token with 403.
   const write = config?.write ?? !readMethods.has(method);
-  const statuses = [...commonErrorStatuses, ...(bodyMethods.has(method) ? [413] : []), ...(write && !config?.public ? [403] : [])];
+  const statuses = [...commonErrorStatuses, ...(bodyMethods.has(method) ? [413] : []), ...(write && !config?.public ? [403] : []),
+    // An `Idempotency-Key` reused for a different request is 409 CONFLICT (platform/idempotency.ts).
+    ...(config?.idempotent ? [409] : []),
+  ];
   schema.response = { ...errors(...statuses), ...(schema.response as Record<string, unknown>) };
 }
 
@@ -48,7 +54,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { checkResp
     // The document and its viewer are public (DESIGN 9): Swagger UI's routes come from its plugin, so they
     // are marked here for the access hook.
     if (route.url === '/docs' || route.url.startsWith('/docs/') || route.url === '/openapi.json') route.config = { ...(route.config as object), public: true };
-    if (route.schema && !hidden) withCommonErrors(methods[0]!, route.schema, route.config as { public?: boolean; write?: boolean } | undefined);
+    if (route.schema && !hidden) withCommonErrors(methods[0]!, route.schema, route.config as RouteMarks);
   });
 
   await app.register(swagger, {
@@ -71,6 +77,11 @@ export async function registerOpenApi(app: FastifyInstance, options: { checkResp
     // No online validator badge: the page must work offline and call no other host.
     uiConfig: { validatorUrl: null, deepLinking: true },
     staticCSP: true,
+  });
+  // @fastify/swagger-ui redirects `/docs/static/index.html` to `/docs/` by rewriting the URL's end, so with a
+  // query string it redirects to itself forever; such a request goes to the page directly.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/docs/static/index.html?')) return reply.redirect('/docs/');
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

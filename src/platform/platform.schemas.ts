@@ -46,6 +46,18 @@ const graphqlResult = {
 };
 
 /**
+ * A failure at `/graphql`: the GraphQL shape (`errors[].extensions.code`) when the server's own checks refuse
+ * the request (input gate, rate limit, access rule, outage), or the REST error body (e.g. a body too large,
+ * refused before GraphQL sees it).
+ */
+const graphqlFailures = Object.fromEntries(
+  Object.entries(errors(400, 401, 403, 404, 413, 429, 500, 503)).map(([status, rest]) => [
+    status,
+    { description: (rest as { description?: string }).description, anyOf: [{ ...graphqlResult, required: ['errors'] }, { ...rest, description: undefined }] },
+  ]),
+);
+
+/**
  * `/graphql`: GraphQL over HTTP (Apollo Server). A browser GET (`Accept: text/html`) gets the GraphiQL IDE;
  * subscriptions use graphql-ws on the same path (WebSocket). Requests are checked by GraphQL itself, and
  * the answer is serialized by Apollo (a string), so both are documented here, not re-checked.
@@ -59,12 +71,12 @@ export const graphqlRouteSchemas = {
       'x-checked-by-service': true,
       properties: { query: str, operationName: str, variables: { type: 'string', description: 'JSON' }, extensions: { type: 'string', description: 'JSON' } },
     },
-    response: { 200: graphqlResult, ...errors(400) },
+    response: { 200: graphqlResult, ...graphqlFailures },
   },
   post: {
     summary: 'GraphQL over HTTP: queries and mutations (the primary API)',
     tags: ['graphql'],
     body: { ...graphqlBody, 'x-checked-by-service': true },
-    response: { 200: graphqlResult, ...errors(400) },
+    response: { 200: graphqlResult, ...graphqlFailures },
   },
 };

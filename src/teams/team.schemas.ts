@@ -75,7 +75,7 @@ export const teamSchemas = {
     body: serviceChecked({ type: 'object', description: 'any of name, conventions (checked by the service)' }),
     response: { 200: teamBodySchema, ...errors(403) },
   },
-  remove: { summary: 'Delete a team (owner); its blueprints and architectures go back to their owners', tags, params: idParam('id'), response: { 204: noContent, ...errors(403) } },
+  remove: { summary: 'Delete a team (owner); 409 while it still holds blueprints or architectures', tags, params: idParam('id'), response: { 204: noContent, ...errors(403, 409) } },
   blueprints: {
     summary: "The team's blueprints (members)",
     tags,

@@ -249,7 +249,8 @@ it('answers every row of the table with 4xx in the documented shape, or harmless
       rows.slice(i, i + 8).map(async (row) => {
         const answer = await row.send();
         tally[answer.status >= 500 ? '5xx' : answer.status >= 400 ? '4xx' : '2xx/3xx']++;
-        const problem = verdict(answer);
+        // The API document itself names the INTERNAL code and SQL-like words; a 2xx of it is the document, not a leak.
+        const problem = /^GET \/(openapi\.json|docs\/)/.test(row.name) && answer.status < 300 ? null : verdict(answer);
         if (problem) failures.push(`${row.name}: ${problem}`);
       }),
     );
