@@ -3,7 +3,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test/generated/**', 'test/artifacts/**', 'web/dist/**', 'web/src/generated/**'] },
   js.configs.recommended,

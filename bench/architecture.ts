@@ -83,9 +83,22 @@ class Api {
 
   /** A blueprint through the five `create` steps; module kinds vary with `n`. */
   async createBlueprint(n: number): Promise<string> {
-    const modules = [0, 1, 2, 3].map((i) => ({ key: `m${i}`, name: `Module ${i}`, kind: KINDS[(n + i) % KINDS.length], depends_on: i === 0 ? [] : [`m${i - 1}`] }));
-    const steps = modules.flatMap((m) => [1, 2].map((j) => ({ key: `${m.key}-s${j}`, module_key: m.key, title: `Step ${j} of ${m.key}`, instructions: 'Do it', acceptance: ['done'] })));
-    const submissions = [{ modules }, { steps }, { configuration: { language: 'typescript' } }, { design_system: {} }, { name: `Bench blueprint ${n}`, visibility: 'public' }];
+    const modules = [0, 1, 2, 3].map((i) => ({
+      key: `m${i}`,
+      name: `Module ${i}`,
+      kind: KINDS[(n + i) % KINDS.length],
+      depends_on: i === 0 ? [] : [`m${i - 1}`],
+    }));
+    const steps = modules.flatMap((m) =>
+      [1, 2].map((j) => ({ key: `${m.key}-s${j}`, module_key: m.key, title: `Step ${j} of ${m.key}`, instructions: 'Do it', acceptance: ['done'] })),
+    );
+    const submissions = [
+      { modules },
+      { steps },
+      { configuration: { language: 'typescript' } },
+      { design_system: {} },
+      { name: `Bench blueprint ${n}`, visibility: 'public' },
+    ];
     let op = await this.call('POST', '/api/tools/operations', { tool_type: 'create', params: {} });
     for (const submission of submissions) op = await this.call('POST', `/api/tools/operations/${op.operation_id}/submit`, { token: op.token, submission });
     return op.result.blueprint_ids[0];
@@ -102,12 +115,21 @@ async function buildArchitecture(api: Api, name: string, blueprintIds: string[])
     const source = i % n;
     const target = (source + 1 + Math.floor(i / n) * 3) % n;
     const type = EDGE_TYPES[i % EDGE_TYPES.length]!;
-    await api.call('POST', `/api/architectures/${arch.slug}/edges`, { source_node_id: nodes[source], target_node_id: nodes[target], edge_type: type, label: type === 'custom' ? `link ${i}` : null });
+    await api.call('POST', `/api/architectures/${arch.slug}/edges`, {
+      source_node_id: nodes[source],
+      target_node_id: nodes[target],
+      edge_type: type,
+      label: type === 'custom' ? `link ${i}` : null,
+    });
   }
   return arch.slug;
 }
 
-async function readOnce(app: RunningApp, token: string, slug: string): Promise<{ statements: number; nodes: number; edges: number; lineage: number; bytes: number }> {
+async function readOnce(
+  app: RunningApp,
+  token: string,
+  slug: string,
+): Promise<{ statements: number; nodes: number; edges: number; lineage: number; bytes: number }> {
   const res = await fetch(`${app.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -117,7 +139,13 @@ async function readOnce(app: RunningApp, token: string, slug: string): Promise<{
   const body = JSON.parse(text) as { data?: { architecture: { nodes: unknown[]; edges: Array<{ computed: boolean }> } }; errors?: unknown };
   if (body.errors || !body.data?.architecture) throw new Error(`ecosystem query failed: ${text.slice(0, 500)}`);
   const { nodes, edges } = body.data.architecture;
-  return { statements: Number(res.headers.get('x-sql-statements')), nodes: nodes.length, edges: edges.length, lineage: edges.filter((e) => e.computed).length, bytes: text.length };
+  return {
+    statements: Number(res.headers.get('x-sql-statements')),
+    nodes: nodes.length,
+    edges: edges.length,
+    lineage: edges.filter((e) => e.computed).length,
+    bytes: text.length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -151,13 +179,20 @@ async function main(): Promise<void> {
     }
     const small = await buildArchitecture(api, 'Bench 20', all.filter((_, i) => i % 10 < 1 || i % 10 === 5).slice(0, 20));
     const large = await buildArchitecture(api, 'Bench 200', all);
-    console.log(`setup: 200 blueprints, architectures of 20 and 200 nodes built over HTTP in ${((Date.now() - t0) / 1000).toFixed(1)} s (database ${database})`);
+    console.log(
+      `setup: 200 blueprints, architectures of 20 and 200 nodes built over HTTP in ${((Date.now() - t0) / 1000).toFixed(1)} s (database ${database})`,
+    );
 
     const smallRead = await readOnce(app, api.bearer, small);
     const largeRead = await readOnce(app, api.bearer, large);
     console.log('\necosystem zoom level, one GraphQL query:');
-    for (const [label, r] of [['20 nodes', smallRead], ['200 nodes', largeRead]] as const)
-      console.log(`  ${label.padEnd(9)}: ${String(r.nodes).padStart(3)} nodes, ${String(r.edges).padStart(3)} edges (${r.edges - r.lineage} manual + ${r.lineage} lineage), ${(r.bytes / 1024).toFixed(0)} KiB, SQL statements: ${r.statements}`);
+    for (const [label, r] of [
+      ['20 nodes', smallRead],
+      ['200 nodes', largeRead],
+    ] as const)
+      console.log(
+        `  ${label.padEnd(9)}: ${String(r.nodes).padStart(3)} nodes, ${String(r.edges).padStart(3)} edges (${r.edges - r.lineage} manual + ${r.lineage} lineage), ${(r.bytes / 1024).toFixed(0)} KiB, SQL statements: ${r.statements}`,
+      );
     console.log(`  statements independent of node count: ${smallRead.statements === largeRead.statements ? 'yes' : 'NO'}`);
 
     const result = await autocannon({
@@ -169,12 +204,16 @@ async function main(): Promise<void> {
       duration: Number(process.env.BENCH_DURATION ?? 10),
     });
     console.log(`\nautocannon, 200-node ecosystem query, 10 connections, ${process.env.BENCH_DURATION ?? 10} s (NODE_ENV=${process.env.NODE_ENV ?? 'unset'}):`);
-    console.log(`  ${result.requests.average.toFixed(1)} req/s (${result.requests.total} requests), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MiB/s`);
+    console.log(
+      `  ${result.requests.average.toFixed(1)} req/s (${result.requests.total} requests), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MiB/s`,
+    );
     console.log(`  non-2xx: ${result.non2xx}, errors: ${result.errors}`);
     // autocannon stops without waiting for the answers still on their way; let them finish before closing.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const f = await floor(config.databaseUrl!, FLOOR_SQL, [large], Number(process.env.BENCH_DURATION ?? 10), 10);
-    console.log(`\nfloor: the same answer as one hand-written json_agg statement through pg, 10 clients: ${f.rps.toFixed(1)} statements/s, p50 ${f.p50} ms, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB`);
+    console.log(
+      `\nfloor: the same answer as one hand-written json_agg statement through pg, 10 clients: ${f.rps.toFixed(1)} statements/s, p50 ${f.p50} ms, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB`,
+    );
     console.log(`  ours / floor = ${(result.requests.average / f.rps).toFixed(2)}x (goal >= 0.5)`);
   } finally {
     await app?.close();

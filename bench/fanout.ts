@@ -55,7 +55,12 @@ interface Memory {
 }
 
 /** Node flags for a measured child: bench/memory-probe answers `memory` requests after a full GC. */
-const probeArgs = ['--expose-gc', '-r', path.join(__dirname, 'memory-probe.js'), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : [])];
+const probeArgs = [
+  '--expose-gc',
+  '-r',
+  path.join(__dirname, 'memory-probe.js'),
+  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : []),
+];
 
 /** A child's memory after a full garbage collection (see bench/memory-probe.ts). */
 function memoryOf(child: ChildProcess): Promise<Memory> {
@@ -151,11 +156,15 @@ async function waitFor(count: () => number, n: number, ms: number): Promise<void
 
 async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: string, n: number): Promise<{ result: RunResult; sample: unknown }> {
   const source = await api.createBlueprint(owner, `Fan-out source ${n}`);
-  const tokens = await pool(Array.from({ length: n }, (_, i) => i), 50, async (i) => {
-    const token = await api.session(`subscriber-${n}-${i}`);
-    await api.ok('POST', `/api/blueprints/${source.id}/subscription`, token);
-    return token;
-  });
+  const tokens = await pool(
+    Array.from({ length: n }, (_, i) => i),
+    50,
+    async (i) => {
+      const token = await api.session(`subscriber-${n}-${i}`);
+      await api.ok('POST', `/api/blueprints/${source.id}/subscription`, token);
+      return token;
+    },
+  );
   const before = await memoryOf(app);
 
   const receipts: Array<Map<string, number>> = tokens.map(() => new Map());
@@ -163,7 +172,13 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   const clients: Client[] = [];
   let failures = 0;
   await pool(tokens, 100, async (token, i) => {
-    const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: false });
+    const client = createClient({
+      url: wsUrl,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
     clients.push(client);
     await new Promise<void>((resolve) => {
       const off = client.on('connected', () => {
@@ -232,15 +247,19 @@ async function bareRun(n: number, payload: string): Promise<RunResult> {
   const receipts = new Array<number | null>(n).fill(null);
   let phase = 'warm-up';
   const sockets: WebSocket[] = [];
-  await pool(Array.from({ length: n }, (_, i) => i), 100, async (i) => {
-    const socket = new WebSocket(`ws://${HOST}:${port}`);
-    sockets.push(socket);
-    socket.on('message', (data) => {
-      JSON.parse(String(data)); // parse like the graphql-ws client does
-      if (phase === 'measured' && receipts[i] === null) receipts[i] = performance.now();
-    });
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  });
+  await pool(
+    Array.from({ length: n }, (_, i) => i),
+    100,
+    async (i) => {
+      const socket = new WebSocket(`ws://${HOST}:${port}`);
+      sockets.push(socket);
+      socket.on('message', (data) => {
+        JSON.parse(String(data)); // parse like the graphql-ws client does
+        if (phase === 'measured' && receipts[i] === null) receipts[i] = performance.now();
+      });
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    },
+  );
   child.send({ type: 'send', payload });
   await waitMessage('sent');
   await sleep(200);
@@ -252,7 +271,14 @@ async function bareRun(n: number, payload: string): Promise<RunResult> {
   const latencies = receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b);
   for (const s of sockets) s.terminate();
   child.send({ type: 'stop' });
-  return { n, transport: 'plain ws', delivered: latencies.length, latencies, memory: perSubscriber(before, after, n), note: `same ${payload.length}-byte message, sent by a loop over wss.clients` };
+  return {
+    n,
+    transport: 'plain ws',
+    delivered: latencies.length,
+    latencies,
+    memory: perSubscriber(before, after, n),
+    note: `same ${payload.length}-byte message, sent by a loop over wss.clients`,
+  };
 }
 
 function printResults(results: RunResult[]): void {
@@ -321,12 +347,19 @@ async function main(): Promise<void> {
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const healthy = await fetch(`${api.base}/healthz`).then((r) => r.ok, () => false);
+      const healthy = await fetch(`${api.base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (healthy) break;
       if (Date.now() > deadline || app.exitCode !== null) throw new Error('the server did not become healthy');
       await sleep(200);
     }
-    console.log(`fan-out bench: node ${process.version}, server pid ${app.pid} on ${HOST}:${port}, database ${dbName}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `fan-out bench: node ${process.version}, server pid ${app.pid} on ${HOST}:${port}, database ${dbName}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     const owner = await api.session('bench owner');
     const results: RunResult[] = [];
     for (const n of SIZES) {

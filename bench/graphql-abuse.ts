@@ -11,7 +11,10 @@ import { assertNodeLimit, limitRules, parseLimited } from '../src/platform/graph
  * Prints the median and worst of 20 runs per document. `npm run bench:graphql-abuse`.
  */
 function nestedFanOut(levels: number): string {
-  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Blueprint { forkedFrom { ...F${i + 1} } forks(first: 1) { edges { node { ...F${i + 1} } } } }`);
+  const fragments = Array.from(
+    { length: levels },
+    (_, i) => `fragment F${i} on Blueprint { forkedFrom { ...F${i + 1} } forks(first: 1) { edges { node { ...F${i + 1} } } } }`,
+  );
   return `query { blueprint(slug: "x") { ...F0 } } ${fragments.join(' ')} fragment F${levels} on Blueprint { id }`;
 }
 
@@ -41,7 +44,9 @@ async function main(): Promise<void> {
   const schema = await graphQLSchema();
   const rules = [...specifiedRules, ...limitRules(defaultLimits)];
   console.log('# bench/graphql-abuse: parse + validate + node count, as the server runs them');
-  console.log(`node ${process.version}; limits: depth ${defaultLimits.queryDepthMax}, nodes ${defaultLimits.queryNodeMax}, tokens ${defaultLimits.queryTokensMax}`);
+  console.log(
+    `node ${process.version}; limits: depth ${defaultLimits.queryDepthMax}, nodes ${defaultLimits.queryNodeMax}, tokens ${defaultLimits.queryTokensMax}`,
+  );
   console.log('');
   // warm the JIT, so the figures are the steady state a busy server sees
   for (let i = 0; i < 50; i++) validate(schema, parseLimited(nestedFanOut(10), defaultLimits), rules);

@@ -60,7 +60,8 @@ async function plainServer(deps: Parameters<typeof createRequestContext>[0]): Pr
 
 run(() =>
   withBench('bench/graphql-overhead', { queryNodeMax: Number(process.env.QUERY_COST_MAX ?? 10_000_000) }, async ({ app, db }) => {
-    const owner = (await db.query<{ id: string }>(`insert into principal (id, kind, name) values (gen_random_uuid(), 'user', 'bench') returning id`)).rows[0]!.id;
+    const owner = (await db.query<{ id: string }>(`insert into principal (id, kind, name) values (gen_random_uuid(), 'user', 'bench') returning id`)).rows[0]!
+      .id;
     const root = (
       await db.query<{ id: string }>(
         `insert into blueprint (id, slug, name, visibility, owner_id, plan) values (gen_random_uuid(), 'root', 'Root', 'public', $1, '{"modules":[],"steps":[],"configuration":{},"designSystem":{}}') returning id`,
@@ -84,15 +85,24 @@ run(() =>
       // Same answers from both, before measuring.
       for (const query of [SMALL, TREE]) {
         const answers = await Promise.all(
-          [ours, plain.url].map(async (url) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: root } }) })).json()),
+          [ours, plain.url].map(async (url) =>
+            (
+              await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: root } }) })
+            ).json(),
+          ),
         );
         if (JSON.stringify(answers[0]) !== JSON.stringify(answers[1])) throw new Error(`the answers differ: ${JSON.stringify(answers).slice(0, 300)}`);
       }
-      console.log(`autocannon, ${connections} connections, ${duration} s per run, alternating ours / plain graphql-js (same process, schema, resolvers and database)`);
+      console.log(
+        `autocannon, ${connections} connections, ${duration} s per run, alternating ours / plain graphql-js (same process, schema, resolvers and database)`,
+      );
       const widths = [34, 10, 8, 8];
       console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms'], widths));
       const summary: string[] = [];
-      for (const [name, query] of [['one blueprint', SMALL], ['fork tree (421 blueprints)', TREE]] as const) {
+      for (const [name, query] of [
+        ['one blueprint', SMALL],
+        ['fork tree (421 blueprints)', TREE],
+      ] as const) {
         const results: Record<'ours' | 'plain', LoadResult[]> = { ours: [], plain: [] };
         for (let round = 1; round <= 2; round++) {
           for (const target of ['ours', 'plain'] as const) {
@@ -103,7 +113,9 @@ run(() =>
           }
         }
         const avg = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
-        summary.push(`${name}: ours ${avg(results.ours).toFixed(0)} req/s, plain graphql-js ${avg(results.plain).toFixed(0)} req/s, ours/plain = ${(avg(results.ours) / avg(results.plain)).toFixed(2)}x (goal >= 0.8)`);
+        summary.push(
+          `${name}: ours ${avg(results.ours).toFixed(0)} req/s, plain graphql-js ${avg(results.plain).toFixed(0)} req/s, ours/plain = ${(avg(results.ours) / avg(results.plain)).toFixed(2)}x (goal >= 0.8)`,
+        );
       }
       console.log('');
       for (const line of summary) console.log(line);

@@ -28,7 +28,10 @@ export interface Bench {
 /** Machine facts printed at the top of every run (the machine is shared: the load average says how busy). */
 export function machineLine(): string {
   const cpus = os.cpus();
-  return `node ${process.version}, ${cpus.length} CPUs (${cpus[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+  return `node ${process.version}, ${cpus.length} CPUs (${cpus[0]?.model ?? 'unknown'}), load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
 }
 
 /** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
@@ -62,7 +65,11 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
     db = new Client({ connectionString: databaseUrl });
     await db.connect();
     const { rows } = await db.query<{ server_version: string }>('show server_version');
-    const session = await fetch(`${app.url}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
+    const session = await fetch(`${app.url}/api/agent/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    });
     const s = (await session.json()) as { token: string; session_id: string };
     console.log(`# ${title}`);
     console.log(`${machineLine()}, PostgreSQL ${rows[0]!.server_version}, database ${dbName}`);
@@ -138,7 +145,13 @@ export function run(main: () => Promise<void>): void {
  * through `pg` by `concurrency` clients in a loop for `seconds` (no HTTP, no GraphQL). Returns
  * statements per second and latency percentiles, to print beside the server's req/s.
  */
-export async function floor(databaseUrl: string, sql: string, params: unknown[], seconds = duration, concurrency = connections): Promise<LoadResult & { bytes: number }> {
+export async function floor(
+  databaseUrl: string,
+  sql: string,
+  params: unknown[],
+  seconds = duration,
+  concurrency = connections,
+): Promise<LoadResult & { bytes: number }> {
   const { Pool } = await import('pg');
   const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
   const latencies: number[] = [];

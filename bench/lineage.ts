@@ -59,16 +59,20 @@ async function http<T = any>(base: string, method: string, path: string, body?: 
 /** A root blueprint through the `create` tool's five steps, as any client makes one. */
 async function createRoot(base: string, token: string, name: string): Promise<string> {
   const submissions = [
-    { modules: [
-      { key: 'db', name: 'Database', summary: 'Schema', kind: 'data', depends_on: [] },
-      { key: 'api', name: 'API', summary: 'HTTP API', kind: 'backend', depends_on: ['db'] },
-      { key: 'web', name: 'Web', summary: 'UI', kind: 'frontend', depends_on: ['api'] },
-    ] },
-    { steps: [
-      { key: 'schema', module_key: 'db', title: 'Schema', instructions: 'Write migrations', acceptance: ['applies'] },
-      { key: 'routes', module_key: 'api', title: 'Routes', instructions: 'CRUD routes', acceptance: ['tests pass'] },
-      { key: 'pages', module_key: 'web', title: 'Pages', instructions: 'List and detail', acceptance: ['renders'] },
-    ] },
+    {
+      modules: [
+        { key: 'db', name: 'Database', summary: 'Schema', kind: 'data', depends_on: [] },
+        { key: 'api', name: 'API', summary: 'HTTP API', kind: 'backend', depends_on: ['db'] },
+        { key: 'web', name: 'Web', summary: 'UI', kind: 'frontend', depends_on: ['api'] },
+      ],
+    },
+    {
+      steps: [
+        { key: 'schema', module_key: 'db', title: 'Schema', instructions: 'Write migrations', acceptance: ['applies'] },
+        { key: 'routes', module_key: 'api', title: 'Routes', instructions: 'CRUD routes', acceptance: ['tests pass'] },
+        { key: 'pages', module_key: 'web', title: 'Pages', instructions: 'List and detail', acceptance: ['renders'] },
+      ],
+    },
     { configuration: { language: 'typescript' } },
     { design_system: { font: 'Inter' } },
     { name, description: 'Lineage benchmark root', tags: ['bench'], visibility: 'public' },
@@ -95,7 +99,10 @@ async function sqlForks(db: Client, parentIds: string[], breadth: number, ownerI
     [parentIds, breadth, ownerId],
   );
   const ids = rows.map((r) => r.id);
-  await db.query(`insert into lineage_link (id, parent_id, child_id, kind, created_at) select gen_random_uuid(), forked_from_id, id, 'fork', created_at from blueprint where id = any($1::uuid[])`, [ids]);
+  await db.query(
+    `insert into lineage_link (id, parent_id, child_id, kind, created_at) select gen_random_uuid(), forked_from_id, id, 'fork', created_at from blueprint where id = any($1::uuid[])`,
+    [ids],
+  );
   await db.query(
     `insert into blueprint_version (id, blueprint_id, number, author_id, cause, changes, plan)
      select gen_random_uuid(), id, 1, owner_id, 'fork', jsonb_build_object('forked_from', forked_from_id, 'parent_version', 1), plan from blueprint where id = any($1::uuid[])`,
@@ -119,7 +126,13 @@ async function httpForks(base: string, token: string, parentIds: string[], bread
   return ids;
 }
 
-async function seedTree(base: string, token: string, ownerId: string, db: Client, breadth: number): Promise<{ rootId: string; blueprints: number; ms: number }> {
+async function seedTree(
+  base: string,
+  token: string,
+  ownerId: string,
+  db: Client,
+  breadth: number,
+): Promise<{ rootId: string; blueprints: number; ms: number }> {
   const started = Date.now();
   const rootId = await createRoot(base, token, `Bench root ${breadth}`);
   const level1 = seedMode === 'sql' ? await sqlForks(db, [rootId], breadth, ownerId) : await httpForks(base, token, [rootId], breadth);
@@ -213,15 +226,21 @@ async function main(): Promise<void> {
     const reader: string = (await http(app.url, 'POST', '/api/agent/sessions', { name: 'bench reader' })).body.token;
 
     console.log('# bench/lineage');
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), PostgreSQL ${version[0]!.server_version}${embedded ? ' (embedded)' : ''}`);
-    console.log(`database ${dbName}; seeding: ${seedMode === 'sql' ? 'roots through the create tool over HTTP, forks as direct SQL INSERTs' : 'roots and every fork over HTTP'}`);
+    console.log(
+      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), PostgreSQL ${version[0]!.server_version}${embedded ? ' (embedded)' : ''}`,
+    );
+    console.log(
+      `database ${dbName}; seeding: ${seedMode === 'sql' ? 'roots through the create tool over HTTP, forks as direct SQL INSERTs' : 'roots and every fork over HTTP'}`,
+    );
     console.log('');
 
     const trees: Array<{ breadth: number; rootId: string }> = [];
     for (const breadth of breadths) {
       const tree = await seedTree(app.url, token, ownerId, db, breadth);
       trees.push({ breadth, rootId: tree.rootId });
-      console.log(`seeded breadth ${breadth}: 1 root + ${breadth} forks + ${breadth * breadth} forks of forks = ${tree.blueprints} blueprints in ${(tree.ms / 1000).toFixed(1)} s`);
+      console.log(
+        `seeded breadth ${breadth}: 1 root + ${breadth} forks + ${breadth * breadth} forks of forks = ${tree.blueprints} blueprints in ${(tree.ms / 1000).toFixed(1)} s`,
+      );
     }
     const { rows: total } = await db.query<{ n: string }>('select count(*) as n from blueprint');
     console.log(`blueprints in the database: ${total[0]!.n}`);
@@ -232,7 +251,9 @@ async function main(): Promise<void> {
     for (const { breadth, rootId } of trees) {
       const anonymous = await statementsFor(app.url, rootId, breadth, reader);
       const withToken = await statementsFor(app.url, rootId, breadth, token);
-      console.log(`${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`);
+      console.log(
+        `${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`,
+      );
     }
     console.log('(anonymous: the root, then the whole tree as one json_agg statement (src/lineage/fork-tree.ts); a token adds its lookup)');
     console.log('');
@@ -253,7 +274,9 @@ async function main(): Promise<void> {
     for (const { breadth, rootId } of [...trees].reverse()) {
       const f = await floor(databaseUrl, FLOOR_SQL, [rootId, breadth], duration, connections);
       const ours = runs.find((r) => r.name.includes(`breadth ${breadth} `))!.result.requests.average;
-      floors.push(`breadth ${breadth}: ours ${ours.toFixed(1)} req/s vs floor ${f.rps.toFixed(1)} statements/s (one json_agg statement through pg, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB) = ${(ours / f.rps).toFixed(2)}x of the floor (goal >= 0.5)`);
+      floors.push(
+        `breadth ${breadth}: ours ${ours.toFixed(1)} req/s vs floor ${f.rps.toFixed(1)} statements/s (one json_agg statement through pg, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB) = ${(ours / f.rps).toFixed(2)}x of the floor (goal >= 0.5)`,
+      );
     }
     console.log('target                                                  |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors');
     for (const { name, result } of runs) {

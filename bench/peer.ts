@@ -85,7 +85,12 @@ function installPostGraphile(): string {
 /** root -> 20 forks -> 20 forks each, public, owned by one principal: the rows a fork writes. */
 async function seedTree(db: Client): Promise<string> {
   const owner = (await db.query<{ id: string }>(`insert into principal (id, kind, name) values (gen_random_uuid(), 'user', 'bench') returning id`)).rows[0]!.id;
-  const plan = { modules: [{ key: 'api', name: 'API', summary: 'HTTP API', kind: 'backend', dependsOn: [] }], steps: [{ key: 's', moduleKey: 'api', title: 'Build', instructions: 'Build it', acceptance: ['works'] }], configuration: {}, designSystem: {} };
+  const plan = {
+    modules: [{ key: 'api', name: 'API', summary: 'HTTP API', kind: 'backend', dependsOn: [] }],
+    steps: [{ key: 's', moduleKey: 'api', title: 'Build', instructions: 'Build it', acceptance: ['works'] }],
+    configuration: {},
+    designSystem: {},
+  };
   const root = (
     await db.query<{ id: string }>(
       `insert into blueprint (id, slug, name, description, tags, visibility, owner_id, plan, module_count, step_count)
@@ -102,7 +107,10 @@ async function seedTree(db: Client): Promise<string> {
       [parents, BREADTH, level],
     );
     const ids = rows.map((r) => r.id);
-    await db.query(`insert into lineage_link (id, parent_id, child_id, kind, created_at) select gen_random_uuid(), forked_from_id, id, 'fork', created_at from blueprint where id = any($1::uuid[])`, [ids]);
+    await db.query(
+      `insert into lineage_link (id, parent_id, child_id, kind, created_at) select gen_random_uuid(), forked_from_id, id, 'fork', created_at from blueprint where id = any($1::uuid[])`,
+      [ids],
+    );
     await db.query('update blueprint set forks_count = $2 where id = any($1::uuid[])', [parents, BREADTH]);
     parents = ids;
   }
@@ -181,7 +189,20 @@ async function main(): Promise<void> {
     const peerPort = await freePort();
     const peer = spawn(
       process.execPath,
-      [cli, '-c', databaseUrl, '-s', 'public', '--host', HOST, '--port', String(peerPort), '--disable-default-mutations', '--disable-query-log', '--no-setof-functions-contain-nulls'],
+      [
+        cli,
+        '-c',
+        databaseUrl,
+        '-s',
+        'public',
+        '--host',
+        HOST,
+        '--port',
+        String(peerPort),
+        '--disable-default-mutations',
+        '--disable-query-log',
+        '--no-setof-functions-contain-nulls',
+      ],
       { env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'inherit'] },
     );
     children.push(peer);
@@ -190,7 +211,9 @@ async function main(): Promise<void> {
 
     console.log('# bench/peer: the 3-level fork tree, ours vs PostGraphile v4 on the same tables');
     console.log(`${machineLine()}, PostgreSQL ${version[0]!.server_version}, database ${dbName}`);
-    console.log(`peer: postgraphile@${POSTGRAPHILE_VERSION} CLI (-s public --disable-default-mutations --disable-query-log); ours: dist/src/main.js, NODE_ENV=production, QUERY_COST_MAX raised for this query`);
+    console.log(
+      `peer: postgraphile@${POSTGRAPHILE_VERSION} CLI (-s public --disable-default-mutations --disable-query-log); ours: dist/src/main.js, NODE_ENV=production, QUERY_COST_MAX raised for this query`,
+    );
     console.log('The machine is shared with other jobs: compare the figures of this run with each other, not with other runs.');
     console.log('');
 
@@ -198,7 +221,9 @@ async function main(): Promise<void> {
     const peerAnswer = await answer(`${peerUrl}/graphql`, PEER, rootId, true);
     if (ourAnswer.nodes !== 1 + BREADTH + BREADTH * BREADTH || JSON.stringify(ourAnswer.names) !== JSON.stringify(peerAnswer.names))
       throw new Error(`the answers differ: ours ${ourAnswer.nodes} blueprints, peer ${peerAnswer.nodes}`);
-    console.log(`both answer the same tree: ${ourAnswer.nodes} blueprints (ours ${(ourAnswer.bytes / 1024).toFixed(1)} KiB, peer ${(peerAnswer.bytes / 1024).toFixed(1)} KiB)`);
+    console.log(
+      `both answer the same tree: ${ourAnswer.nodes} blueprints (ours ${(ourAnswer.bytes / 1024).toFixed(1)} KiB, peer ${(peerAnswer.bytes / 1024).toFixed(1)} KiB)`,
+    );
     console.log('');
 
     const results: { ours: LoadResult[]; peer: LoadResult[] } = { ours: [], peer: [] };
@@ -210,7 +235,9 @@ async function main(): Promise<void> {
     console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx'], widths));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of ['ours', 'peer'] as const) {
-        const r = await load(target === 'ours' ? graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }) : graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }));
+        const r = await load(
+          target === 'ours' ? graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }) : graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }),
+        );
         results[target].push(r);
         console.log(row([`${target} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors], widths));
         await sleep(1000);
@@ -219,7 +246,9 @@ async function main(): Promise<void> {
     console.log('');
     const o = mean(results.ours, 'rps');
     const p = mean(results.peer, 'rps');
-    console.log(`ours: ${o.toFixed(1)} req/s, p99 ${mean(results.ours, 'p99').toFixed(0)} ms | PostGraphile: ${p.toFixed(1)} req/s, p99 ${mean(results.peer, 'p99').toFixed(0)} ms | ours/peer = ${(o / p).toFixed(2)}x (goal >= 1.0)`);
+    console.log(
+      `ours: ${o.toFixed(1)} req/s, p99 ${mean(results.ours, 'p99').toFixed(0)} ms | PostGraphile: ${p.toFixed(1)} req/s, p99 ${mean(results.peer, 'p99').toFixed(0)} ms | ours/peer = ${(o / p).toFixed(2)}x (goal >= 1.0)`,
+    );
   } finally {
     await cleanup();
   }

@@ -15,13 +15,23 @@ const ts = require('typescript');
 
 /** Folder dependencies that close a cycle today (`from -> to`). Issue 14 removes these. */
 const knownFolderEdges = [
-  'blueprints -> lineage', 'lineage -> blueprints', // blueprints <-> lineage
-  'blueprints -> versions', 'versions -> blueprints', // blueprints <-> versions
+  'blueprints -> lineage',
+  'lineage -> blueprints', // blueprints <-> lineage
+  'blueprints -> versions',
+  'versions -> blueprints', // blueprints <-> versions
   // From the people and teams work (merged after this check was written): team access rules live in
   // blueprints/access.ts and read team roles, every team change is audited (teams/audit.service.ts) by the
   // areas it touches, and the services of several areas call requireViewer in auth. Issue 14 untangles them.
-  'architectures -> blueprints', 'architectures -> auth', 'architectures -> teams', 'auth -> teams', 'blueprints -> teams',
-  'blueprints -> auth', 'teams -> auth', 'teams -> blueprints', 'teams -> architectures', 'versions -> auth',
+  'architectures -> blueprints',
+  'architectures -> auth',
+  'architectures -> teams',
+  'auth -> teams',
+  'blueprints -> teams',
+  'blueprints -> auth',
+  'teams -> auth',
+  'teams -> blueprints',
+  'teams -> architectures',
+  'versions -> auth',
 ];
 
 /** Platform files that import a domain folder today (`file -> folder`). Issue 14 removes these. */

@@ -54,11 +54,12 @@ export const layoutBodySchema: JsonSchema = {
 };
 const layoutBody = compileSchema(layoutBodySchema);
 
-export const lineageEdgeMessage =
-  'lineage_fork and lineage_breed edges are computed from fork and breed ancestry; they cannot be created or deleted by hand';
+export const lineageEdgeMessage = 'lineage_fork and lineage_breed edges are computed from fork and breed ancestry; they cannot be created or deleted by hand';
 
-
-async function nodeRowsOf(tx: EntityManager, architectureId: string): Promise<Array<{ id: string; blueprint_id: string; position_x: number; position_y: number }>> {
+async function nodeRowsOf(
+  tx: EntityManager,
+  architectureId: string,
+): Promise<Array<{ id: string; blueprint_id: string; position_x: number; position_y: number }>> {
   return tx.execute('select id, blueprint_id, position_x, position_y from architecture_node where architecture_id = ?', [architectureId]);
 }
 
@@ -150,7 +151,12 @@ export async function updateLayout(ctx: RequestContext, slug: string, body: unkn
       `update architecture_node n set position_x = v.x, position_y = v.y
          from unnest(?::uuid[], ?::float8[], ?::float8[]) as v(id, x, y)
         where n.id = v.id and n.architecture_id = ?`,
-      [`{${entries.map((e) => e.nodeId.toLowerCase()).join(',')}}`, `{${entries.map((e) => e.position.x).join(',')}}`, `{${entries.map((e) => e.position.y).join(',')}}`, arch.id],
+      [
+        `{${entries.map((e) => e.nodeId.toLowerCase()).join(',')}}`,
+        `{${entries.map((e) => e.position.x).join(',')}}`,
+        `{${entries.map((e) => e.position.y).join(',')}}`,
+        arch.id,
+      ],
     );
     await publishChange(ctx, tx, arch, 'layout_updated', null);
     return arch;
@@ -164,7 +170,9 @@ export async function removeNode(ctx: RequestContext, slug: string, nodeId: stri
   const arch = await ctx.em.transactional(async (tx) => {
     const arch = await lockForEdit(ctx, tx, slug);
     const id = nodeId.toLowerCase();
-    const removed = isUuid(id) ? await tx.execute('delete from architecture_node where id = ? and architecture_id = ?', [id, arch.id], 'run') : { affectedRows: 0 };
+    const removed = isUuid(id)
+      ? await tx.execute('delete from architecture_node where id = ? and architecture_id = ?', [id, arch.id], 'run')
+      : { affectedRows: 0 };
     if (((removed as { affectedRows?: number }).affectedRows ?? 0) === 0) throw notFound('architecture node', nodeId);
     await publishChange(ctx, tx, arch, 'node_removed', id);
     return arch;
@@ -179,7 +187,9 @@ export async function removeEdge(ctx: RequestContext, slug: string, edgeId: stri
     const arch = await lockForEdit(ctx, tx, slug);
     if (isLineageEdgeId(edgeId)) throw forbidden(lineageEdgeMessage);
     const id = edgeId.toLowerCase();
-    const removed = isUuid(id) ? await tx.execute('delete from architecture_edge where id = ? and architecture_id = ?', [id, arch.id], 'run') : { affectedRows: 0 };
+    const removed = isUuid(id)
+      ? await tx.execute('delete from architecture_edge where id = ? and architecture_id = ?', [id, arch.id], 'run')
+      : { affectedRows: 0 };
     if (((removed as { affectedRows?: number }).affectedRows ?? 0) === 0) throw notFound('architecture edge', edgeId);
     await publishChange(ctx, tx, arch, 'edge_removed', id);
     return arch;

@@ -7,7 +7,9 @@ import { ArchitectureType } from './architecture.types';
 
 @Resolver()
 export class ArchitectureLifecycleResolver {
-  @Mutation(() => ArchitectureType, { description: "Changes an architecture's name, description or visibility (owner or team editor); the slug never changes." })
+  @Mutation(() => ArchitectureType, {
+    description: "Changes an architecture's name, description or visibility (owner or team editor); the slug never changes.",
+  })
   updateArchitecture(
     @Ctx() ctx: RequestContext,
     @Arg('slug', () => String) slug: string,
@@ -15,7 +17,11 @@ export class ArchitectureLifecycleResolver {
     @Arg('description', () => String, { nullable: true }) description?: string | null,
     @Arg('visibility', () => Visibility, { nullable: true }) visibility?: Visibility | null,
   ): Promise<ArchitectureRecord> {
-    return updateArchitecture(ctx, slug, { ...(name != null ? { name } : {}), ...(description != null ? { description } : {}), ...(visibility != null ? { visibility } : {}) });
+    return updateArchitecture(ctx, slug, {
+      ...(name != null ? { name } : {}),
+      ...(description != null ? { description } : {}),
+      ...(visibility != null ? { visibility } : {}),
+    });
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an architecture (owner, or team owner or admin); its blueprints stay.' })

@@ -34,10 +34,16 @@ export function parseArchitectureMetadata(body: unknown): ArchitectureMetadata {
  * never changes. Subscribers get an `architectureChanged` UPDATED (and those who may no longer read a
  * now-private one get nothing more).
  */
-export async function updateArchitectureMetadata(tx: EntityManager, ctx: RequestContext, slug: string, patch: ArchitectureMetadata): Promise<{ architecture: ArchitectureRecord; changes: Record<string, { from: unknown; to: unknown }> }> {
+export async function updateArchitectureMetadata(
+  tx: EntityManager,
+  ctx: RequestContext,
+  slug: string,
+  patch: ArchitectureMetadata,
+): Promise<{ architecture: ArchitectureRecord; changes: Record<string, { from: unknown; to: unknown }> }> {
   const arch = await lockForEdit(ctx, tx, slug);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const key of ['name', 'description', 'visibility'] as const) if (patch[key] !== undefined && patch[key] !== arch[key]) changes[key] = { from: arch[key], to: patch[key] };
+  for (const key of ['name', 'description', 'visibility'] as const)
+    if (patch[key] !== undefined && patch[key] !== arch[key]) changes[key] = { from: arch[key], to: patch[key] };
   if (Object.keys(changes).length === 0) return { architecture: arch, changes };
   const rows: ArchitectureRow[] = await tx.execute(
     `update architecture a set name = coalesce(?, name), description = coalesce(?, description), visibility = coalesce(?, visibility)
@@ -46,7 +52,14 @@ export async function updateArchitectureMetadata(tx: EntityManager, ctx: Request
   );
   await publishChange(ctx, tx, arch, 'updated', null);
   if (arch.teamId !== null)
-    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.edited', targetType: 'architecture', targetId: arch.id, details: { changes } });
+    await recordAudit(tx, {
+      teamId: arch.teamId,
+      actor: actorOf(ctx),
+      action: 'architecture.edited',
+      targetType: 'architecture',
+      targetId: arch.id,
+      details: { changes },
+    });
   return { architecture: toRecord(rows[0]!), changes };
 }
 
@@ -62,7 +75,14 @@ export async function deleteArchitecture(tx: EntityManager, ctx: RequestContext,
     throw forbidden("Only the architecture's owner, or an owner or admin of its team, may delete it");
   await publishChange(ctx, tx, arch, 'deleted', arch.id);
   if (arch.teamId !== null)
-    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.deleted', targetType: 'architecture', targetId: arch.id, details: { name: arch.name, slug: arch.slug } });
+    await recordAudit(tx, {
+      teamId: arch.teamId,
+      actor: actorOf(ctx),
+      action: 'architecture.deleted',
+      targetType: 'architecture',
+      targetId: arch.id,
+      details: { name: arch.name, slug: arch.slug },
+    });
   await tx.execute('delete from architecture where id = ?', [arch.id]);
   return arch;
 }

@@ -2,7 +2,14 @@ import { Arg, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import { nodeBlueprint, type BlueprintCard, type NodeView } from './architecture.read';
-import { ArchitectureModuleType, ArchitectureNodeType, BlueprintCardType, ModuleDependencyType, ModuleDetailType, ModuleKindCountType } from './architecture.types';
+import {
+  ArchitectureModuleType,
+  ArchitectureNodeType,
+  BlueprintCardType,
+  ModuleDependencyType,
+  ModuleDetailType,
+  ModuleKindCountType,
+} from './architecture.types';
 import { moduleDependencies, moduleDetail, moduleViews, type KindCount, type ModuleDetail } from './zoom';
 
 /**
@@ -17,7 +24,10 @@ export class ArchitectureNodeResolver {
     return node.redacted ? null : node.blueprintId;
   }
 
-  @FieldResolver(() => BlueprintCardType, { nullable: true, description: 'Ecosystem zoom: name, stars, module and step counts, success rate; null when redacted.' })
+  @FieldResolver(() => BlueprintCardType, {
+    nullable: true,
+    description: 'Ecosystem zoom: name, stars, module and step counts, success rate; null when redacted.',
+  })
   card(@Root() node: NodeView): BlueprintCard | null {
     return node.card;
   }
@@ -44,7 +54,10 @@ export class ArchitectureNodeResolver {
     return bp ? moduleDependencies(bp.plan) : [];
   }
 
-  @FieldResolver(() => ModuleDetailType, { nullable: true, description: 'Module detail zoom: one module with its steps in swimlanes; null when there is no such module.' })
+  @FieldResolver(() => ModuleDetailType, {
+    nullable: true,
+    description: 'Module detail zoom: one module with its steps in swimlanes; null when there is no such module.',
+  })
   async module(@Root() node: NodeView, @Ctx() ctx: RequestContext, @Arg('key', () => String) key: string): Promise<ModuleDetail | null> {
     const bp = await nodeBlueprint(ctx, node);
     return bp ? moduleDetail(bp.plan, key) : null;

@@ -126,7 +126,13 @@ export class ArchitectureEdge {
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();
 
-  constructor(init: { architecture: Ref<Architecture>; sourceNode: Ref<ArchitectureNode>; targetNode: Ref<ArchitectureNode>; edgeType: EdgeType; label: string | null }) {
+  constructor(init: {
+    architecture: Ref<Architecture>;
+    sourceNode: Ref<ArchitectureNode>;
+    targetNode: Ref<ArchitectureNode>;
+    edgeType: EdgeType;
+    label: string | null;
+  }) {
     this.architecture = init.architecture;
     this.sourceNode = init.sourceNode;
     this.targetNode = init.targetNode;

@@ -10,8 +10,23 @@ import { removeArchitecture, updateArchitecture } from './architecture-lifecycle
 import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';
 
-const head = { id: str, slug: str, name: str, description: str, visibility: { type: 'string', enum: ['public', 'private'] }, owner_id: str, team_id: strOrNull };
-const nodeSchema = shape({ id: str, blueprint_id: strOrNull, position_x: num, position_y: num, blueprint: { anyOf: [{ type: 'null' }, cardSchema] }, redacted: bool });
+const head = {
+  id: str,
+  slug: str,
+  name: str,
+  description: str,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: str,
+  team_id: strOrNull,
+};
+const nodeSchema = shape({
+  id: str,
+  blueprint_id: strOrNull,
+  position_x: num,
+  position_y: num,
+  blueprint: { anyOf: [{ type: 'null' }, cardSchema] },
+  redacted: bool,
+});
 const edgeSchema = shape({ id: str, source_node_id: str, target_node_id: str, edge_type: str, label: strOrNull, computed: bool });
 const architectureSchema = shape({ ...head, nodes: arrayOf(nodeSchema), edges: arrayOf(edgeSchema), created_at: str, updated_at: str });
 const summarySchema = shape({ ...head, node_count: int, edge_count: int, created_at: str, updated_at: str });
@@ -50,7 +65,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string; format?: string }>({
     name: 'architecture_export',
-    description: 'The diagram as text: mermaid, dot (Graphviz) or json (the architecture body). text is exactly what GET /api/architectures/:slug/export answers.',
+    description:
+      'The diagram as text: mermaid, dot (Graphviz) or json (the architecture body). text is exactly what GET /api/architectures/:slug/export answers.',
     input: args({ ...slug, format: { type: 'string', enum: [...exportFormats], default: 'json' } }, ['slug']),
     output: shape({ slug: str, format: { type: 'string', enum: [...exportFormats] }, content_type: str, text: str }),
     readOnly: true,
@@ -58,7 +74,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string; blueprint_id: string; position_x?: number; position_y?: number }>({
     name: 'architecture_add_node',
-    description: 'Add a blueprint you may read as a node (placed automatically unless position_x/position_y are given); lineage edges to other nodes appear by themselves. Same body as POST /api/architectures/:slug/nodes.',
+    description:
+      'Add a blueprint you may read as a node (placed automatically unless position_x/position_y are given); lineage edges to other nodes appear by themselves. Same body as POST /api/architectures/:slug/nodes.',
     input: withSlug(nodeBodySchema),
     output: nodeSchema,
     readOnly: false,
@@ -74,7 +91,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string; positions: unknown[] }>({
     name: 'architecture_update_layout',
-    description: 'Move nodes, all or nothing: positions is [{nodeId, position: {x, y}}]. Answers the architecture as it now is. Same body as PUT /api/architectures/:slug/layout.',
+    description:
+      'Move nodes, all or nothing: positions is [{nodeId, position: {x, y}}]. Answers the architecture as it now is. Same body as PUT /api/architectures/:slug/layout.',
     input: args({ ...slug, positions: layoutBodySchema }, ['slug', 'positions']),
     output: architectureSchema,
     readOnly: false,
@@ -104,7 +122,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string; edge_id: string }>({
     name: 'architecture_remove_edge',
-    description: 'Remove a manual edge; computed lineage edges cannot be removed (REST answers 204: DELETE /api/architectures/:slug/edges/:edgeId). Answers {slug, edge_id, removed: true}.',
+    description:
+      'Remove a manual edge; computed lineage edges cannot be removed (REST answers 204: DELETE /api/architectures/:slug/edges/:edgeId). Answers {slug, edge_id, removed: true}.',
     input: args({ ...slug, edge_id: idArg('The edge id.') }, ['slug', 'edge_id']),
     output: shape({ slug: str, edge_id: str, removed: bool }),
     readOnly: false,
@@ -116,7 +135,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string; name?: string; description?: string; visibility?: string }>({
     name: 'architecture_update',
-    description: "Change an architecture's name, description or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/architectures/:slug.",
+    description:
+      "Change an architecture's name, description or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/architectures/:slug.",
     input: { ...args({ ...slug, name: nameField, description: descriptionField, visibility: visibilityField }, ['slug']), minProperties: 2 },
     output: architectureSchema,
     readOnly: false,
@@ -125,7 +145,8 @@ export const architectureMcpTools = [
   }),
   mcpTool<{ slug: string }>({
     name: 'architecture_delete',
-    description: 'Delete an architecture with its nodes and edges (owner; team owner or admin). REST answers 204: DELETE /api/architectures/:slug. Answers {slug, deleted: true}.',
+    description:
+      'Delete an architecture with its nodes and edges (owner; team owner or admin). REST answers 204: DELETE /api/architectures/:slug. Answers {slug, deleted: true}.',
     input: args(slug, ['slug']),
     output: shape({ slug: str, deleted: bool }),
     readOnly: false,

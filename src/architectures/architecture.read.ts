@@ -49,10 +49,19 @@ export interface NodeView {
   redacted: boolean;
 }
 
-
 /** The card of a loaded blueprint. */
 export function cardOf(bp: Blueprint): BlueprintCard {
-  return { id: bp.id, slug: bp.slug, name: bp.name, stars: bp.starsCount, moduleCount: bp.moduleCount, stepCount: bp.stepCount, successRate: bp.successRate, reviewCount: bp.reviewCount, ratingAverage: bp.ratingAverage };
+  return {
+    id: bp.id,
+    slug: bp.slug,
+    name: bp.name,
+    stars: bp.starsCount,
+    moduleCount: bp.moduleCount,
+    stepCount: bp.stepCount,
+    successRate: bp.successRate,
+    reviewCount: bp.reviewCount,
+    ratingAverage: bp.ratingAverage,
+  };
 }
 
 type NodeRow = {
@@ -132,66 +141,91 @@ export function isLineageEdgeId(id: string): boolean {
 function loaders(ctx: RequestContext) {
   const { em } = ctx;
   return {
-    bySlug: ctx.loaders.get('architecture.bySlug', () =>
-      new DataLoader<string, ArchitectureRecord | null>(async (slugs) => {
-        const rows: ArchitectureRow[] = await em.execute(`select ${architectureColumns} from architecture a where a.slug in (${slugs.map(() => '?').join(',')})`, [...slugs]);
-        const bySlug = new Map(rows.map((r) => [r.slug, toRecord(r)]));
-        return slugs.map((s) => bySlug.get(s) ?? null);
-      }),
+    bySlug: ctx.loaders.get(
+      'architecture.bySlug',
+      () =>
+        new DataLoader<string, ArchitectureRecord | null>(async (slugs) => {
+          const rows: ArchitectureRow[] = await em.execute(
+            `select ${architectureColumns} from architecture a where a.slug in (${slugs.map(() => '?').join(',')})`,
+            [...slugs],
+          );
+          const bySlug = new Map(rows.map((r) => [r.slug, toRecord(r)]));
+          return slugs.map((s) => bySlug.get(s) ?? null);
+        }),
     ),
     // Nodes with the card and module composition of their blueprints, computed in SQL so that the
     // ecosystem view never loads (or hydrates) whole plans: one statement for any number of nodes.
-    nodeRows: ctx.loaders.get('architecture.nodeRows', () =>
-      new DataLoader<string, NodeRow[]>(async (ids) => {
-        const rows: NodeRow[] = await em.execute(
-          `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
+    nodeRows: ctx.loaders.get(
+      'architecture.nodeRows',
+      () =>
+        new DataLoader<string, NodeRow[]>(async (ids) => {
+          const rows: NodeRow[] = await em.execute(
+            `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
                   b.slug, b.name, b.visibility, b.owner_id, b.team_id, b.stars_count, b.module_count, b.step_count,
                   b.executions_started, b.executions_completed, b.executions_failed, b.executions_abandoned, b.review_count, b.rating_sum,
                   (select coalesce(jsonb_agg(jsonb_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]'::jsonb)
                      from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k) as composition
              from architecture_node n join blueprint b on b.id = n.blueprint_id
             where n.architecture_id = any(?::uuid[]) order by n.created_at, n.id`,
-          [`{${ids.join(',')}}`],
-        );
-        return groupByKeys(ids, rows, (r) => r.architecture_id);
-      }),
+            [`{${ids.join(',')}}`],
+          );
+          return groupByKeys(ids, rows, (r) => r.architecture_id);
+        }),
     ),
-    manualEdges: ctx.loaders.get('architecture.manualEdges', () =>
-      new DataLoader<string, EdgeView[]>(async (ids) => {
-        const rows: Array<{ id: string; architecture_id: string; source_node_id: string; target_node_id: string; edge_type: EdgeType; label: string | null }> = await em.execute(
-          `select id, architecture_id, source_node_id, target_node_id, edge_type, label from architecture_edge
+    manualEdges: ctx.loaders.get(
+      'architecture.manualEdges',
+      () =>
+        new DataLoader<string, EdgeView[]>(async (ids) => {
+          const rows: Array<{
+            id: string;
+            architecture_id: string;
+            source_node_id: string;
+            target_node_id: string;
+            edge_type: EdgeType;
+            label: string | null;
+          }> = await em.execute(
+            `select id, architecture_id, source_node_id, target_node_id, edge_type, label from architecture_edge
             where architecture_id = any(?::uuid[]) order by created_at, id`,
-          [`{${ids.join(',')}}`],
-        );
-        return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
-          list.map((r) => ({ id: r.id, sourceNodeId: r.source_node_id, targetNodeId: r.target_node_id, edgeType: r.edge_type, label: r.label, computed: false })),
-        );
-      }),
+            [`{${ids.join(',')}}`],
+          );
+          return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
+            list.map((r) => ({
+              id: r.id,
+              sourceNodeId: r.source_node_id,
+              targetNodeId: r.target_node_id,
+              edgeType: r.edge_type,
+              label: r.label,
+              computed: false,
+            })),
+          );
+        }),
     ),
     // Lineage links whose parent and child both stand on the same architecture: one join for any number of them.
-    lineageEdges: ctx.loaders.get('architecture.lineageEdges', () =>
-      new DataLoader<string, EdgeView[]>(async (ids) => {
-        const rows: Array<{ architecture_id: string; source_node_id: string; target_node_id: string; kind: 'fork' | 'breed' }> = await em.execute(
-          `select pn.architecture_id, pn.id as source_node_id, cn.id as target_node_id, l.kind
+    lineageEdges: ctx.loaders.get(
+      'architecture.lineageEdges',
+      () =>
+        new DataLoader<string, EdgeView[]>(async (ids) => {
+          const rows: Array<{ architecture_id: string; source_node_id: string; target_node_id: string; kind: 'fork' | 'breed' }> = await em.execute(
+            `select pn.architecture_id, pn.id as source_node_id, cn.id as target_node_id, l.kind
              from architecture_node pn
              join lineage_link l on l.parent_id = pn.blueprint_id
              join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
             where pn.architecture_id = any(?::uuid[])`,
-          [`{${ids.join(',')}}`],
-        );
-        return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
-          list
-            .map((r) => ({
-              id: lineageEdgeId(r.source_node_id, r.target_node_id),
-              sourceNodeId: r.source_node_id,
-              targetNodeId: r.target_node_id,
-              edgeType: r.kind === 'breed' ? EdgeType.LINEAGE_BREED : EdgeType.LINEAGE_FORK,
-              label: null,
-              computed: true,
-            }))
-            .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-        );
-      }),
+            [`{${ids.join(',')}}`],
+          );
+          return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
+            list
+              .map((r) => ({
+                id: lineageEdgeId(r.source_node_id, r.target_node_id),
+                sourceNodeId: r.source_node_id,
+                targetNodeId: r.target_node_id,
+                edgeType: r.kind === 'breed' ? EdgeType.LINEAGE_BREED : EdgeType.LINEAGE_FORK,
+                label: null,
+                computed: true,
+              }))
+              .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+          );
+        }),
     ),
   };
 }
@@ -222,14 +256,30 @@ export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Pr
   return rows.map((r) => {
     const visible = canReadWith(ctx.viewer, roles, { visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id });
     // The blueprint's own rules, so the card's figures are the blueprint's by definition.
-    const successRate = successRateOf({ executionsCompleted: r.executions_completed, executionsFailed: r.executions_failed, executionsAbandoned: r.executions_abandoned });
+    const successRate = successRateOf({
+      executionsCompleted: r.executions_completed,
+      executionsFailed: r.executions_failed,
+      executionsAbandoned: r.executions_abandoned,
+    });
     const ratingAverage = ratingAverageOf(r.review_count, r.rating_sum);
     return {
       id: r.id,
       architectureId: r.architecture_id,
       blueprintId: r.blueprint_id,
       position: { x: Number(r.position_x), y: Number(r.position_y) },
-      card: visible ? { id: r.blueprint_id, slug: r.slug, name: r.name, stars: r.stars_count, moduleCount: r.module_count, stepCount: r.step_count, successRate, reviewCount: r.review_count, ratingAverage } : null,
+      card: visible
+        ? {
+            id: r.blueprint_id,
+            slug: r.slug,
+            name: r.name,
+            stars: r.stars_count,
+            moduleCount: r.module_count,
+            stepCount: r.step_count,
+            successRate,
+            reviewCount: r.review_count,
+            ratingAverage,
+          }
+        : null,
       composition: visible ? r.composition : [],
       redacted: !visible,
     };

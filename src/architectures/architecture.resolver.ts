@@ -41,7 +41,8 @@ import {
 @ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
 class ArchitectureChangeType {
   @Field(() => ArchitectureChangeKindEnum) kind!: ArchitectureChangeKindEnum;
-  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer (null unless the caller is in it).' }) subjectId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer (null unless the caller is in it).' })
+  subjectId!: string | null;
   @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
 }
@@ -89,7 +90,9 @@ export class ArchitectureResolver {
     return (await nodesOf(ctx, arch)).find((n) => n.id === id.toLowerCase()) ?? null;
   }
 
-  @FieldResolver(() => [ArchitectureEdgeType], { description: 'Manual edges in the order drawn, then computed lineage edges between nodes the caller may read.' })
+  @FieldResolver(() => [ArchitectureEdgeType], {
+    description: 'Manual edges in the order drawn, then computed lineage edges between nodes the caller may read.',
+  })
   async edges(@Root() arch: ArchitectureRecord, @Ctx() ctx: RequestContext): Promise<ArchitectureEdgeType[]> {
     return (await edgesOf(ctx, arch)).map(toEdgeType);
   }
@@ -106,27 +109,54 @@ export class ArchitectureResolver {
 
   @Mutation(() => ArchitectureType)
   createArchitecture(@Ctx() ctx: RequestContext, @Arg('input', () => CreateArchitectureInput) input: CreateArchitectureInput): Promise<ArchitectureRecord> {
-    return createArchitecture(ctx, { name: input.name, visibility: input.visibility, ...(input.description != null ? { description: input.description } : {}) });
+    return createArchitecture(ctx, {
+      name: input.name,
+      visibility: input.visibility,
+      ...(input.description != null ? { description: input.description } : {}),
+    });
   }
 
   @Mutation(() => ArchitectureNodeType, { description: 'Adds a blueprint the caller may read as a node; without a position it goes to a free grid cell.' })
-  addArchitectureNode(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('input', () => AddArchitectureNodeInput) input: AddArchitectureNodeInput): Promise<NodeView> {
+  addArchitectureNode(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('input', () => AddArchitectureNodeInput) input: AddArchitectureNodeInput,
+  ): Promise<NodeView> {
     return addNode(ctx, slug, { blueprint_id: input.blueprintId, ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}) });
   }
 
   @Mutation(() => ArchitectureEdgeType, { description: 'Adds a manual edge; lineage edge types are FORBIDDEN (they are computed).' })
-  async addArchitectureEdge(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('input', () => AddArchitectureEdgeInput) input: AddArchitectureEdgeInput): Promise<ArchitectureEdgeType> {
-    return toEdgeType(await addEdge(ctx, slug, { source_node_id: input.sourceNodeId, target_node_id: input.targetNodeId, edge_type: input.edgeType, label: input.label ?? null }));
+  async addArchitectureEdge(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('input', () => AddArchitectureEdgeInput) input: AddArchitectureEdgeInput,
+  ): Promise<ArchitectureEdgeType> {
+    return toEdgeType(
+      await addEdge(ctx, slug, {
+        source_node_id: input.sourceNodeId,
+        target_node_id: input.targetNodeId,
+        edge_type: input.edgeType,
+        label: input.label ?? null,
+      }),
+    );
   }
 
   @Mutation(() => ArchitectureType, { description: 'Removes a node and every edge touching it.' })
-  async removeArchitectureNode(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('nodeId', () => ID) nodeId: string): Promise<ArchitectureRecord> {
+  async removeArchitectureNode(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('nodeId', () => ID) nodeId: string,
+  ): Promise<ArchitectureRecord> {
     await removeNode(ctx, slug, nodeId);
     return getArchitecture(ctx, slug);
   }
 
   @Mutation(() => ArchitectureType, { description: 'Removes a manual edge; lineage edges are FORBIDDEN.' })
-  async removeArchitectureEdge(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Arg('edgeId', () => ID) edgeId: string): Promise<ArchitectureRecord> {
+  async removeArchitectureEdge(
+    @Ctx() ctx: RequestContext,
+    @Arg('slug', () => String) slug: string,
+    @Arg('edgeId', () => ID) edgeId: string,
+  ): Promise<ArchitectureRecord> {
     await removeEdge(ctx, slug, edgeId);
     return getArchitecture(ctx, slug);
   }
@@ -137,11 +167,18 @@ export class ArchitectureResolver {
     @Arg('slug', () => String) slug: string,
     @Arg('layout', () => [LayoutEntryInput]) layout: LayoutEntryInput[],
   ): Promise<ArchitectureRecord> {
-    await updateLayout(ctx, slug, layout.map((e) => ({ nodeId: e.nodeId, position: { x: e.position.x, y: e.position.y } })));
+    await updateLayout(
+      ctx,
+      slug,
+      layout.map((e) => ({ nodeId: e.nodeId, position: { x: e.position.x, y: e.position.y } })),
+    );
     return getArchitecture(ctx, slug);
   }
 
-  @Mutation(() => ArchitectureType, { description: "Moves the architecture into a team (its owner, who is an owner, admin or member there) or out of its team (teamId null; the team owner only)." })
+  @Mutation(() => ArchitectureType, {
+    description:
+      'Moves the architecture into a team (its owner, who is an owner, admin or member there) or out of its team (teamId null; the team owner only).',
+  })
   transferArchitecture(
     @Ctx() ctx: RequestContext,
     @Arg('slug', () => String) slug: string,
@@ -169,7 +206,8 @@ export class ArchitectureResolver {
           const current = await findArchitecture(ctx, arch.slug);
           if (!current || !(await canReadArchitecture(ctx, current))) return notFound('architecture', slug);
           // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
-          if (event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId)) return { ...event, subjectId: null };
+          if (event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId))
+            return { ...event, subjectId: null };
           return event;
         },
       );

@@ -9,7 +9,6 @@ import { removeArchitecture, updateArchitecture } from './architecture-lifecycle
 
 type SlugParams = { Params: { slug: string } };
 
-
 /**
  * Architectures. Bodies are checked by the services after authentication and access (so an anonymous
  * caller learns 401 before anything about the body), and their 400s name each offending path.
@@ -22,8 +21,10 @@ export const architectureRoutes: RouteModule = (app, deps) => {
   });
 
   /** Public, no authentication: a page of public architectures, newest first. */
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/architectures', { config: { public: true }, schema: architectureSchemas.list }, async (request) =>
-    architectureListBody(await requestContext(request, deps), request.query),
+  app.get<{ Querystring: { limit?: string; offset?: string } }>(
+    '/api/architectures',
+    { config: { public: true }, schema: architectureSchemas.list },
+    async (request) => architectureListBody(await requestContext(request, deps), request.query),
   );
 
   app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: architectureSchemas.get }, async (request) =>
@@ -41,10 +42,14 @@ export const architectureRoutes: RouteModule = (app, deps) => {
     return reply.status(204).send();
   });
 
-  app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/nodes', { schema: architectureSchemas.addNode, config: { idempotent: true } }, async (request, reply) => {
-    const ctx = await requestContext(request, deps);
-    return reply.status(201).send(toNodeBody(await addNode(ctx, request.params.slug, request.body)));
-  });
+  app.post<SlugParams & { Body: unknown }>(
+    '/api/architectures/:slug/nodes',
+    { schema: architectureSchemas.addNode, config: { idempotent: true } },
+    async (request, reply) => {
+      const ctx = await requestContext(request, deps);
+      return reply.status(201).send(toNodeBody(await addNode(ctx, request.params.slug, request.body)));
+    },
+  );
 
   app.post<SlugParams & { Body: unknown }>('/api/architectures/:slug/edges', { schema: architectureSchemas.addEdge }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
@@ -62,17 +67,25 @@ export const architectureRoutes: RouteModule = (app, deps) => {
     return architectureBodyOf(ctx, await transferArchitecture(ctx, request.params.slug, request.body));
   });
 
-  app.delete<{ Params: { slug: string; nodeId: string } }>('/api/architectures/:slug/nodes/:nodeId', { schema: architectureSchemas.removeNode }, async (request, reply) => {
-    const ctx = await requestContext(request, deps);
-    await removeNode(ctx, request.params.slug, request.params.nodeId);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: { slug: string; nodeId: string } }>(
+    '/api/architectures/:slug/nodes/:nodeId',
+    { schema: architectureSchemas.removeNode },
+    async (request, reply) => {
+      const ctx = await requestContext(request, deps);
+      await removeNode(ctx, request.params.slug, request.params.nodeId);
+      return reply.status(204).send();
+    },
+  );
 
-  app.delete<{ Params: { slug: string; edgeId: string } }>('/api/architectures/:slug/edges/:edgeId', { schema: architectureSchemas.removeEdge }, async (request, reply) => {
-    const ctx = await requestContext(request, deps);
-    await removeEdge(ctx, request.params.slug, request.params.edgeId);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: { slug: string; edgeId: string } }>(
+    '/api/architectures/:slug/edges/:edgeId',
+    { schema: architectureSchemas.removeEdge },
+    async (request, reply) => {
+      const ctx = await requestContext(request, deps);
+      await removeEdge(ctx, request.params.slug, request.params.edgeId);
+      return reply.status(204).send();
+    },
+  );
 
   /** The diagram as Mermaid, DOT or JSON (default json); public architectures need no authentication. */
   app.get<SlugParams & { Querystring: { format?: string } }>(

@@ -15,7 +15,8 @@ import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRe
 import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
 
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
-export type ArchitectureChangeKind = 'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred' | 'node_updated' | 'updated' | 'deleted';
+export type ArchitectureChangeKind =
+  'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred' | 'node_updated' | 'updated' | 'deleted';
 
 /** The JSON Schema of the REST body (and of the MCP tool's arguments). */
 export const createBodySchema: JsonSchema = {
@@ -75,7 +76,12 @@ export interface ArchitectureSummary extends ArchitectureRecord {
 }
 
 /** A page of architectures matching `where` (on alias `a`), newest first, with node and edge counts. */
-async function listArchitecturesWhere(ctx: RequestContext, where: string, params: unknown[], page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+async function listArchitecturesWhere(
+  ctx: RequestContext,
+  where: string,
+  params: unknown[],
+  page: PageRequest,
+): Promise<{ items: ArchitectureSummary[]; total: number }> {
   const rows: Array<ArchitectureRow & { total: string; node_count: string; edge_count: string }> = await ctx.em.execute(
     `select count(*) over () as total, ${architectureColumns},
             (select count(*) from architecture_node n where n.architecture_id = a.id) as node_count,
@@ -124,12 +130,25 @@ export async function lockForEdit(ctx: RequestContext, tx: EntityManager, slug: 
 }
 
 /** Marks the architecture changed and tells every subscriber once the transaction commits. */
-export async function publishChange(ctx: RequestContext, tx: EntityManager, arch: ArchitectureRecord, change: ArchitectureChangeKind, subjectId: string | null): Promise<void> {
+export async function publishChange(
+  ctx: RequestContext,
+  tx: EntityManager,
+  arch: ArchitectureRecord,
+  change: ArchitectureChangeKind,
+  subjectId: string | null,
+): Promise<void> {
   await tx.execute('update architecture set updated_at = now() where id = ?', [arch.id]);
   // Every diagram edit of a team architecture is audited here, where every edit passes; transfers and
   // metadata PATCH / DELETE (architecture-lifecycle.service.ts) write their own, more specific entries.
   if (arch.teamId !== null && change !== 'transferred' && change !== 'updated' && change !== 'deleted')
-    await recordAudit(tx, { teamId: arch.teamId, actor: actorOf(ctx), action: 'architecture.changed', targetType: 'architecture', targetId: arch.id, details: { change, subject_id: subjectId } });
+    await recordAudit(tx, {
+      teamId: arch.teamId,
+      actor: actorOf(ctx),
+      action: 'architecture.changed',
+      targetType: 'architecture',
+      targetId: arch.id,
+      details: { change, subject_id: subjectId },
+    });
   await ctx.events.publish(tx, 'architecture.changed', { architectureId: arch.id, slug: arch.slug, change, subjectId, actorId: ctx.viewer!.principalId });
 }
 
@@ -151,4 +170,3 @@ export async function transferArchitecture(ctx: RequestContext, slug: string, bo
   const rows: ArchitectureRow[] = await ctx.em.execute(`select ${architectureColumns} from architecture a where a.slug = ?`, [slug]);
   return toRecord(rows[0]!);
 }
-

@@ -38,7 +38,9 @@ export class BlueprintCardType {
   @Field(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' }) ratingAverage!: number | null;
 }
 
-@ObjectType('ArchitectureNode', { description: 'A blueprint on the canvas. A node whose blueprint the caller may not read is redacted: no blueprint, no content.' })
+@ObjectType('ArchitectureNode', {
+  description: 'A blueprint on the canvas. A node whose blueprint the caller may not read is redacted: no blueprint, no content.',
+})
 export class ArchitectureNodeType {
   @Field(() => ID) id!: string;
   @Field(() => Boolean) redacted!: boolean;
@@ -61,7 +63,7 @@ export class ModuleKindCountType {
   @Field(() => Int) count!: number;
 }
 
-@ObjectType('ArchitectureModule', { simpleResolvers: true, description: "A module at the architecture zoom level." })
+@ObjectType('ArchitectureModule', { simpleResolvers: true, description: 'A module at the architecture zoom level.' })
 export class ArchitectureModuleType {
   @Field(() => String) key!: string;
   @Field(() => String) name!: string;
@@ -104,7 +106,10 @@ export class SwimlaneType {
   @Field(() => [SwimlaneStepType]) steps!: SwimlaneStepType[];
 }
 
-@ObjectType('ModuleDetail', { simpleResolvers: true, description: 'The module detail zoom level: its steps, in swimlanes beside its direct dependencies and dependents.' })
+@ObjectType('ModuleDetail', {
+  simpleResolvers: true,
+  description: 'The module detail zoom level: its steps, in swimlanes beside its direct dependencies and dependents.',
+})
 export class ModuleDetailType {
   @Field(() => ArchitectureModuleType) module!: ArchitectureModuleType;
   @Field(() => [SwimlaneStepType]) steps!: SwimlaneStepType[];

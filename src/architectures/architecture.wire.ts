@@ -1,11 +1,29 @@
 import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
-import { architectureView, getArchitecture, type ArchitectureRecord, type ArchitectureView, type BlueprintCard, type EdgeView, type NodeView } from './architecture.read';
+import {
+  architectureView,
+  getArchitecture,
+  type ArchitectureRecord,
+  type ArchitectureView,
+  type BlueprintCard,
+  type EdgeView,
+  type NodeView,
+} from './architecture.read';
 import { listPublicArchitectures, type ArchitectureSummary } from './architecture.service';
 
 /** The card of docs/api.md (the same shape as lineage and registry cards). */
 export function toCardBody(c: BlueprintCard) {
-  return { id: c.id, slug: c.slug, name: c.name, stars: c.stars, module_count: c.moduleCount, step_count: c.stepCount, success_rate: c.successRate, review_count: c.reviewCount, rating_average: c.ratingAverage };
+  return {
+    id: c.id,
+    slug: c.slug,
+    name: c.name,
+    stars: c.stars,
+    module_count: c.moduleCount,
+    step_count: c.stepCount,
+    success_rate: c.successRate,
+    review_count: c.reviewCount,
+    rating_average: c.ratingAverage,
+  };
 }
 
 /** A node: a redacted node names neither its blueprint nor its id (the caller may not see that blueprint). */

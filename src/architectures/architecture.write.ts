@@ -39,6 +39,9 @@ export async function insertEdges(tx: EntityManager, architectureId: string, edg
     `insert into architecture_edge (id, architecture_id, source_node_id, target_node_id, edge_type, label, created_at)
      select v.id, ?, v.source, v.target, v.edge_type, v.label, clock_timestamp() + v.n * interval '1 microsecond'
        from jsonb_to_recordset(?::jsonb) as v(id uuid, source uuid, target uuid, edge_type text, label text, n int)`,
-    [architectureId, JSON.stringify(edges.map((e, i) => ({ id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edge_type: e.edgeType, label: e.label, n: i })))],
+    [
+      architectureId,
+      JSON.stringify(edges.map((e, i) => ({ id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edge_type: e.edgeType, label: e.label, n: i }))),
+    ],
   );
 }

@@ -100,11 +100,14 @@ export function exportArchitecture(v: ArchitectureView, format: ExportFormat): s
  * `GET /api/architectures/:slug/export` (REST and MCP): the text and its content type. REST answers the
  * text as the body; the MCP tool answers `{slug, format, content_type, text}`.
  */
-export async function architectureExport(ctx: RequestContext, slug: string, rawFormat: unknown = 'json'): Promise<{ slug: string; format: ExportFormat; content_type: string; text: string }> {
+export async function architectureExport(
+  ctx: RequestContext,
+  slug: string,
+  rawFormat: unknown = 'json',
+): Promise<{ slug: string; format: ExportFormat; content_type: string; text: string }> {
   const arch = await getArchitecture(ctx, slug);
   const format = rawFormat as ExportFormat;
-  if (!exportFormats.includes(format))
-    throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
+  if (!exportFormats.includes(format)) throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
   const view = await architectureView(ctx, arch);
   return { slug: arch.slug, format, content_type: exportContentTypes[format], text: exportArchitecture(view, format) };
 }

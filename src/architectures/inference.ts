@@ -54,11 +54,23 @@ export function inferEdges(sources: readonly ComposeSource[], related: (a: strin
   const directed = (a: ComposeSource, b: ComposeSource) => {
     const bAuth = modulesIn(b.plan, 'auth');
     if (bAuth.length > 0 && modulesIn(a.plan, 'auth').length === 0)
-      out.push({ sourceId: a.id, targetId: b.id, edgeType: EdgeType.AUTH, label: `auth: ${keys(bAuth)}`, reason: `${b.name} has auth modules and ${a.name} has none` });
+      out.push({
+        sourceId: a.id,
+        targetId: b.id,
+        edgeType: EdgeType.AUTH,
+        label: `auth: ${keys(bAuth)}`,
+        reason: `${b.name} has auth modules and ${a.name} has none`,
+      });
     const aClient = modulesIn(a.plan, 'client');
     const bServer = modulesIn(b.plan, 'server');
     if (aClient.length > 0 && modulesIn(a.plan, 'server').length === 0 && bServer.length > 0)
-      out.push({ sourceId: a.id, targetId: b.id, edgeType: EdgeType.API_CALL, label: `${keys(aClient)} -> ${keys(bServer)}`, reason: `${a.name} is a client without a server; ${b.name} serves an API` });
+      out.push({
+        sourceId: a.id,
+        targetId: b.id,
+        edgeType: EdgeType.API_CALL,
+        label: `${keys(aClient)} -> ${keys(bServer)}`,
+        reason: `${a.name} is a client without a server; ${b.name} serves an API`,
+      });
   };
   for (let i = 0; i < sources.length; i++) {
     for (let j = i + 1; j < sources.length; j++) {
@@ -70,16 +82,34 @@ export function inferEdges(sources: readonly ComposeSource[], related: (a: strin
       const bDataKeys = new Set(modulesIn(b.plan, 'data').map((m) => m.key));
       const sharedData = modulesIn(a.plan, 'data').filter((m) => bDataKeys.has(m.key));
       if (sharedData.length > 0)
-        out.push({ sourceId: a.id, targetId: b.id, edgeType: EdgeType.SHARED_DB, label: `shared ${keys(sharedData)}`, reason: `both hold data module(s) ${keys(sharedData)}` });
+        out.push({
+          sourceId: a.id,
+          targetId: b.id,
+          edgeType: EdgeType.SHARED_DB,
+          label: `shared ${keys(sharedData)}`,
+          reason: `both hold data module(s) ${keys(sharedData)}`,
+        });
       const aEvents = modulesIn(a.plan, 'events');
       const bEvents = modulesIn(b.plan, 'events');
       if (aEvents.length > 0 && bEvents.length > 0)
-        out.push({ sourceId: a.id, targetId: b.id, edgeType: EdgeType.EVENT, label: `${keys(aEvents)} <-> ${keys(bEvents)}`, reason: 'both have messaging modules' });
+        out.push({
+          sourceId: a.id,
+          targetId: b.id,
+          edgeType: EdgeType.EVENT,
+          label: `${keys(aEvents)} <-> ${keys(bEvents)}`,
+          reason: 'both have messaging modules',
+        });
       if (out.length === before && !related(a.id, b.id)) {
         const bKinds = new Set(b.plan.modules.map((m) => m.kind));
         const shared = [...new Set(a.plan.modules.map((m) => m.kind))].filter((k) => bKinds.has(k)).sort();
         if (shared.length > 0)
-          out.push({ sourceId: a.id, targetId: b.id, edgeType: EdgeType.CUSTOM, label: `shared module kinds: ${shared.join(', ')}`, reason: 'they build the same kinds of modules' });
+          out.push({
+            sourceId: a.id,
+            targetId: b.id,
+            edgeType: EdgeType.CUSTOM,
+            label: `shared module kinds: ${shared.join(', ')}`,
+            reason: 'they build the same kinds of modules',
+          });
       }
     }
   }

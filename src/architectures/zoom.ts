@@ -86,7 +86,13 @@ export function moduleDetail(plan: Plan, key: string): ModuleDetail | null {
     byModule.set(s.moduleKey, list);
   });
   const deps = dependencyMap(plan);
-  const lane = (m: ModuleView, relation: SwimlaneRelation): Swimlane => ({ moduleKey: m.key, name: m.name, kind: m.kind, relation, steps: byModule.get(m.key) ?? [] });
+  const lane = (m: ModuleView, relation: SwimlaneRelation): Swimlane => ({
+    moduleKey: m.key,
+    name: m.name,
+    kind: m.kind,
+    relation,
+    steps: byModule.get(m.key) ?? [],
+  });
   const byKey = new Map(views.map((m) => [m.key, m]));
   const dependencies = (deps.get(key) ?? []).map((k) => byKey.get(k)!);
   const dependents = views.filter((m) => m.key !== key && (deps.get(m.key) ?? []).includes(key));

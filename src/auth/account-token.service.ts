@@ -54,7 +54,11 @@ export async function createAccessToken(ctx: RequestContext, body: unknown): Pro
  * Writes a new account token for a user inside the caller's transaction: what `POST /api/account/tokens`
  * and the OAuth token endpoint (src/oauth) both issue, so both are listed, limited and revoked alike.
  */
-export async function mintAccountToken(tx: EntityManager, userId: string, spec: { name: string; scope: TokenScope; expiresAt: Date | null }): Promise<AccountToken & { token: string }> {
+export async function mintAccountToken(
+  tx: EntityManager,
+  userId: string,
+  spec: { name: string; scope: TokenScope; expiresAt: Date | null },
+): Promise<AccountToken & { token: string }> {
   const token = newToken('user');
   const row = new AccessToken(tx.getReference(Principal, userId, { wrapped: true }), AccessTokenKind.MCP, hashToken(token), spec.expiresAt);
   row.name = spec.name;
@@ -84,7 +88,11 @@ export async function revokeAccessToken(ctx: RequestContext, id: string): Promis
   const viewer = requireUser(ctx);
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
   const changed = uuid
-    ? await ctx.em.nativeUpdate(AccessToken, { id: id.toLowerCase(), principal: viewer.principalId, kind: AccessTokenKind.MCP, revokedAt: null }, { revokedAt: new Date() })
+    ? await ctx.em.nativeUpdate(
+        AccessToken,
+        { id: id.toLowerCase(), principal: viewer.principalId, kind: AccessTokenKind.MCP, revokedAt: null },
+        { revokedAt: new Date() },
+      )
     : 0;
   if (changed === 0) throw notFound('token', id);
 }

@@ -52,12 +52,20 @@ export class AccountResolver {
   }
 
   @Mutation(() => SignInPayload, { description: 'Creates an account (username `[a-z0-9-]{3,40}`, password 12-200 characters) and signs in.' })
-  async signUp(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<SignInPayload> {
+  async signUp(
+    @Ctx() ctx: RequestContext,
+    @Arg('username', () => String) username: string,
+    @Arg('password', () => String) password: string,
+  ): Promise<SignInPayload> {
     return signedIn(await signUp(ctx, { username, password }));
   }
 
   @Mutation(() => SignInPayload, { description: 'Signs in; wrong credentials are UNAUTHENTICATED, too many failures RATE_LIMITED.' })
-  async signIn(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<SignInPayload> {
+  async signIn(
+    @Ctx() ctx: RequestContext,
+    @Arg('username', () => String) username: string,
+    @Arg('password', () => String) password: string,
+  ): Promise<SignInPayload> {
     return signedIn(await signIn(ctx, { username, password }));
   }
 

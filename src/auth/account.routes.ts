@@ -11,11 +11,16 @@ export const accountRoutes: RouteModule = (app, deps) => {
   // Bodies are checked by the services (one JSON Schema each), so REST, GraphQL and MCP answer the same 400s.
   app.post(
     '/api/auth/signup',
-    { schema: accountSchemas.signUp, config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } } },
+    {
+      schema: accountSchemas.signUp,
+      config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
+    },
     async (request, reply) => reply.status(201).send(toSignedInBody(await signUp(await requestContext(request, deps), request.body))),
   );
 
-  app.post('/api/auth/login', { schema: accountSchemas.signIn, config: { public: true } }, async (request) => toSignedInBody(await signIn(await requestContext(request, deps), request.body)));
+  app.post('/api/auth/login', { schema: accountSchemas.signIn, config: { public: true } }, async (request) =>
+    toSignedInBody(await signIn(await requestContext(request, deps), request.body)),
+  );
 
   app.delete('/api/auth/session', { schema: accountSchemas.signOut }, async (request, reply) => {
     await signOut(await requestContext(request, deps));
@@ -38,5 +43,7 @@ export const accountRoutes: RouteModule = (app, deps) => {
     return reply.status(204).send();
   });
 
-  app.post('/api/account/claim', { schema: accountSchemas.claim }, async (request) => toClaimBody(await claimAgentSession(await requestContext(request, deps), request.body)));
+  app.post('/api/account/claim', { schema: accountSchemas.claim }, async (request) =>
+    toClaimBody(await claimAgentSession(await requestContext(request, deps), request.body)),
+  );
 };

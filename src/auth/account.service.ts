@@ -105,7 +105,9 @@ export async function verifyCredentials(ctx: RequestContext, body: unknown): Pro
 export async function signOut(ctx: RequestContext): Promise<void> {
   const viewer = requireViewer(ctx);
   if (viewer.tokenKind !== AccessTokenKind.SIGN_IN || !viewer.tokenId)
-    throw validationFailed('Only a sign-in token signs out; revoke account tokens with DELETE /api/account/tokens/:id', { token_kind: viewer.tokenKind ?? null });
+    throw validationFailed('Only a sign-in token signs out; revoke account tokens with DELETE /api/account/tokens/:id', {
+      token_kind: viewer.tokenKind ?? null,
+    });
   await ctx.em.nativeUpdate(AccessToken, { id: viewer.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 

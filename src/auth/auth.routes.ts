@@ -9,7 +9,10 @@ export const authRoutes: RouteModule = (app, deps) => {
   app.post<{ Body: { name?: string } | undefined }>(
     '/api/agent/sessions',
     {
-      config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => sessionCreateKey(req.ip) } },
+      config: {
+        public: true,
+        rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => sessionCreateKey(req.ip) },
+      },
       schema: authSchemas.createSession,
     },
     async (request, reply) => {

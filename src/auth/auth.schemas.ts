@@ -17,7 +17,14 @@ export const authSchemas = {
 
 const signedIn = obj({ user_id: uuid, username: str, token: { type: 'string', description: 'bws_... (shown once)' }, expires_at: dateTime });
 const credentials = serviceChecked(obj({ username: { type: 'string', maxLength: 200 }, password: { type: 'string', maxLength: 200 } }));
-const tokenHead = { id: uuid, name: str, scope: { type: 'string', enum: ['read', 'write'] }, prefix: str, created_at: dateTime, expires_at: nullable(dateTime) };
+const tokenHead = {
+  id: uuid,
+  name: str,
+  scope: { type: 'string', enum: ['read', 'write'] },
+  prefix: str,
+  created_at: dateTime,
+  expires_at: nullable(dateTime),
+};
 const accountTags = ['accounts'];
 
 /** People: sign-up, sign-in, sign-out, account tokens and claiming an agent's work. */

@@ -52,8 +52,9 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
  */
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
   // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
-  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string; token_kind: Viewer['tokenKind']; scope: Viewer['scope'] }> =
-    await em.getConnection().execute(
+  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string; token_kind: Viewer['tokenKind']; scope: Viewer['scope'] }> = await em
+    .getConnection()
+    .execute(
       `with hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
            from access_token t join principal p on p.id = t.principal_id
@@ -77,7 +78,9 @@ export async function viewerFromToken(em: EntityManager, token: string): Promise
 export async function endAgentSession(ctx: RequestContext): Promise<void> {
   const viewer = requireViewer(ctx);
   if (viewer.tokenKind !== AccessTokenKind.AGENT_SESSION || !viewer.tokenId)
-    throw validationFailed('Only an agent session token can end an agent session; sign out with DELETE /api/auth/session', { token_kind: viewer.tokenKind ?? null });
+    throw validationFailed('Only an agent session token can end an agent session; sign out with DELETE /api/auth/session', {
+      token_kind: viewer.tokenKind ?? null,
+    });
   await ctx.em.nativeUpdate(AccessToken, { id: viewer.tokenId, revokedAt: null }, { revokedAt: new Date() });
 }
 

@@ -6,8 +6,9 @@ import { Principal } from './principal.entity';
 /** Principals (owners, authors, actors) by id, batched per request; null when there is none. */
 export function principalById(ctx: RequestContext, id: string): Promise<Principal | null> {
   return ctx.loaders
-    .get('principal.byId', () =>
-      new DataLoader<string, Principal | null>(async (ids) => byKeys(ids, await ctx.em.find(Principal, { id: { $in: [...ids] } }), (p) => p.id)),
+    .get(
+      'principal.byId',
+      () => new DataLoader<string, Principal | null>(async (ids) => byKeys(ids, await ctx.em.find(Principal, { id: { $in: [...ids] } }), (p) => p.id)),
     )
     .load(id);
 }

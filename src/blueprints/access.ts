@@ -8,10 +8,9 @@ export function viewerTeamRoles(ctx: RequestContext): Promise<Map<string, TeamRo
   const viewer = ctx.viewer;
   if (!viewer) return Promise.resolve(new Map());
   return ctx.loaders.once('viewer.teamRoles', async () => {
-    const rows: Array<{ team_id: string; role: TeamRole }> = await ctx.em.execute(
-      'select team_id, role from team_member where principal_id = ?',
-      [viewer.principalId],
-    );
+    const rows: Array<{ team_id: string; role: TeamRole }> = await ctx.em.execute('select team_id, role from team_member where principal_id = ?', [
+      viewer.principalId,
+    ]);
     return new Map(rows.map((r) => [r.team_id, r.role]));
   });
 }

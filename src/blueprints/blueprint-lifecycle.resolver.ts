@@ -19,7 +19,11 @@ function given(input: object): Record<string, unknown> {
 @Resolver()
 export class BlueprintLifecycleResolver {
   @Mutation(() => Blueprint, { description: "Changes a blueprint's name, description, tags or visibility (owner or team editor)." })
-  updateBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('input', () => UpdateBlueprintInput) input: UpdateBlueprintInput): Promise<Blueprint> {
+  updateBlueprint(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateBlueprintInput) input: UpdateBlueprintInput,
+  ): Promise<Blueprint> {
     return updateBlueprint(ctx, id, given(input));
   }
 

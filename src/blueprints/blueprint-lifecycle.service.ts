@@ -61,7 +61,14 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
   );
   await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'edited', subjectId: null, actorId: viewer.principalId });
   if (before.team_id !== null)
-    await recordAudit(tx, { teamId: before.team_id, actor: actorOf(ctx), action: 'blueprint.edited', targetType: 'blueprint', targetId: blueprintId, details: { changes } });
+    await recordAudit(tx, {
+      teamId: before.team_id,
+      actor: actorOf(ctx),
+      action: 'blueprint.edited',
+      targetType: 'blueprint',
+      targetId: blueprintId,
+      details: { changes },
+    });
   if (changes.visibility || changes.name) {
     const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
       `update architecture a set updated_at = now() from architecture_node n
@@ -69,7 +76,13 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
       [blueprintId],
     );
     for (const n of nodes)
-      await ctx.events.publish(tx, 'architecture.changed', { architectureId: n.architecture_id, slug: n.slug, change: 'node_updated', subjectId: n.id, actorId: viewer.principalId });
+      await ctx.events.publish(tx, 'architecture.changed', {
+        architectureId: n.architecture_id,
+        slug: n.slug,
+        change: 'node_updated',
+        subjectId: n.id,
+        actorId: viewer.principalId,
+      });
   }
   return changes;
 }
@@ -100,14 +113,27 @@ export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, bl
   if (rows.length === 0) throw notFound('blueprint', blueprintId);
   const gone = rows[0]!;
   if (gone.team_id !== null)
-    await recordAudit(tx, { teamId: gone.team_id, actor: actorOf(ctx), action: 'blueprint.deleted', targetType: 'blueprint', targetId: blueprintId, details: { name: gone.name, slug: gone.slug } });
+    await recordAudit(tx, {
+      teamId: gone.team_id,
+      actor: actorOf(ctx),
+      action: 'blueprint.deleted',
+      targetType: 'blueprint',
+      targetId: blueprintId,
+      details: { name: gone.name, slug: gone.slug },
+    });
   const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
     `with gone as (delete from architecture_node where blueprint_id = ? returning id, architecture_id)
      update architecture a set updated_at = now() from gone where a.id = gone.architecture_id returning gone.id, a.id as architecture_id, a.slug`,
     [blueprintId],
   );
   for (const n of nodes)
-    await ctx.events.publish(tx, 'architecture.changed', { architectureId: n.architecture_id, slug: n.slug, change: 'node_removed', subjectId: n.id, actorId: viewer.principalId });
+    await ctx.events.publish(tx, 'architecture.changed', {
+      architectureId: n.architecture_id,
+      slug: n.slug,
+      change: 'node_removed',
+      subjectId: n.id,
+      actorId: viewer.principalId,
+    });
   // The parent counts forks that exist.
   if (rows[0]!.forked_from_id) await tx.execute('update blueprint set forks_count = greatest(forks_count - 1, 0) where id = ?', [rows[0]!.forked_from_id]);
   await tx.execute('delete from blueprint where id = ?', [blueprintId]);

@@ -6,7 +6,17 @@ import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service'
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 /** The card of docs/api.md (registry, lineage, architecture nodes). */
-export const cardSchema = shape({ id: str, slug: str, name: str, stars: int, module_count: int, step_count: int, success_rate: numOrNull, review_count: int, rating_average: numOrNull });
+export const cardSchema = shape({
+  id: str,
+  slug: str,
+  name: str,
+  stars: int,
+  module_count: int,
+  step_count: int,
+  success_rate: numOrNull,
+  review_count: int,
+  rating_average: numOrNull,
+});
 
 /** The blueprint body of docs/api.md. */
 export const blueprintSchema = shape({
@@ -49,7 +59,8 @@ export const blueprintMcpTools = [
   }),
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_fork',
-    description: 'Fork a blueprint you may read: an independent copy of its plan, owned by you, with its own id and slug and forked_from set. Same body as POST /api/blueprints/:id/fork.',
+    description:
+      'Fork a blueprint you may read: an independent copy of its plan, owned by you, with its own id and slug and forked_from set. Same body as POST /api/blueprints/:id/fork.',
     input: args(blueprintId, ['blueprint_id']),
     output: blueprintSchema,
     readOnly: false,
@@ -76,9 +87,13 @@ export const blueprintMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; name?: string; description?: string; tags?: string[]; visibility?: string }>({
     name: 'blueprint_update',
-    description: "Change a blueprint's name, description, tags or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/blueprints/:id.",
+    description:
+      "Change a blueprint's name, description, tags or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/blueprints/:id.",
     // The id and at least one field.
-    input: { ...args({ ...blueprintId, name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['blueprint_id']), minProperties: 2 },
+    input: {
+      ...args({ ...blueprintId, name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['blueprint_id']),
+      minProperties: 2,
+    },
     output: blueprintSchema,
     readOnly: false,
     idempotent: true,

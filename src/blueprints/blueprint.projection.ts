@@ -18,9 +18,28 @@ import { ratingAverageOf, successRateOf, type Blueprint } from './blueprint.enti
 
 /** Every mapped column of `blueprint` (not the generated `search` vector). */
 export const blueprintColumns = [
-  'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'plan', 'forked_from_id',
-  'module_count', 'step_count', 'stars_count', 'forks_count', 'executions_started', 'executions_completed',
-  'executions_failed', 'executions_abandoned', 'review_count', 'rating_sum', 'created_at', 'updated_at',
+  'id',
+  'slug',
+  'name',
+  'description',
+  'tags',
+  'visibility',
+  'owner_id',
+  'team_id',
+  'plan',
+  'forked_from_id',
+  'module_count',
+  'step_count',
+  'stars_count',
+  'forks_count',
+  'executions_started',
+  'executions_completed',
+  'executions_failed',
+  'executions_abandoned',
+  'review_count',
+  'rating_sum',
+  'created_at',
+  'updated_at',
 ] as const;
 export type BlueprintColumn = (typeof blueprintColumns)[number];
 

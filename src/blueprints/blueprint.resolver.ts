@@ -95,4 +95,3 @@ export class BlueprintResolver {
     return starBlueprint(ctx, id, false);
   }
 }
-

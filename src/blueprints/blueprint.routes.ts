@@ -29,7 +29,10 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
     return reply.status(204).send();
   });
 
-  for (const [method, on] of [['POST', true], ['DELETE', false]] as const) {
+  for (const [method, on] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/star',

@@ -1,5 +1,20 @@
 import { idParam } from '../platform/routes';
-import { errors, arrayOf, bool, dateTime, freeObject, int, noContent, nullable, num, obj, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import {
+  errors,
+  arrayOf,
+  bool,
+  dateTime,
+  freeObject,
+  int,
+  noContent,
+  nullable,
+  num,
+  obj,
+  serviceChecked,
+  str,
+  strings,
+  uuid,
+} from '../platform/response-schemas';
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });

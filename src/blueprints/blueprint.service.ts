@@ -111,8 +111,7 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
   // connection while the transaction holds one, and enough concurrent forks would then starve the pool.
   const source = await getBlueprint(ctx, sourceId);
   // A private blueprint shared through a team may be read by its members, but only its owner may copy it out.
-  if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source)))
-    throw forbidden('Only the owner may fork a private blueprint');
+  if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source))) throw forbidden('Only the owner may fork a private blueprint');
   const fork = await ctx.em.transactional(async (tx) => {
     const fork = new Blueprint({
       slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
@@ -123,10 +122,9 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
     });
     fork.description = source.description;
     fork.tags = [...source.tags];
-    const parentVersion: Array<{ number: number | null }> = await tx.execute(
-      'select max(number) as number from blueprint_version where blueprint_id = ?',
-      [source.id],
-    );
+    const parentVersion: Array<{ number: number | null }> = await tx.execute('select max(number) as number from blueprint_version where blueprint_id = ?', [
+      source.id,
+    ]);
     tx.persist(fork);
     await recordVersion(tx, fork, viewer.principalId, 'fork', {
       forked_from: source.id,
@@ -145,12 +143,21 @@ export async function starBlueprint(ctx: RequestContext, id: string, on: boolean
   const bp = await getBlueprint(ctx, id);
   await ctx.em.transactional(async (tx) => {
     const changed = on
-      ? await tx.execute('insert into star (principal_id, blueprint_id, created_at) values (?, ?, now()) on conflict do nothing', [viewer.principalId, bp.id], 'run')
+      ? await tx.execute(
+          'insert into star (principal_id, blueprint_id, created_at) values (?, ?, now()) on conflict do nothing',
+          [viewer.principalId, bp.id],
+          'run',
+        )
       : await tx.execute('delete from star where principal_id = ? and blueprint_id = ?', [viewer.principalId, bp.id], 'run');
     const affected = (changed as { affectedRows?: number }).affectedRows ?? 0;
     if (affected > 0) {
       await tx.execute(`update blueprint set stars_count = stars_count ${on ? '+' : '-'} 1 where id = ?`, [bp.id]);
-      await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: bp.id, kind: on ? 'starred' : 'unstarred', subjectId: viewer.principalId, actorId: viewer.principalId });
+      await ctx.events.publish(tx, 'blueprint.activity', {
+        blueprintId: bp.id,
+        kind: on ? 'starred' : 'unstarred',
+        subjectId: viewer.principalId,
+        actorId: viewer.principalId,
+      });
     }
   });
   ctx.loaders.clear();
@@ -168,4 +175,3 @@ export function assertVisibility(value: unknown): Visibility {
   if (value === Visibility.PUBLIC || value === Visibility.PRIVATE) return value;
   throw invalid('visibility', 'must be public or private', 'visibility must be "public" or "private"');
 }
-

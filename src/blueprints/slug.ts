@@ -16,11 +16,7 @@ export function slugSuffix(): string {
  * A slug unused in `table`: the base when free, else the base with a random suffix. The unique index is
  * the final guard; callers run inside the write transaction.
  */
-export async function uniqueSlug(
-  exists: (slug: string) => Promise<boolean>,
-  name: string,
-  fallback: string,
-): Promise<string> {
+export async function uniqueSlug(exists: (slug: string) => Promise<boolean>, name: string, fallback: string): Promise<string> {
   const base = slugBase(name, fallback);
   if (!(await exists(base))) return base;
   for (let attempt = 0; attempt < 5; attempt++) {

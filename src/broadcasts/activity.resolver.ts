@@ -31,7 +31,10 @@ registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', descrip
 
 type ActivityEvent = EventTopics['blueprint.activity'];
 
-@ObjectType('BlueprintActivity', { simpleResolvers: true, description: 'Something that happened to a blueprint: a fork, a star, a new version or changelog entry.' })
+@ObjectType('BlueprintActivity', {
+  simpleResolvers: true,
+  description: 'Something that happened to a blueprint: a fork, a star, a new version or changelog entry.',
+})
 class BlueprintActivity {
   @Field(() => BlueprintActivityKind) kind!: BlueprintActivityKind;
   @Field(() => ID) blueprintId!: string;
@@ -44,35 +47,41 @@ class BlueprintActivity {
  * private), batched across all subscribers of this instance through uncached, instance-wide loaders.
  */
 async function readableNow(ctx: RequestContext, blueprintId: string): Promise<boolean> {
-  const guards = instanceScoped(ctx, 'activity.guards', (em) =>
-    new DataLoader<string, Guarded | null>(
-      async (ids) => {
-        const rows: Array<{ id: string; visibility: string; owner_id: string; team_id: string | null }> = await em.execute(
-          'select id, visibility, owner_id, team_id from blueprint where id = any(?::uuid[])',
-          [`{${ids.join(',')}}`],
-        );
-        const byId = new Map(rows.map((r) => [r.id, { visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id }]));
-        return ids.map((id) => byId.get(id) ?? null);
-      },
-      { cache: false },
-    ),
+  const guards = instanceScoped(
+    ctx,
+    'activity.guards',
+    (em) =>
+      new DataLoader<string, Guarded | null>(
+        async (ids) => {
+          const rows: Array<{ id: string; visibility: string; owner_id: string; team_id: string | null }> = await em.execute(
+            'select id, visibility, owner_id, team_id from blueprint where id = any(?::uuid[])',
+            [`{${ids.join(',')}}`],
+          );
+          const byId = new Map(rows.map((r) => [r.id, { visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id }]));
+          return ids.map((id) => byId.get(id) ?? null);
+        },
+        { cache: false },
+      ),
   );
   const guard = await guards.load(blueprintId);
   if (!guard) return false;
   if (guard.teamId === null || !ctx.viewer) return canReadWith(ctx.viewer, new Map(), guard);
-  const roles = instanceScoped(ctx, 'activity.teamRoles', (em) =>
-    new DataLoader<string, Map<string, TeamRole>>(
-      async (principalIds) => {
-        const rows: Array<{ principal_id: string; team_id: string; role: TeamRole }> = await em.execute(
-          'select principal_id, team_id, role from team_member where principal_id = any(?::uuid[])',
-          [`{${principalIds.join(',')}}`],
-        );
-        const byPrincipal = new Map<string, Map<string, TeamRole>>(principalIds.map((p) => [p, new Map()]));
-        for (const r of rows) byPrincipal.get(r.principal_id)!.set(r.team_id, r.role);
-        return principalIds.map((p) => byPrincipal.get(p)!);
-      },
-      { cache: false },
-    ),
+  const roles = instanceScoped(
+    ctx,
+    'activity.teamRoles',
+    (em) =>
+      new DataLoader<string, Map<string, TeamRole>>(
+        async (principalIds) => {
+          const rows: Array<{ principal_id: string; team_id: string; role: TeamRole }> = await em.execute(
+            'select principal_id, team_id, role from team_member where principal_id = any(?::uuid[])',
+            [`{${principalIds.join(',')}}`],
+          );
+          const byPrincipal = new Map<string, Map<string, TeamRole>>(principalIds.map((p) => [p, new Map()]));
+          for (const r of rows) byPrincipal.get(r.principal_id)!.set(r.team_id, r.role);
+          return principalIds.map((p) => byPrincipal.get(p)!);
+        },
+        { cache: false },
+      ),
   );
   return canReadWith(ctx.viewer, await roles.load(ctx.viewer.principalId), guard);
 }
@@ -86,12 +95,17 @@ export class BlueprintActivityResolver {
       const ctx = context as RequestContext;
       await assertConnectionAuthorized(ctx);
       const bp = await getBlueprint(ctx, args.id as string); // 404 before anything is sent
-      return liveStream(ctx, ctx.events.subscribe('blueprint.activity'), (event) => event.blueprintId === bp.id, async (event) => {
-        if (!(await readableNow(ctx, bp.id))) return notFound('blueprint', args.id as string);
-        // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
-        if (event.kind === 'forked' && event.subjectId !== null && !(await readableNow(ctx, event.subjectId))) return { ...event, subjectId: null };
-        return event;
-      });
+      return liveStream(
+        ctx,
+        ctx.events.subscribe('blueprint.activity'),
+        (event) => event.blueprintId === bp.id,
+        async (event) => {
+          if (!(await readableNow(ctx, bp.id))) return notFound('blueprint', args.id as string);
+          // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
+          if (event.kind === 'forked' && event.subjectId !== null && !(await readableNow(ctx, event.subjectId))) return { ...event, subjectId: null };
+          return event;
+        },
+      );
     },
   })
   blueprintActivity(@Root() payload: ActivityEvent | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) _id: string): BlueprintActivity {

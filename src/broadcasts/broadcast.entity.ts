@@ -53,7 +53,14 @@ export class Broadcast {
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();
 
-  constructor(init: { sourceBlueprint: Ref<Blueprint>; sender: Ref<Principal>; message: string; type: BroadcastType; severity: BroadcastSeverity; recipientCount: number }) {
+  constructor(init: {
+    sourceBlueprint: Ref<Blueprint>;
+    sender: Ref<Principal>;
+    message: string;
+    type: BroadcastType;
+    severity: BroadcastSeverity;
+    recipientCount: number;
+  }) {
     this.sourceBlueprint = init.sourceBlueprint;
     this.sender = init.sender;
     this.message = init.message;

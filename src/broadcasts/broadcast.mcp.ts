@@ -18,9 +18,14 @@ export const broadcastMcpTools = [
   mcpTool<{ blueprint_id: string; message: string; type: string; severity: string }>({
     name: 'broadcast_send',
     description:
-      "Send a broadcast about a blueprint you own to the owners of its direct forks and its subscribers (each once, never you). Answers the broadcast and recipient_count. Same body as POST /api/blueprints/:id/broadcasts.",
+      'Send a broadcast about a blueprint you own to the owners of its direct forks and its subscribers (each once, never you). Answers the broadcast and recipient_count. Same body as POST /api/blueprints/:id/broadcasts.',
     input: args(
-      { ...blueprintId, message: { type: 'string', minLength: 1, maxLength: defaultLimits.broadcastMessageMax, pattern: '\\S' }, type: typeField, severity: severityField },
+      {
+        ...blueprintId,
+        message: { type: 'string', minLength: 1, maxLength: defaultLimits.broadcastMessageMax, pattern: '\\S' },
+        type: typeField,
+        severity: severityField,
+      },
       ['blueprint_id', 'message', 'type', 'severity'],
     ),
     output: { ...broadcastSchema, properties: { ...(broadcastSchema.properties as object), recipient_count: int } },

@@ -35,7 +35,7 @@ export class BroadcastResolver {
   }
 
   @Mutation(() => BroadcastNode, {
-    description: "Sends a broadcast about a blueprint (owner only) to the owners of its direct forks and its subscribers, each once, never the sender.",
+    description: 'Sends a broadcast about a blueprint (owner only) to the owners of its direct forks and its subscribers, each once, never the sender.',
   })
   async sendBroadcast(
     @Ctx() ctx: RequestContext,
@@ -65,8 +65,7 @@ export class BroadcastResolver {
     @Arg('unread', () => Boolean, { nullable: true, description: 'Only unread ones.' }) unread?: boolean,
   ) {
     const size = first ?? ctx.config.limits.pageDefault;
-    if (size < 1 || size > ctx.config.limits.pageMax)
-      throw invalid('first', `must be between 1 and ${ctx.config.limits.pageMax}`);
+    if (size < 1 || size > ctx.config.limits.pageMax) throw invalid('first', `must be between 1 and ${ctx.config.limits.pageMax}`);
     const slice = await inboxSlice(ctx, { first: size, after: cursorArg(after, 'after'), unread: unread ?? false });
     const edges = slice.items.map((item) => ({ cursor: item.id, node: toInboxNode(item) }));
     const pageInfo: PageInfo = {
@@ -78,7 +77,7 @@ export class BroadcastResolver {
     return { edges, pageInfo, totalCount: slice.total };
   }
 
-  @Mutation(() => InboxItemNode, { description: 'Marks one of the caller\'s inbox items read (idempotent: the first read time is kept).' })
+  @Mutation(() => InboxItemNode, { description: "Marks one of the caller's inbox items read (idempotent: the first read time is kept)." })
   async markInboxRead(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<InboxItemNode> {
     return toInboxNode(await markInboxRead(ctx, id));
   }

@@ -14,7 +14,10 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
   });
 
-  for (const [method, on] of [['POST', true], ['DELETE', false]] as const) {
+  for (const [method, on] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/subscription',
@@ -23,10 +26,8 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     });
   }
 
-  app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>(
-    '/api/inbox',
-    { schema: broadcastSchemas.inbox },
-    async (request) => inboxPageBody(await requestContext(request, deps), request.query),
+  app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>('/api/inbox', { schema: broadcastSchemas.inbox }, async (request) =>
+    inboxPageBody(await requestContext(request, deps), request.query),
   );
 
   app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: broadcastSchemas.markRead }, async (request) => {

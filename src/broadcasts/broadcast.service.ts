@@ -86,7 +86,11 @@ export async function setSubscription(ctx: RequestContext, blueprintId: string, 
   const viewer = requireViewer(ctx);
   if (!on && isUuid(blueprintId)) {
     // Leaving works even after the blueprint went out of sight (e.g. turned private).
-    const gone = await ctx.em.execute('delete from blueprint_subscription where principal_id = ? and blueprint_id = ?', [viewer.principalId, blueprintId.toLowerCase()], 'run');
+    const gone = await ctx.em.execute(
+      'delete from blueprint_subscription where principal_id = ? and blueprint_id = ?',
+      [viewer.principalId, blueprintId.toLowerCase()],
+      'run',
+    );
     if (((gone as { affectedRows?: number }).affectedRows ?? 0) > 0) {
       ctx.loaders.clear();
       return { blueprintId: blueprintId.toLowerCase(), subscribed: false };
@@ -104,15 +108,17 @@ export async function setSubscription(ctx: RequestContext, blueprintId: string, 
 export function viewerIsSubscribed(ctx: RequestContext, blueprintId: string): Promise<boolean> {
   const viewer = ctx.viewer;
   if (!viewer) return Promise.resolve(false);
-  const loader = ctx.loaders.get('broadcasts.subscribedByViewer', () =>
-    new DataLoader<string, boolean>(async (ids) => {
-      const rows: Array<{ blueprint_id: string }> = await ctx.em.execute(
-        'select blueprint_id from blueprint_subscription where principal_id = ? and blueprint_id = any(?::uuid[])',
-        [viewer.principalId, `{${ids.join(',')}}`],
-      );
-      const set = new Set(rows.map((r) => r.blueprint_id));
-      return ids.map((id) => set.has(id));
-    }),
+  const loader = ctx.loaders.get(
+    'broadcasts.subscribedByViewer',
+    () =>
+      new DataLoader<string, boolean>(async (ids) => {
+        const rows: Array<{ blueprint_id: string }> = await ctx.em.execute(
+          'select blueprint_id from blueprint_subscription where principal_id = ? and blueprint_id = any(?::uuid[])',
+          [viewer.principalId, `{${ids.join(',')}}`],
+        );
+        const set = new Set(rows.map((r) => r.blueprint_id));
+        return ids.map((id) => set.has(id));
+      }),
   );
   return loader.load(blueprintId);
 }

@@ -21,7 +21,8 @@ export const changelogMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; title: string; body: string }>({
     name: 'changelog_publish',
-    description: "Publish a changelog entry on a blueprint you own (it sends no broadcast: use broadcast_send to tell forkers). Same body as POST /api/blueprints/:id/changelog.",
+    description:
+      'Publish a changelog entry on a blueprint you own (it sends no broadcast: use broadcast_send to tell forkers). Same body as POST /api/blueprints/:id/changelog.',
     input: args({ ...blueprintId, title, body }, ['blueprint_id', 'title', 'body']),
     output: entrySchema,
     readOnly: false,

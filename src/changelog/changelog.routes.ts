@@ -21,12 +21,8 @@ export const changelogRoutes: RouteModule = (app, deps) => {
     return reply.status(201).send(toChangelogBody(entry));
   });
 
-  app.patch<EntryParams>(
-    '/api/blueprints/:id/changelog/:entryId',
-    { schema: changelogSchemas.update },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      return toChangelogBody(await updateChangelogEntry(ctx, request.params.id, request.params.entryId, request.body));
-    },
-  );
+  app.patch<EntryParams>('/api/blueprints/:id/changelog/:entryId', { schema: changelogSchemas.update }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toChangelogBody(await updateChangelogEntry(ctx, request.params.id, request.params.entryId, request.body));
+  });
 };

@@ -16,7 +16,6 @@ export interface EntryFields {
   body?: string;
 }
 
-
 const entryBody = (limits: Limits, mode: 'publish' | 'update') =>
   validatorFor({
     type: 'object',
@@ -92,23 +91,25 @@ export async function updateChangelogEntry(ctx: RequestContext, blueprintId: str
  * blueprints, a lateral page per blueprint on the (blueprint_id, created_at desc, id desc) index.
  */
 function changelogPageLoader(ctx: RequestContext, page: PageRequest): DataLoader<string, Page<ChangelogEntry>> {
-  return ctx.loaders.get(`changelog.page:${page.limit}:${page.offset}`, () =>
-    new DataLoader<string, Page<ChangelogEntry>>(async (ids) => {
-      const rows: Array<Record<string, unknown> & { key_id: string; total: string }> = await ctx.em.execute(
-        `select p.key_id, c.total, x.* from unnest(?::uuid[]) as p(key_id)
+  return ctx.loaders.get(
+    `changelog.page:${page.limit}:${page.offset}`,
+    () =>
+      new DataLoader<string, Page<ChangelogEntry>>(async (ids) => {
+        const rows: Array<Record<string, unknown> & { key_id: string; total: string }> = await ctx.em.execute(
+          `select p.key_id, c.total, x.* from unnest(?::uuid[]) as p(key_id)
            cross join lateral (select count(*) as total from changelog_entry e where e.blueprint_id = p.key_id) c
            left join lateral (select ${entryColumns} from changelog_entry e where e.blueprint_id = p.key_id
                                order by e.created_at desc, e.id desc offset ? limit ?) x on true`,
-        [`{${ids.join(',')}}`, page.offset, page.limit],
-      );
-      const pages = new Map<string, Page<ChangelogEntry>>(ids.map((id) => [id, { items: [], total: 0, limit: page.limit, offset: page.offset }]));
-      for (const row of rows) {
-        const entry = pages.get(row.key_id)!;
-        entry.total = Number(row.total);
-        if (row.id !== null) entry.items.push(ctx.em.map(ChangelogEntry, row));
-      }
-      return ids.map((id) => pages.get(id)!);
-    }),
+          [`{${ids.join(',')}}`, page.offset, page.limit],
+        );
+        const pages = new Map<string, Page<ChangelogEntry>>(ids.map((id) => [id, { items: [], total: 0, limit: page.limit, offset: page.offset }]));
+        for (const row of rows) {
+          const entry = pages.get(row.key_id)!;
+          entry.total = Number(row.total);
+          if (row.id !== null) entry.items.push(ctx.em.map(ChangelogEntry, row));
+        }
+        return ids.map((id) => pages.get(id)!);
+      }),
   );
 }
 
@@ -125,14 +126,17 @@ export function changelogOf(ctx: RequestContext, blueprintId: string, page: Page
 
 /** Entries by id, batched; no access check (callers check the entry's blueprint). */
 export function changelogEntryById(ctx: RequestContext, id: string): Promise<ChangelogEntry | null> {
-  const loader = ctx.loaders.get('changelog.byId', () =>
-    new DataLoader<string, ChangelogEntry | null>(async (ids) => {
-      const rows: Array<Record<string, unknown> & { id: string }> = await ctx.em.execute(`select ${entryColumns} from changelog_entry e where e.id = any(?::uuid[])`, [
-        `{${ids.join(',')}}`,
-      ]);
-      const byId = new Map(rows.map((r) => [r.id, ctx.em.map(ChangelogEntry, r)]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
+  const loader = ctx.loaders.get(
+    'changelog.byId',
+    () =>
+      new DataLoader<string, ChangelogEntry | null>(async (ids) => {
+        const rows: Array<Record<string, unknown> & { id: string }> = await ctx.em.execute(
+          `select ${entryColumns} from changelog_entry e where e.id = any(?::uuid[])`,
+          [`{${ids.join(',')}}`],
+        );
+        const byId = new Map(rows.map((r) => [r.id, ctx.em.map(ChangelogEntry, r)]));
+        return ids.map((id) => byId.get(id) ?? null);
+      }),
   );
   return loader.load(id);
 }

@@ -105,8 +105,7 @@ function perKey<T extends { key: string }>(
  */
 export async function compareWithParent(ctx: RequestContext, idOrSlug: string): Promise<ForkComparison> {
   const fork = await getBlueprint(ctx, idOrSlug);
-  if (!fork.forkedFrom)
-    throw invalid('id', 'is not a fork', 'This blueprint is not a fork, so it has no parent to compare with');
+  if (!fork.forkedFrom) throw invalid('id', 'is not a fork', 'This blueprint is not a fork, so it has no parent to compare with');
   const parent = await blueprintLoaders(ctx).byId.load(fork.forkedFrom.id);
   // The message names nothing the caller did not send: the parent's id is the parent's own to reveal.
   if (!parent || !(await canRead(ctx, guardOf(parent)))) throw notFound('The parent blueprint of ' + JSON.stringify(idOrSlug));

@@ -32,12 +32,16 @@ export const executionMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; n: number; token: string }>({
     name: 'blueprint_execute_step',
-    description: 'Step n of a run, with the token the previous answer gave (next_token). dn is true on the last step, which completes the run. Same body as GET /api/blueprints/:id/step/:n.',
-    input: args({ ...blueprintId, n: { type: 'integer', minimum: 1, maximum: 100_000, description: 'The step number, 1-based.' }, token: { type: 'string', minLength: 1, maxLength: 200 } }, [
-      'blueprint_id',
-      'n',
-      'token',
-    ]),
+    description:
+      'Step n of a run, with the token the previous answer gave (next_token). dn is true on the last step, which completes the run. Same body as GET /api/blueprints/:id/step/:n.',
+    input: args(
+      {
+        ...blueprintId,
+        n: { type: 'integer', minimum: 1, maximum: 100_000, description: 'The step number, 1-based.' },
+        token: { type: 'string', minLength: 1, maxLength: 200 },
+      },
+      ['blueprint_id', 'n', 'token'],
+    ),
     output: shape({ run_id: str, n: int, step: stepSchema, dn: bool, next_token: strOrNull }),
     readOnly: false,
     idempotent: true,
@@ -46,7 +50,10 @@ export const executionMcpTools = [
   mcpTool<{ run_id: string; status: string; notes?: string }>({
     name: 'execution_report',
     description: 'Report how one of your runs ended (completed or failed), with notes. Same body as POST /api/executions/:runId/report.',
-    input: args({ ...runId, status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['run_id', 'status']),
+    input: args({ ...runId, status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, [
+      'run_id',
+      'status',
+    ]),
     output: runSchema,
     readOnly: false,
     handler: async (ctx, a) => toRunBody(await reportExecution(ctx, a.run_id, a.status, a.notes)),
@@ -61,11 +68,15 @@ export const executionMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; limit?: number; offset?: number }>({
     name: 'execution_history',
-    description: "A blueprint's execution runs, newest first (the owner sees every run, others their own), with its stats. Same body as GET /api/blueprints/:id/executions.",
+    description:
+      "A blueprint's execution runs, newest first (the owner sees every run, others their own), with its stats. Same body as GET /api/blueprints/:id/executions.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
     output: {
       ...pageOf(runSchema),
-      properties: { ...(pageOf(runSchema).properties as object), stats: shape({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: numOrNull }) },
+      properties: {
+        ...(pageOf(runSchema).properties as object),
+        stats: shape({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: numOrNull }),
+      },
     },
     readOnly: true,
     handler: (ctx, a) => executionHistoryBody(ctx, a.blueprint_id, a),

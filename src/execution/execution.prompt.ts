@@ -51,6 +51,7 @@ export function buildSystemPrompt(subject: PromptSubject, team: TeamConventions 
     `## Modules (in build order)\n${plan.modules.length ? moduleMap(plan) : '(none)'}`,
   ];
   const conventions = team?.conventions.trim();
-  if (team && conventions) parts.push(`## Coding conventions of team "${team.teamName}"\nFollow these in every step; they override your own habits.\n\n${conventions}`);
+  if (team && conventions)
+    parts.push(`## Coding conventions of team "${team.teamName}"\nFollow these in every step; they override your own habits.\n\n${conventions}`);
   return parts.filter(Boolean).join('\n\n');
 }

@@ -19,10 +19,19 @@ export class ExecutionResolver {
   @Mutation(() => ExecutionStart, { description: 'Starts a run of a blueprint the caller can read (GET /api/blueprints/:id/start).' })
   async startExecution(@Ctx() ctx: RequestContext, @Arg('blueprintId', () => ID) blueprintId: string): Promise<ExecutionStart> {
     const v = await startExecution(ctx, blueprintId);
-    return { runId: v.run.id, run: v.run, systemPrompt: v.systemPrompt, totalSteps: v.run.totalSteps, stageTokens: v.stageTokens, step: v.step, nextToken: v.stageTokens[0]!, dn: false };
+    return {
+      runId: v.run.id,
+      run: v.run,
+      systemPrompt: v.systemPrompt,
+      totalSteps: v.run.totalSteps,
+      stageTokens: v.stageTokens,
+      step: v.step,
+      nextToken: v.stageTokens[0]!,
+      dn: false,
+    };
   }
 
-  @Mutation(() => ExecutionStepResult, { description: "Fetches step n with its stage token; repeating a fetch answers the same and counts nothing." })
+  @Mutation(() => ExecutionStepResult, { description: 'Fetches step n with its stage token; repeating a fetch answers the same and counts nothing.' })
   async executionStep(
     @Ctx() ctx: RequestContext,
     @Arg('blueprintId', () => ID) blueprintId: string,
@@ -62,7 +71,9 @@ export class ExecutionResolver {
 
 @Resolver(() => Blueprint)
 export class BlueprintExecutionResolver {
-  @FieldResolver(() => ExecutionRunConnection, { description: 'Execution history, newest first: all runs for the owner and team editors, only their own runs for others.' })
+  @FieldResolver(() => ExecutionRunConnection, {
+    description: 'Execution history, newest first: all runs for the owner and team editors, only their own runs for others.',
+  })
   executions(
     @Root() bp: BlueprintRoot,
     @Ctx() ctx: RequestContext,

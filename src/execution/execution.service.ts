@@ -87,8 +87,7 @@ export async function startExecution(ctx: RequestContext, blueprintId: string): 
   const bp = await getBlueprint(ctx, blueprintId);
   const view = await ctx.em.transactional(async (tx): Promise<StartView> => {
     const { version, plan } = await latestSnapshot(tx, bp);
-    if (plan.steps.length === 0)
-      throw conflict('This blueprint has no steps, so there is nothing to execute', { blueprint_id: bp.id, total_steps: 0 });
+    if (plan.steps.length === 0) throw conflict('This blueprint has no steps, so there is nothing to execute', { blueprint_id: bp.id, total_steps: 0 });
     const stageTokens = newStageTokens(plan.steps.length);
     // Built once and kept on the run: conventions edited later reach later runs, never this one.
     const systemPrompt = buildSystemPrompt({ name: bp.name, slug: bp.slug, description: bp.description, plan }, await conventionsFor(tx, bp.team?.id ?? null));
@@ -105,7 +104,15 @@ export async function startExecution(ctx: RequestContext, blueprintId: string): 
     // Counted in SQL so concurrent starts never lose an increment.
     await tx.execute('update blueprint set executions_started = executions_started + 1 where id = ?', [bp.id]);
     const first = plan.steps[0]!;
-    return { run, systemPrompt, stageTokens, step: stepContent(first, plan.modules.find((m) => m.key === first.moduleKey)) };
+    return {
+      run,
+      systemPrompt,
+      stageTokens,
+      step: stepContent(
+        first,
+        plan.modules.find((m) => m.key === first.moduleKey),
+      ),
+    };
   });
   ctx.loaders.clear();
   return view;
@@ -129,8 +136,7 @@ async function stepOfRun(em: EntityManager, run: ExecutionRun, n: number): Promi
 
 function parseStepNumber(raw: unknown): number {
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1)
-    throw invalid('n', 'must be an integer of 1 or more', 'n must be a step number: an integer of 1 or more');
+  if (!Number.isInteger(n) || n < 1) throw invalid('n', 'must be an integer of 1 or more', 'n must be a step number: an integer of 1 or more');
   return n;
 }
 
@@ -148,8 +154,7 @@ function outOfRange(n: number, total: number) {
 export async function executionStep(ctx: RequestContext, blueprintId: string, rawN: unknown, token: unknown): Promise<StepView> {
   const viewer = requireViewer(ctx);
   const n = parseStepNumber(rawN);
-  if (typeof token !== 'string' || token === '')
-    throw invalid('token', 'must be a non-empty string', 'token (the stage token of step n) is required');
+  if (typeof token !== 'string' || token === '') throw invalid('token', 'must be a non-empty string', 'token (the stage token of step n) is required');
   const bp = await getBlueprint(ctx, blueprintId);
   const hash = hashToken(token);
   type Outcome = { view: StepView } | { ended: ExecutionRun };
@@ -211,8 +216,7 @@ export async function reportExecution(ctx: RequestContext, runId: string, rawSta
   requireViewer(ctx);
   if (rawStatus !== ExecutionStatus.COMPLETED && rawStatus !== ExecutionStatus.FAILED)
     throw invalid('status', 'must be completed or failed', 'status must be "completed" or "failed"');
-  if (rawNotes !== undefined && rawNotes !== null && typeof rawNotes !== 'string')
-    throw invalid('notes', 'must be a string');
+  if (rawNotes !== undefined && rawNotes !== null && typeof rawNotes !== 'string') throw invalid('notes', 'must be a string');
   const notes = typeof rawNotes === 'string' ? rawNotes : null;
   if (notes !== null && notes.length > MAX_NOTES_LENGTH)
     throw invalid('notes', `is longer than ${MAX_NOTES_LENGTH} characters`, `notes must be at most ${MAX_NOTES_LENGTH} characters`);
@@ -223,7 +227,10 @@ export async function reportExecution(ctx: RequestContext, runId: string, rawSta
     return { reported: run };
   });
   if ('ended' in outcome)
-    throw conflict(`The run is ${outcome.ended.status} already; only a running run can be reported`, { run_id: outcome.ended.id, status: outcome.ended.status });
+    throw conflict(`The run is ${outcome.ended.status} already; only a running run can be reported`, {
+      run_id: outcome.ended.id,
+      status: outcome.ended.status,
+    });
   ctx.loaders.clear();
   return outcome.reported;
 }

@@ -54,7 +54,8 @@ export class ExecutionStatsType {
   @Field(() => Int) failed!: number;
   @Field(() => Int) abandoned!: number;
   @Field(() => Int) running!: number;
-  @Field(() => Float, { nullable: true, description: 'completed / (completed + failed + abandoned); null before any run has ended.' }) successRate!: number | null;
+  @Field(() => Float, { nullable: true, description: 'completed / (completed + failed + abandoned); null before any run has ended.' }) successRate!:
+    number | null;
 }
 
 export const ExecutionRunConnection = connectionType(ExecutionRun, 'ExecutionRun');

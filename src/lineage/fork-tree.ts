@@ -68,11 +68,12 @@ function levelOf(fieldNode: FieldNode, field: GraphQLField<unknown, unknown>, in
     wantsPage = true;
     const edge = fieldsOf(f.selectionSet, info);
     if (!edge || edge.some((e) => !edgeFields.has(e.name.value))) return null;
-    for (const e of edge) if (e.name.value === 'node') {
-      const inner = fieldsOf(e.selectionSet, info);
-      if (!inner) return null;
-      nodeFieldNodes.push(...inner);
-    }
+    for (const e of edge)
+      if (e.name.value === 'node') {
+        const inner = fieldsOf(e.selectionSet, info);
+        if (!inner) return null;
+        nodeFieldNodes.push(...inner);
+      }
   }
   if (!wantsPage) return { page, nodes: null, child: null };
   const nested = nodeFieldNodes.filter((f) => f.name.value === 'forks');
@@ -149,15 +150,17 @@ export function prefetchedForks(row: object, info: GraphQLResolveInfo): LoadedCo
 export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel): Promise<LoadedConnection> {
   const sql = levelSql(plan, 'p.parent_id', 1);
   return ctx.loaders
-    .get(`lineage.forkTree:${sql}`, () =>
-      new DataLoader<string, LoadedConnection>(async (parentIds) => {
-        const rows: Array<{ parent_id: string; tree: LevelJson }> = await ctx.em.execute(
-          `select p.parent_id, ${sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
-          [`{${parentIds.join(',')}}`],
-        );
-        const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
-        return parentIds.map((id) => toConnection(byParent.get(id) ?? { total: 0, items: [] }, plan));
-      }),
+    .get(
+      `lineage.forkTree:${sql}`,
+      () =>
+        new DataLoader<string, LoadedConnection>(async (parentIds) => {
+          const rows: Array<{ parent_id: string; tree: LevelJson }> = await ctx.em.execute(
+            `select p.parent_id, ${sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
+            [`{${parentIds.join(',')}}`],
+          );
+          const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
+          return parentIds.map((id) => toConnection(byParent.get(id) ?? { total: 0, items: [] }, plan));
+        }),
     )
     .load(parentId);
 }
@@ -173,6 +176,7 @@ export function withPrefetchedForks(schema: GraphQLSchema): GraphQLSchema {
   const field = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
   const resolve = field?.resolve;
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
-  field.resolve = (root, args, context, info) => (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
+  field.resolve = (root, args, context, info) =>
+    (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
   return schema;
 }

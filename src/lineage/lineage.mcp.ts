@@ -17,7 +17,8 @@ export const lineageMcpTools = [
   }),
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_lineage',
-    description: 'Direct parents (forked from, bred from) and children (forks, breed offspring) of a blueprint that you may see. Same body as GET /api/blueprints/:id/lineage.',
+    description:
+      'Direct parents (forked from, bred from) and children (forks, breed offspring) of a blueprint that you may see. Same body as GET /api/blueprints/:id/lineage.',
     input: args({ blueprint_id: idArg('A blueprint id (UUID) or slug.') }, ['blueprint_id']),
     output: shape({ blueprint_id: str, parents: arrayOf(relative), children: arrayOf(relative) }),
     readOnly: true,

@@ -7,10 +7,8 @@ type IdParams = { Params: { id: string } };
 
 export const lineageRoutes: RouteModule = (app, deps) => {
   /** Public forks of a blueprint, oldest first, as full blueprint bodies. */
-  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
-    '/api/blueprints/:id/forks',
-    { schema: lineageSchemas.forks },
-    async (request) => forksBody(await requestContext(request, deps), request.params.id, request.query),
+  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>('/api/blueprints/:id/forks', { schema: lineageSchemas.forks }, async (request) =>
+    forksBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   /** Direct parents (forked from, bred from) and children (forks, breed offspring) the caller may see. */

@@ -23,41 +23,45 @@ export interface Relative {
  * (a lateral page per parent on the (forked_from_id, created_at, id) index, plus its count).
  */
 function forkPageLoader(ctx: RequestContext, page: PageRequest, projection: BlueprintProjection): DataLoader<string, ForkPage> {
-  return ctx.loaders.get(`lineage.forkPage:${page.limit}:${page.offset}:${projection.key}`, () =>
-    new DataLoader<string, ForkPage>(async (parentIds) => {
-      const rows: Array<Record<string, unknown> & { parent_id: string; total: string | number }> = await ctx.em.execute(
-        `select p.parent_id, c.total, ${projection.sql('x')}
+  return ctx.loaders.get(
+    `lineage.forkPage:${page.limit}:${page.offset}:${projection.key}`,
+    () =>
+      new DataLoader<string, ForkPage>(async (parentIds) => {
+        const rows: Array<Record<string, unknown> & { parent_id: string; total: string | number }> = await ctx.em.execute(
+          `select p.parent_id, c.total, ${projection.sql('x')}
            from unnest(?::uuid[]) as p(parent_id)
            cross join lateral (select count(*) as total from blueprint f
                                 where f.forked_from_id = p.parent_id and f.visibility = 'public') c
            left join lateral (select ${projection.sql('f')} from blueprint f
                                where f.forked_from_id = p.parent_id and f.visibility = 'public'
                                order by f.created_at, f.id offset ? limit ?) x on true`,
-        [`{${parentIds.join(',')}}`, page.offset, page.limit],
-      );
-      const pages = new Map<string, ForkPage>(parentIds.map((id) => [id, { items: [], total: 0 }]));
-      for (const row of rows) {
-        const entry = pages.get(row.parent_id)!;
-        entry.total = Number(row.total);
-        if (row.id !== null) entry.items.push(projection.map(row));
-      }
-      return parentIds.map((id) => pages.get(id)!);
-    }),
+          [`{${parentIds.join(',')}}`, page.offset, page.limit],
+        );
+        const pages = new Map<string, ForkPage>(parentIds.map((id) => [id, { items: [], total: 0 }]));
+        for (const row of rows) {
+          const entry = pages.get(row.parent_id)!;
+          entry.total = Number(row.total);
+          if (row.id !== null) entry.items.push(projection.map(row));
+        }
+        return parentIds.map((id) => pages.get(id)!);
+      }),
   );
 }
 
 /** Count of public forks of many parents: one grouped statement. */
 function forkCountLoader(ctx: RequestContext): DataLoader<string, number> {
-  return ctx.loaders.get('lineage.forkCount', () =>
-    new DataLoader<string, number>(async (parentIds) => {
-      const rows: Array<{ forked_from_id: string; total: string }> = await ctx.em.execute(
-        `select forked_from_id, count(*) as total from blueprint
+  return ctx.loaders.get(
+    'lineage.forkCount',
+    () =>
+      new DataLoader<string, number>(async (parentIds) => {
+        const rows: Array<{ forked_from_id: string; total: string }> = await ctx.em.execute(
+          `select forked_from_id, count(*) as total from blueprint
           where forked_from_id = any(?::uuid[]) and visibility = 'public' group by forked_from_id`,
-        [`{${parentIds.join(',')}}`],
-      );
-      const counts = new Map(rows.map((r) => [r.forked_from_id, Number(r.total)]));
-      return parentIds.map((id) => counts.get(id) ?? 0);
-    }),
+          [`{${parentIds.join(',')}}`],
+        );
+        const counts = new Map(rows.map((r) => [r.forked_from_id, Number(r.total)]));
+        return parentIds.map((id) => counts.get(id) ?? 0);
+      }),
   );
 }
 
@@ -72,20 +76,22 @@ export function forkCountOf(ctx: RequestContext, parentId: string): Promise<numb
 
 function relativesLoader(ctx: RequestContext, direction: 'parents' | 'children', projection: BlueprintProjection): DataLoader<string, Relative[]> {
   const [self, other] = direction === 'parents' ? ['child_id', 'parent_id'] : ['parent_id', 'child_id'];
-  return ctx.loaders.get(`lineage.${direction}:${projection.key}`, () =>
-    new DataLoader<string, Relative[]>(async (ids) => {
-      const readable = readableSql('b', ctx.viewer);
-      const rows: Array<Record<string, unknown> & { key_id: string; link_kind: LineageKind }> = await ctx.em.execute(
-        `select l.${self} as key_id, l.kind as link_kind, ${projection.sql('b')}
+  return ctx.loaders.get(
+    `lineage.${direction}:${projection.key}`,
+    () =>
+      new DataLoader<string, Relative[]>(async (ids) => {
+        const readable = readableSql('b', ctx.viewer);
+        const rows: Array<Record<string, unknown> & { key_id: string; link_kind: LineageKind }> = await ctx.em.execute(
+          `select l.${self} as key_id, l.kind as link_kind, ${projection.sql('b')}
            from lineage_link l join blueprint b on b.id = l.${other}
           where l.${self} = any(?::uuid[]) and ${readable.sql}
           order by l.created_at, l.id`,
-        [`{${ids.join(',')}}`, ...readable.params],
-      );
-      const byId = new Map<string, Relative[]>(ids.map((id) => [id, []]));
-      for (const row of rows) byId.get(row.key_id)!.push({ kind: row.link_kind, blueprint: projection.map(row) });
-      return ids.map((id) => byId.get(id)!);
-    }),
+          [`{${ids.join(',')}}`, ...readable.params],
+        );
+        const byId = new Map<string, Relative[]>(ids.map((id) => [id, []]));
+        for (const row of rows) byId.get(row.key_id)!.push({ kind: row.link_kind, blueprint: projection.map(row) });
+        return ids.map((id) => byId.get(id)!);
+      }),
   );
 }
 
@@ -111,10 +117,15 @@ export interface LineageGraph {
  * The ancestry graph around a blueprint, up to `depth` links away. Traversal never passes through a
  * blueprint the viewer may not see, so hidden blueprints and what lies only behind them stay hidden.
  */
-export async function lineageGraph(ctx: RequestContext, idOrSlug: string, direction: LineageDirection, depth: number, projection = fullProjection): Promise<LineageGraph> {
+export async function lineageGraph(
+  ctx: RequestContext,
+  idOrSlug: string,
+  direction: LineageDirection,
+  depth: number,
+  projection = fullProjection,
+): Promise<LineageGraph> {
   const max = ctx.config.limits.lineageDepthMax;
-  if (!Number.isInteger(depth) || depth < 1 || depth > max)
-    throw invalid('depth', `must be between 1 and ${max}`);
+  if (!Number.isInteger(depth) || depth < 1 || depth > max) throw invalid('depth', `must be between 1 and ${max}`);
   const root = await getBlueprint(ctx, idOrSlug);
   const readable = readableSql('b', ctx.viewer);
   const step = (from: string, to: string) =>

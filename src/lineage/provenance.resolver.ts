@@ -4,7 +4,10 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import { provenanceOf } from './provenance.service';
 
-@ObjectType('ModuleProvenance', { simpleResolvers: true, description: 'Where a module of a combined blueprint (breed, splice, weave, style_transfer) came from.' })
+@ObjectType('ModuleProvenance', {
+  simpleResolvers: true,
+  description: 'Where a module of a combined blueprint (breed, splice, weave, style_transfer) came from.',
+})
 class ModuleProvenanceType {
   @Field(() => String, { description: 'The module key in this blueprint.' }) moduleKey!: string;
   @Field(() => String, { description: 'The module key in the source blueprint.' }) sourceModuleKey!: string;

@@ -28,19 +28,19 @@ export async function recordProvenance(tx: EntityManager, blueprintId: string, o
   if (sources.length === 0) return;
   const values = sources.map(() => '(?, ?, ?, ?, ?)').join(', ');
   const params = sources.flatMap((s) => [blueprintId, s.moduleKey, s.sourceBlueprintId, s.sourceModuleKey, operationId]);
-  await tx.execute(
-    `insert into module_provenance (blueprint_id, module_key, source_blueprint_id, source_module_key, operation_id) values ${values}`,
-    params,
-  );
+  await tx.execute(`insert into module_provenance (blueprint_id, module_key, source_blueprint_id, source_module_key, operation_id) values ${values}`, params);
 }
 
 /** Provenance rows of many blueprints in one statement; sources the viewer may not read come back as null. */
 function provenanceLoader(ctx: RequestContext): DataLoader<string, ModuleProvenance[]> {
-  return ctx.loaders.get('lineage.provenance', () =>
-    new DataLoader<string, ModuleProvenance[]>(async (ids) => {
-      const readable = readableSql('s', ctx.viewer);
-      const rows: Array<Record<string, unknown> & { p_blueprint_id: string; p_module_key: string; p_source_module_key: string; p_operation_id: string | null }> =
-        await ctx.em.execute(
+  return ctx.loaders.get(
+    'lineage.provenance',
+    () =>
+      new DataLoader<string, ModuleProvenance[]>(async (ids) => {
+        const readable = readableSql('s', ctx.viewer);
+        const rows: Array<
+          Record<string, unknown> & { p_blueprint_id: string; p_module_key: string; p_source_module_key: string; p_operation_id: string | null }
+        > = await ctx.em.execute(
           `select p.blueprint_id as p_blueprint_id, p.module_key as p_module_key, p.source_module_key as p_source_module_key,
                   p.operation_id as p_operation_id, ${fullProjection.sql('s')}
              from module_provenance p
@@ -48,17 +48,17 @@ function provenanceLoader(ctx: RequestContext): DataLoader<string, ModuleProvena
             where p.blueprint_id = any(?::uuid[])`,
           [...readable.params, `{${ids.join(',')}}`],
         );
-      const byId = new Map<string, ModuleProvenance[]>(ids.map((id) => [id, []]));
-      for (const row of rows) {
-        byId.get(row.p_blueprint_id)!.push({
-          moduleKey: row.p_module_key,
-          sourceModuleKey: row.p_source_module_key,
-          sourceBlueprint: row.id === null ? null : fullProjection.map(row),
-          operationId: row.p_operation_id,
-        });
-      }
-      return ids.map((id) => byId.get(id)!);
-    }),
+        const byId = new Map<string, ModuleProvenance[]>(ids.map((id) => [id, []]));
+        for (const row of rows) {
+          byId.get(row.p_blueprint_id)!.push({
+            moduleKey: row.p_module_key,
+            sourceModuleKey: row.p_source_module_key,
+            sourceBlueprint: row.id === null ? null : fullProjection.map(row),
+            operationId: row.p_operation_id,
+          });
+        }
+        return ids.map((id) => byId.get(id)!);
+      }),
   );
 }
 

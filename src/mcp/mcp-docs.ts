@@ -35,7 +35,17 @@ export function renderToolTable(tools: readonly Tool[]): string {
     const kind = t.annotations?.readOnlyHint ? 'read' : t.annotations?.destructiveHint ? 'write, destructive' : 'write';
     return `| \`${t.name}\` | ${kind} | ${argumentsText(t)} | ${summary(t.description)} |`;
   });
-  return [DOCS_START, '', `${tools.length} tools.`, '', '| tool | kind | arguments (`?` optional) | what it does |', '|---|---|---|---|', ...rows, '', DOCS_END].join('\n');
+  return [
+    DOCS_START,
+    '',
+    `${tools.length} tools.`,
+    '',
+    '| tool | kind | arguments (`?` optional) | what it does |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    DOCS_END,
+  ].join('\n');
 }
 
 /** `text` with its generated section replaced by `section` (which carries both markers). */

@@ -9,7 +9,13 @@ import type { JsonSchema } from '../platform/json-schema';
 /** An id or slug, as REST path parameters take it. */
 export const idArg = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 200, description });
 
-export const limitArg: JsonSchema = { type: 'integer', minimum: 1, maximum: defaultLimits.pageMax, default: defaultLimits.pageDefault, description: `Page size, 1-${defaultLimits.pageMax}.` };
+export const limitArg: JsonSchema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: defaultLimits.pageMax,
+  default: defaultLimits.pageDefault,
+  description: `Page size, 1-${defaultLimits.pageMax}.`,
+};
 export const offsetArg: JsonSchema = { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip.' };
 export const pageArgs = { limit: limitArg, offset: offsetArg };
 

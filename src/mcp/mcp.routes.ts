@@ -51,7 +51,10 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
         config: { public: true },
         schema: mcpSchemas.notAllowed,
         handler: async (_request, reply) =>
-          reply.status(405).header('allow', 'POST').send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
+          reply
+            .status(405)
+            .header('allow', 'POST')
+            .send(errorBody(new AppError('VALIDATION_FAILED', 'This MCP endpoint is stateless: use POST'))),
       });
     }
   };

@@ -56,7 +56,10 @@ class ClientsStore implements OAuthRegisteredClientsStore {
 
   async registerClient(client: OAuthClientInformationFull): Promise<OAuthClientInformationFull> {
     // The SDK generated client_id (and a secret for confidential clients) and validated the metadata.
-    await this.deps.orm.em.fork().getConnection().execute('insert into oauth_client (client_id, information) values (?, ?::jsonb)', [client.client_id, JSON.stringify(client)]);
+    await this.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute('insert into oauth_client (client_id, information) values (?, ?::jsonb)', [client.client_id, JSON.stringify(client)]);
     return client;
   }
 }
@@ -82,14 +85,28 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const scope = requestedScope(params.scopes);
     const resource = (res.req as { bwOrigin?: string }).bwOrigin;
-    if (params.resource && resource && !params.resource.href.startsWith(resource)) throw new InvalidTargetError('This server is the resource: ask for a resource under its own URL');
+    if (params.resource && resource && !params.resource.href.startsWith(resource))
+      throw new InvalidTargetError('This server is the resource: ask for a resource under its own URL');
     const secret = newSecret();
     await this.connection().execute(
       `insert into oauth_authorization (id, client_id, redirect_uri, code_challenge, state, scope, resource, request_hash, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), client.client_id, params.redirectUri, params.codeChallenge, params.state ?? null, scope, params.resource?.href ?? null, hashToken(secret), new Date(Date.now() + REQUEST_TTL_MS)],
+      [
+        randomUUID(),
+        client.client_id,
+        params.redirectUri,
+        params.codeChallenge,
+        params.state ?? null,
+        scope,
+        params.resource?.href ?? null,
+        hashToken(secret),
+        new Date(Date.now() + REQUEST_TTL_MS),
+      ],
     );
-    res.status(200).type('html').send(renderConsentPage({ requestSecret: secret, clientName: client.client_name ?? client.client_id, redirectUri: params.redirectUri, scope }));
+    res
+      .status(200)
+      .type('html')
+      .send(renderConsentPage({ requestSecret: secret, clientName: client.client_name ?? client.client_id, redirectUri: params.redirectUri, scope }));
   }
 
   /**
@@ -99,7 +116,14 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
    */
   async decide(form: ConsentForm, ip: string): Promise<{ redirect: string } | { status: number; page: string }> {
     const secret = typeof form.request === 'string' ? form.request : '';
-    const rows: Array<{ id: string; client_id: string; redirect_uri: string; state: string | null; scope: TokenScope; information: OAuthClientInformationFull }> = await this.connection().execute(
+    const rows: Array<{
+      id: string;
+      client_id: string;
+      redirect_uri: string;
+      state: string | null;
+      scope: TokenScope;
+      information: OAuthClientInformationFull;
+    }> = await this.connection().execute(
       `select a.id, a.client_id, a.redirect_uri, a.state, a.scope, c.information from oauth_authorization a join oauth_client c on c.client_id = a.client_id
         where a.request_hash = ? and a.decided_at is null and a.expires_at > now()`,
       [hashToken(secret)],
@@ -121,7 +145,14 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       const error = err.code === 'RATE_LIMITED' ? err.message : 'Wrong username or password';
-      const page = renderConsentPage({ requestSecret: secret, clientName: request.information.client_name ?? request.client_id, redirectUri: request.redirect_uri, scope: request.scope, error, username: String(form.username ?? '') });
+      const page = renderConsentPage({
+        requestSecret: secret,
+        clientName: request.information.client_name ?? request.client_id,
+        redirectUri: request.redirect_uri,
+        scope: request.scope,
+        error,
+        username: String(form.username ?? ''),
+      });
       return { status: err.status === 429 ? 429 : 401, page };
     }
     const code = newSecret();
@@ -145,7 +176,12 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
   }
 
   /** One transaction: the code is locked, spent, and a token minted for the user who approved it. */
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string, _verifier?: string, redirectUri?: string): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    authorizationCode: string,
+    _verifier?: string,
+    redirectUri?: string,
+  ): Promise<OAuthTokens> {
     return this.deps.orm.em.fork().transactional(async (tx) => {
       const rows: Array<{ id: string; redirect_uri: string; scope: TokenScope; principal_id: string; fresh: boolean; used_at: Date | null }> = await tx.execute(
         `select id, redirect_uri, scope, principal_id, used_at, decided_at > now() - make_interval(secs => ?) as fresh
@@ -176,7 +212,12 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
     );
     const row = rows[0];
     if (!row) throw new InvalidGrantError('The token is unknown, expired or revoked');
-    return { token, clientId: row.client_id ?? '', scopes: [row.scope], ...(row.expires_at ? { expiresAt: Math.floor(new Date(row.expires_at).getTime() / 1000) } : {}) };
+    return {
+      token,
+      clientId: row.client_id ?? '',
+      scopes: [row.scope],
+      ...(row.expires_at ? { expiresAt: Math.floor(new Date(row.expires_at).getTime() / 1000) } : {}),
+    };
   }
 
   /** RFC 7009: a client revokes a token it was granted; anything else is ignored, as the RFC asks. */

@@ -122,7 +122,9 @@ export const oauthRoutes: RouteModule = (app, deps) => {
       if (err) request.log.error({ err }, 'oauth endpoint failed');
       const status = err ? 500 : 404;
       if (!reply.raw.headersSent) reply.raw.writeHead(status, { 'content-type': 'application/json' });
-      reply.raw.end(JSON.stringify({ error: { code: err ? 'INTERNAL' : 'NOT_FOUND', message: err ? 'Internal server error' : `No route ${request.method} ${path}` } }));
+      reply.raw.end(
+        JSON.stringify({ error: { code: err ? 'INTERNAL' : 'NOT_FOUND', message: err ? 'Internal server error' : `No route ${request.method} ${path}` } }),
+      );
     });
   });
 };

@@ -42,20 +42,33 @@ export const operationMcpTools = [
     input: args(
       {
         tool_type: { type: 'string', enum: [...toolTypes], description: 'Which of the 25 tools to run.' },
-        source_blueprint_ids: { type: 'array', items: idArg('A blueprint id or slug.'), maxItems: maxSources, description: 'The source blueprints, in order (how many depends on tool_type).' },
+        source_blueprint_ids: {
+          type: 'array',
+          items: idArg('A blueprint id or slug.'),
+          maxItems: maxSources,
+          description: 'The source blueprints, in order (how many depends on tool_type).',
+        },
         params: { type: 'object', description: "The tool's parameters, e.g. {language, framework} for transmute, {seed, rate} for mutate." },
       },
       ['tool_type'],
     ),
     output: operationSchema(true),
     readOnly: false,
-    handler: async (ctx, a) => toOperationBody(await startOperation(ctx, { toolType: a.tool_type, sourceBlueprintIds: a.source_blueprint_ids, params: a.params }), true),
+    handler: async (ctx, a) =>
+      toOperationBody(await startOperation(ctx, { toolType: a.tool_type, sourceBlueprintIds: a.source_blueprint_ids, params: a.params }), true),
   }),
   mcpTool<{ operation_id: string; token: string; submission: Record<string, unknown> }>({
     name: 'tool_operation_submit',
     description:
       'Submit the current step of an operation with the token the previous answer gave. Answers the next prompt and a new token, or (done: true) the result. A used or foreign token is STALE_STEP_TOKEN and changes nothing.',
-    input: args({ ...operationId, token: { type: 'string', minLength: 1, maxLength: 200 }, submission: { ...anyObject, description: 'An object satisfying the step\'s submission_schema.' } }, ['operation_id', 'token', 'submission']),
+    input: args(
+      {
+        ...operationId,
+        token: { type: 'string', minLength: 1, maxLength: 200 },
+        submission: { ...anyObject, description: "An object satisfying the step's submission_schema." },
+      },
+      ['operation_id', 'token', 'submission'],
+    ),
     output: operationSchema(true),
     readOnly: false,
     handler: async (ctx, a) => toOperationBody(await submitStep(ctx, a.operation_id, a.token, a.submission), true),

@@ -22,7 +22,10 @@ class ToolOperationType {
   @Field(() => Int) totalSteps!: number;
   @Field(() => String, { nullable: true }) stepTitle!: string | null;
   @Field(() => String, { nullable: true }) prompt!: string | null;
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'JSON Schema the next submission must satisfy.' }) submissionSchema!: Record<string, unknown> | null;
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'JSON Schema the next submission must satisfy.' }) submissionSchema!: Record<
+    string,
+    unknown
+  > | null;
   @Field(() => String, { nullable: true, description: 'The single-use token for the next submission (start and submit only).' }) token!: string | null;
   @Field(() => Boolean) done!: boolean;
   @Field(() => JSONObjectScalar, { nullable: true }) result!: Record<string, unknown> | null;
@@ -69,7 +72,10 @@ export class OperationResolver {
   }
 
   @Mutation(() => ToolOperationType)
-  async startToolOperation(@Ctx() ctx: RequestContext, @Arg('input', () => StartToolOperationInput) input: StartToolOperationInput): Promise<ToolOperationType> {
+  async startToolOperation(
+    @Ctx() ctx: RequestContext,
+    @Arg('input', () => StartToolOperationInput) input: StartToolOperationInput,
+  ): Promise<ToolOperationType> {
     return toType(await startOperation(ctx, { toolType: input.toolType, sourceBlueprintIds: input.sourceBlueprintIds ?? [], params: input.params ?? {} }));
   }
 
@@ -89,8 +95,7 @@ export class OperationResolver {
   }
 
   @Subscription(() => ToolOperationType, {
-    description:
-      "One of the caller's operations: its current state first, then every status or step change; the stream ends once the operation is over.",
+    description: "One of the caller's operations: its current state first, then every status or step change; the stream ends once the operation is over.",
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
       const id = args.id as string;
@@ -104,7 +109,11 @@ export class OperationResolver {
       return operationStream(live, id, () => getOperation(ctx, id));
     },
   })
-  async operationUpdated(@Root() payload: OperationUpdate | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<ToolOperationType> {
+  async operationUpdated(
+    @Root() payload: OperationUpdate | StreamEnd,
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+  ): Promise<ToolOperationType> {
     const update = unlessEnded(payload);
     if (update.current) return toType(update.current);
     // Events carry ids only; the row is read afresh for each.

@@ -33,15 +33,12 @@ export interface OperationView {
 }
 
 function definitionOf(toolType: unknown): ToolDefinition {
-  if (toolType === undefined || toolType === null)
-    throw invalid('tool_type', 'is required');
-  if (!isToolType(toolType))
-    throw invalid('tool_type', 'is not a known tool type', `tool_type must be one of: ${toolTypes.join(', ')}`);
+  if (toolType === undefined || toolType === null) throw invalid('tool_type', 'is required');
+  if (!isToolType(toolType)) throw invalid('tool_type', 'is not a known tool type', `tool_type must be one of: ${toolTypes.join(', ')}`);
   const def = toolDefinitions.get(toolType);
   if (!def) throw invalid('tool_type', 'is not available yet', `tool_type "${toolType}" is not available yet`);
   return def;
 }
-
 
 async function loadSources(ctx: RequestContext, def: ToolDefinition, ids: string[]): Promise<Blueprint[]> {
   const sources = await getBlueprints(ctx, ids);
@@ -59,15 +56,15 @@ function parseSourceIds(raw: unknown, def: ToolDefinition): string[] {
     const want = min === max ? `exactly ${min}` : max >= 99 ? `at least ${min}` : `${min} to ${max}`;
     throw invalid('source_blueprint_ids', `must hold ${want} ids`, `${def.type} takes ${want} source blueprint(s); got ${ids.length}`);
   }
-  if (new Set(ids).size !== ids.length)
-    throw invalid('source_blueprint_ids', 'repeats an id', 'source_blueprint_ids must not repeat an id');
+  if (new Set(ids).size !== ids.length) throw invalid('source_blueprint_ids', 'repeats an id', 'source_blueprint_ids must not repeat an id');
   for (const id of ids) if (!isUuid(id)) throw notFound('blueprint', id);
   return ids.map((id) => id.toLowerCase());
 }
 
 function view(c: ToolContext, def: ToolDefinition, token: string | null): OperationView {
   const op = c.operation;
-  if (op.status !== OperationStatus.ACTIVE) return { operation: op, prompt: null, stepTitle: null, submissionSchema: null, token: null, done: op.status === OperationStatus.COMPLETED };
+  if (op.status !== OperationStatus.ACTIVE)
+    return { operation: op, prompt: null, stepTitle: null, submissionSchema: null, token: null, done: op.status === OperationStatus.COMPLETED };
   const step = def.steps(c)[op.step - 1]!;
   return { operation: op, prompt: step.prompt(c), stepTitle: step.title, submissionSchema: step.submissionSchema, token, done: false };
 }
@@ -82,8 +79,7 @@ export async function startOperation(ctx: RequestContext, input: StartInput): Pr
   const def = definitionOf(input.toolType);
   const sourceIds = parseSourceIds(input.sourceBlueprintIds, def);
   const rawParams = input.params ?? {};
-  if (typeof rawParams !== 'object' || Array.isArray(rawParams))
-    throw invalid('params', 'must be an object');
+  if (typeof rawParams !== 'object' || Array.isArray(rawParams)) throw invalid('params', 'must be an object');
   const params = assertValid<Record<string, unknown>>(validatorFor(def.paramsSchema), structuredClone(rawParams), 'params');
   const sources = await loadSources(ctx, def, sourceIds);
   return ctx.em.transactional(async (tx) => {
@@ -139,10 +135,8 @@ async function contextOf(ctx: RequestContext, tx: EntityManager, op: ToolOperati
  * validation rolls everything back: the operation keeps its step and its token.
  */
 export async function submitStep(ctx: RequestContext, operationId: string, token: unknown, submission: unknown): Promise<OperationView> {
-  if (typeof token !== 'string' || token === '')
-    throw invalid('token', 'must be a non-empty string', 'token (the current step token) is required');
-  if (submission === null || typeof submission !== 'object' || Array.isArray(submission))
-    throw invalid('submission', 'must be an object');
+  if (typeof token !== 'string' || token === '') throw invalid('token', 'must be a non-empty string', 'token (the current step token) is required');
+  if (submission === null || typeof submission !== 'object' || Array.isArray(submission)) throw invalid('submission', 'must be an object');
   type Outcome = { view: OperationView } | { finished: ToolOperation };
   const result = await ctx.em.transactional(async (tx): Promise<Outcome> => {
     const op = await lockOperation(ctx, tx, operationId, true);

@@ -42,7 +42,10 @@ export function outlineSteps(plan: Pick<Plan, 'steps'>, options: Pick<OutlineOpt
 
 /** A whole plan: modules with kind and dependencies, steps in run order with acceptance checks. */
 export function planOutline(plan: Plan, options: OutlineOptions = {}): string {
-  const parts = [`Modules (${plan.modules.length}):\n${outlineModules(plan, options)}`, `Steps in run order (${plan.steps.length}):\n${outlineSteps(plan, options)}`];
+  const parts = [
+    `Modules (${plan.modules.length}):\n${outlineModules(plan, options)}`,
+    `Steps in run order (${plan.steps.length}):\n${outlineSteps(plan, options)}`,
+  ];
   if (options.json) {
     const json = (o: unknown) => clip(JSON.stringify(o), 1500);
     parts.push(`Configuration: ${json(plan.configuration)}`, `Design system: ${json(plan.designSystem)}`);

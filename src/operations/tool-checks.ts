@@ -73,6 +73,9 @@ export function repeatedAt<T>(items: readonly T[], keyOf: (item: T) => string): 
  * item breaks); the problem is named under `submission` with the result's own path in the message.
  */
 export function assertResultPlan(plan: Plan, bounds: PlanBounds): void {
-  const issues = planIssues(plan, bounds).map((i) => ({ path: 'submission', message: `the resulting plan breaks a rule: ${i.path ? `${i.path} ` : ''}${i.message}` }));
+  const issues = planIssues(plan, bounds).map((i) => ({
+    path: 'submission',
+    message: `the resulting plan breaks a rule: ${i.path ? `${i.path} ` : ''}${i.message}`,
+  }));
   if (issues.length > 0) throw validationFailed(`submission ${issues[0]!.message}`, { issues });
 }

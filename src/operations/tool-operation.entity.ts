@@ -63,13 +63,7 @@ export class ToolOperation {
   @Property({ type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() })
   updatedAt: Date = new Date();
 
-  constructor(init: {
-    toolType: string;
-    principal: Ref<Principal>;
-    totalSteps: number;
-    sourceIds: string[];
-    params: Record<string, unknown>;
-  }) {
+  constructor(init: { toolType: string; principal: Ref<Principal>; totalSteps: number; sourceIds: string[]; params: Record<string, unknown> }) {
     this.toolType = init.toolType;
     this.principal = init.principal;
     this.totalSteps = init.totalSteps;

@@ -42,14 +42,18 @@ export async function writeInplace(
   const bp = await tx.findOneOrFail(Blueprint, { id: c.sources[0]!.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   const current = await latestVersionNumber(tx, bp.id);
   if (current !== c.state.startVersion)
-    throw conflict(`The blueprint changed (now version ${current}) since this operation started at version ${c.state.startVersion}; cancel it and start again`, {
-      base_version: c.state.startVersion,
-      current_version: current,
-    });
+    throw conflict(
+      `The blueprint changed (now version ${current}) since this operation started at version ${c.state.startVersion}; cancel it and start again`,
+      {
+        base_version: c.state.startVersion,
+        current_version: current,
+      },
+    );
   const out = await compute(bp);
   assertValidPlan(out.plan, ctx.config.limits);
   const diff = diffPlans(bp.plan, out.plan);
-  if (diff.isEmpty && !out.always) return { blueprint_ids: [bp.id], version: null, unchanged: true, changes: null, ...(out.details ? { details: out.details } : {}) };
+  if (diff.isEmpty && !out.always)
+    return { blueprint_ids: [bp.id], version: null, unchanged: true, changes: null, ...(out.details ? { details: out.details } : {}) };
   const changes = { operation_id: operation.id, ...planDiffToWire(diff), ...out.details };
   bp.setPlan(out.plan);
   const version = await recordVersion(tx, bp, operation.principal.id, operation.toolType, changes);

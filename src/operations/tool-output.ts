@@ -22,7 +22,6 @@ export interface Identity {
   visibility: Visibility;
 }
 
-
 /** Every field optional: a deterministic tool's agent may just confirm the server's defaults with `{}`. */
 export const identitySchema: JsonSchema = {
   type: 'object',

@@ -66,9 +66,7 @@ export function clonePlan(plan: Plan): Plan {
  */
 export function restrictPlan(plan: Plan, keep: Iterable<string>): Plan {
   const kept = new Set(keep);
-  const modules = plan.modules
-    .filter((m) => kept.has(m.key))
-    .map((m) => ({ ...cloneModule(m), dependsOn: m.dependsOn.filter((d) => kept.has(d)) }));
+  const modules = plan.modules.filter((m) => kept.has(m.key)).map((m) => ({ ...cloneModule(m), dependsOn: m.dependsOn.filter((d) => kept.has(d)) }));
   return {
     modules,
     steps: plan.steps.filter((s) => kept.has(s.moduleKey)).map(cloneStep),

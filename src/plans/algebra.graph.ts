@@ -21,7 +21,10 @@ export function dependencyMap(plan: ModulesOf): Map<string, string[]> {
   const deps = new Map<string, string[]>();
   for (const m of plan.modules) {
     if (deps.has(m.key)) continue; // a duplicate key: the first module holding it counts
-    deps.set(m.key, [...new Set(m.dependsOn)].filter((d) => d !== m.key && keys.has(d)));
+    deps.set(
+      m.key,
+      [...new Set(m.dependsOn)].filter((d) => d !== m.key && keys.has(d)),
+    );
   }
   return deps;
 }

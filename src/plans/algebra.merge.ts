@@ -82,17 +82,30 @@ export function mergeThreeWay(base: Plan, ours: Plan, theirs: Plan, options: Mer
   const conflicts: MergeConflict[] = [];
   const shielded: ShieldedChange[] = [];
 
-  const modules = mergeByKey('module', base.modules, ours.modules, theirs.modules, sameModule, conflicts, shielded, (key) =>
-    pinnedSection.has('modules') || pinnedModule.has(key),
+  const modules = mergeByKey(
+    'module',
+    base.modules,
+    ours.modules,
+    theirs.modules,
+    sameModule,
+    conflicts,
+    shielded,
+    (key) => pinnedSection.has('modules') || pinnedModule.has(key),
   );
-  const steps = mergeByKey('step', base.steps, ours.steps, theirs.steps, sameStep, conflicts, shielded, (_key, versions) =>
-    pinnedSection.has('steps') || versions.some((s) => s !== undefined && pinnedModule.has(s.moduleKey)),
+  const steps = mergeByKey(
+    'step',
+    base.steps,
+    ours.steps,
+    theirs.steps,
+    sameStep,
+    conflicts,
+    shielded,
+    (_key, versions) => pinnedSection.has('steps') || versions.some((s) => s !== undefined && pinnedModule.has(s.moduleKey)),
   );
   restoreNeededModules(modules, steps, base, ours, theirs, conflicts);
 
   const pathPins = [...(pins.paths ?? []), ...[...pinnedSection].filter((s) => s === 'configuration' || s === 'designSystem')];
-  const json = (section: 'configuration' | 'designSystem') =>
-    mergeJson(base[section], ours[section], theirs[section], section, pathPins, conflicts, shielded);
+  const json = (section: 'configuration' | 'designSystem') => mergeJson(base[section], ours[section], theirs[section], section, pathPins, conflicts, shielded);
 
   const stepOrder = mergeOrder(base.steps, ours.steps, theirs.steps, pinnedSection.has('steps'));
   if (stepOrder.bothReordered) conflicts.push({ kind: 'stepOrder', key: 'steps', reason: 'both-reordered' });
@@ -175,7 +188,7 @@ function restoreNeededModules(
 ): void {
   const oursByKey = firstByKey(ours.modules);
   const needed = () => [...[...steps.values()].map((s) => s.moduleKey), ...[...modules.values()].flatMap((m) => m.dependsOn)];
-  for (let missing = needed().filter((k) => !modules.has(k) && oursByKey.has(k)); missing.length > 0; ) {
+  for (let missing = needed().filter((k) => !modules.has(k) && oursByKey.has(k)); missing.length > 0;) {
     for (const key of new Set(missing)) {
       modules.set(key, oursByKey.get(key)!);
       const [vb, vt] = [firstByKey(base.modules).get(key), firstByKey(theirs.modules).get(key)];

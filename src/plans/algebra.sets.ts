@@ -49,13 +49,27 @@ export interface UnionResult {
  */
 export function unionPlans(plans: readonly Plan[]): UnionResult {
   if (plans.length === 0) return { plan: emptyPlan(), conflicts: [], repairs: [] };
-  const modules = unionByKey(plans.map((p) => p.modules), sameModule, 'module');
-  const steps = unionByKey(plans.map((p) => p.steps), sameStep, 'step');
+  const modules = unionByKey(
+    plans.map((p) => p.modules),
+    sameModule,
+    'module',
+  );
+  const steps = unionByKey(
+    plans.map((p) => p.steps),
+    sameStep,
+    'step',
+  );
   const configuration = mergeJsonFirstWins(plans.map((p) => p.configuration));
   const designSystem = mergeJsonFirstWins(plans.map((p) => p.designSystem));
   const combined: Plan = {
-    modules: orderBy(modules.winners, plans.map((p) => p.modules.map((m) => m.key))).map(cloneModule),
-    steps: orderBy(steps.winners, plans.map((p) => p.steps.map((s) => s.key))).map(cloneStep),
+    modules: orderBy(
+      modules.winners,
+      plans.map((p) => p.modules.map((m) => m.key)),
+    ).map(cloneModule),
+    steps: orderBy(
+      steps.winners,
+      plans.map((p) => p.steps.map((s) => s.key)),
+    ).map(cloneStep),
     configuration: configuration.value,
     designSystem: designSystem.value,
   };
@@ -115,7 +129,10 @@ export function intersectPlans(plans: readonly Plan[]): Plan {
   };
   const moduleInAll = inAll((p) => p.modules.map((m) => m.key));
   const stepInAll = inAll((p) => p.steps.map((s) => s.key));
-  const restricted = restrictPlan(first, first.modules.filter((m) => moduleInAll(m.key)).map((m) => m.key));
+  const restricted = restrictPlan(
+    first,
+    first.modules.filter((m) => moduleInAll(m.key)).map((m) => m.key),
+  );
   return {
     modules: restricted.modules,
     steps: restricted.steps.filter((s) => stepInAll(s.key)),
@@ -131,7 +148,10 @@ export function intersectPlans(plans: readonly Plan[]): Plan {
  */
 export function subtractPlans(a: Plan, b: Plan): Plan {
   const inB = new Set(b.modules.map((m) => m.key));
-  return restrictPlan(a, a.modules.filter((m) => !inB.has(m.key)).map((m) => m.key));
+  return restrictPlan(
+    a,
+    a.modules.filter((m) => !inB.has(m.key)).map((m) => m.key),
+  );
 }
 
 /**

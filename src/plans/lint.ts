@@ -43,14 +43,22 @@ export function lintPlan(plan: Plan): LintFinding[] {
   const out: LintFinding[] = [];
   const moduleKeys = new Set<string>();
   plan.modules.forEach((m, i) => {
-    if (moduleKeys.has(m.key)) out.push({ severity: 'error', code: 'duplicate-module-key', path: `modules/${i}/key`, key: m.key, message: `module key "${m.key}" is used more than once` });
+    if (moduleKeys.has(m.key))
+      out.push({
+        severity: 'error',
+        code: 'duplicate-module-key',
+        path: `modules/${i}/key`,
+        key: m.key,
+        message: `module key "${m.key}" is used more than once`,
+      });
     moduleKeys.add(m.key);
   });
   plan.modules.forEach((m, i) =>
     m.dependsOn.forEach((d, j) => {
       const path = `modules/${i}/depends_on/${j}`;
       if (d === m.key) out.push({ severity: 'error', code: 'self-dependency', path, key: m.key, message: `module "${m.key}" depends on itself` });
-      else if (!moduleKeys.has(d)) out.push({ severity: 'error', code: 'dangling-dependency', path, key: m.key, message: `module "${m.key}" depends on "${d}", which names no module` });
+      else if (!moduleKeys.has(d))
+        out.push({ severity: 'error', code: 'dangling-dependency', path, key: m.key, message: `module "${m.key}" depends on "${d}", which names no module` });
     }),
   );
   const cycles = alg
@@ -58,26 +66,56 @@ export function lintPlan(plan: Plan): LintFinding[] {
     .filter((c) => c.length > 1)
     .map((c) => [...c].sort())
     .sort((a, b) => (a.join() < b.join() ? -1 : 1));
-  for (const cycle of cycles) out.push({ severity: 'error', code: 'cycle', path: 'modules', key: cycle[0]!, message: `module dependencies form a cycle: ${cycle.join(' -> ')}` });
+  for (const cycle of cycles)
+    out.push({ severity: 'error', code: 'cycle', path: 'modules', key: cycle[0]!, message: `module dependencies form a cycle: ${cycle.join(' -> ')}` });
 
   const stepKeys = new Set<string>();
   plan.steps.forEach((s, i) => {
-    if (stepKeys.has(s.key)) out.push({ severity: 'error', code: 'duplicate-step-key', path: `steps/${i}/key`, key: s.key, message: `step key "${s.key}" is used more than once` });
+    if (stepKeys.has(s.key))
+      out.push({ severity: 'error', code: 'duplicate-step-key', path: `steps/${i}/key`, key: s.key, message: `step key "${s.key}" is used more than once` });
     stepKeys.add(s.key);
-    if (!moduleKeys.has(s.moduleKey)) out.push({ severity: 'error', code: 'orphan-step', path: `steps/${i}/module_key`, key: s.key, message: `step "${s.key}" belongs to "${s.moduleKey}", which names no module` });
+    if (!moduleKeys.has(s.moduleKey))
+      out.push({
+        severity: 'error',
+        code: 'orphan-step',
+        path: `steps/${i}/module_key`,
+        key: s.key,
+        message: `step "${s.key}" belongs to "${s.moduleKey}", which names no module`,
+      });
   });
 
   const withSteps = new Set(plan.steps.map((s) => s.moduleKey));
   plan.modules.forEach((m, i) => {
-    if (!withSteps.has(m.key)) out.push({ severity: 'warning', code: 'module-without-steps', path: `modules/${i}`, key: m.key, message: `module "${m.key}" has no steps, so nothing builds it` });
+    if (!withSteps.has(m.key))
+      out.push({
+        severity: 'warning',
+        code: 'module-without-steps',
+        path: `modules/${i}`,
+        key: m.key,
+        message: `module "${m.key}" has no steps, so nothing builds it`,
+      });
   });
   const depsOf = new Map<string, string[]>();
   for (const m of plan.modules) if (!depsOf.has(m.key)) depsOf.set(m.key, m.dependsOn);
   const lastStepOf = new Map<string, number>();
   plan.steps.forEach((s, i) => lastStepOf.set(s.moduleKey, i));
   plan.steps.forEach((s, i) => {
-    if (s.acceptance.length === 0) out.push({ severity: 'warning', code: 'empty-acceptance', path: `steps/${i}/acceptance`, key: s.key, message: `step "${s.key}" has no acceptance checks, so nobody can tell when it is done` });
-    if (s.instructions.trim() === '') out.push({ severity: 'warning', code: 'empty-instructions', path: `steps/${i}/instructions`, key: s.key, message: `step "${s.key}" has no instructions` });
+    if (s.acceptance.length === 0)
+      out.push({
+        severity: 'warning',
+        code: 'empty-acceptance',
+        path: `steps/${i}/acceptance`,
+        key: s.key,
+        message: `step "${s.key}" has no acceptance checks, so nobody can tell when it is done`,
+      });
+    if (s.instructions.trim() === '')
+      out.push({
+        severity: 'warning',
+        code: 'empty-instructions',
+        path: `steps/${i}/instructions`,
+        key: s.key,
+        message: `step "${s.key}" has no instructions`,
+      });
     const late = (depsOf.get(s.moduleKey) ?? []).filter((d) => d !== s.moduleKey && (lastStepOf.get(d) ?? -1) > i);
     if (late.length > 0) {
       const d = [...late].sort()[0]!;
@@ -92,7 +130,14 @@ export function lintPlan(plan: Plan): LintFinding[] {
     }
     const seen = new Set<string>();
     s.acceptance.forEach((a, j) => {
-      if (seen.has(a)) out.push({ severity: 'info', code: 'duplicate-acceptance', path: `steps/${i}/acceptance/${j}`, key: s.key, message: `step "${s.key}" repeats the acceptance check ${JSON.stringify(a)}` });
+      if (seen.has(a))
+        out.push({
+          severity: 'info',
+          code: 'duplicate-acceptance',
+          path: `steps/${i}/acceptance/${j}`,
+          key: s.key,
+          message: `step "${s.key}" repeats the acceptance check ${JSON.stringify(a)}`,
+        });
       seen.add(a);
     });
   });

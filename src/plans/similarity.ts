@@ -39,8 +39,7 @@ export function planSimilarityBreakdown(a: Pick<Plan, 'modules'>, b: Pick<Plan, 
     kinds: weightedJaccard(fa.kinds, fb.kinds),
     shape: weightedJaccard(fa.shape, fb.shape),
   };
-  const score =
-    (weights.modules * parts.modules + weights.edges * parts.edges + weights.kinds * parts.kinds + weights.shape * parts.shape) / 100;
+  const score = (weights.modules * parts.modules + weights.edges * parts.edges + weights.kinds * parts.kinds + weights.shape * parts.shape) / 100;
   return { ...parts, score: Math.min(1, Math.max(0, score)) };
 }
 

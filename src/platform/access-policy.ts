@@ -43,7 +43,10 @@ export const publicGraphQLRootFields: ReadonlySet<string> = new Set([
 ]);
 
 /** The root field names an operation selects (fragments at the root included). */
-export function rootFieldsOf(document: DocumentNode, operationName?: string | null): { operation: 'query' | 'mutation' | 'subscription'; fields: string[] } | null {
+export function rootFieldsOf(
+  document: DocumentNode,
+  operationName?: string | null,
+): { operation: 'query' | 'mutation' | 'subscription'; fields: string[] } | null {
   const op = getOperationAST(document, operationName ?? undefined);
   if (!op) return null;
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));

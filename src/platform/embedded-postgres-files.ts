@@ -51,7 +51,10 @@ async function postgresUser(): Promise<OsUser> {
     await run('groupadd', ['--system', OS_USER]).catch(() => undefined);
     await run('useradd', ['--system', '-g', OS_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER]);
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL cannot run as root without a "${OS_USER}" OS user, and creating one failed (${String(err)}): create it, run as a non-root user, or set DATABASE_URL.`, { cause: err });
+    throw new Error(
+      `The embedded PostgreSQL cannot run as root without a "${OS_USER}" OS user, and creating one failed (${String(err)}): create it, run as a non-root user, or set DATABASE_URL.`,
+      { cause: err },
+    );
   }
   const created = await osUser(OS_USER);
   if (!created) throw new Error(`The "${OS_USER}" OS user could not be found after creating it: create it by hand, or set DATABASE_URL.`);
@@ -85,7 +88,9 @@ async function trustedRootDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const st = statSync(dir);
   if (st.uid !== 0 || (st.mode & 0o022) !== 0)
-    throw new Error(`${dir} must be owned by root and not writable by others before the embedded PostgreSQL can use it: fix or remove it, or set DATABASE_URL.`);
+    throw new Error(
+      `${dir} must be owned by root and not writable by others before the embedded PostgreSQL can use it: fix or remove it, or set DATABASE_URL.`,
+    );
 }
 
 /** The binaries copied to a root-owned folder the `postgres` user can reach (once per version). */

@@ -105,15 +105,25 @@ async function initCluster(binDir: string, clusterDir: string, password: string,
   await privateDirFor(staging, runAs);
   log(`initialising embedded PostgreSQL in ${clusterDir}`);
   const output = new RecentOutput();
-  await withPasswordFile(clusterDir, password, runAs, (pwfile) =>
-    new Promise<void>((resolve, reject) => {
-      const args = [`--pgdata=${staging}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'];
-      const child = spawnAs(path.join(binDir, 'initdb'), args, runAs);
-      child.stdout!.on('data', (c) => output.add(c));
-      child.stderr!.on('data', (c) => output.add(c));
-      child.on('error', (err) => reject(new Error(`initdb could not be started (${err.message}) from ${binDir}${runAs ? ' as the postgres OS user' : ''}: set DATABASE_URL, or make that folder reachable`)));
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed with code ${code}: ${output.tail()}`))));
-    }),
+  await withPasswordFile(
+    clusterDir,
+    password,
+    runAs,
+    (pwfile) =>
+      new Promise<void>((resolve, reject) => {
+        const args = [`--pgdata=${staging}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'];
+        const child = spawnAs(path.join(binDir, 'initdb'), args, runAs);
+        child.stdout!.on('data', (c) => output.add(c));
+        child.stderr!.on('data', (c) => output.add(c));
+        child.on('error', (err) =>
+          reject(
+            new Error(
+              `initdb could not be started (${err.message}) from ${binDir}${runAs ? ' as the postgres OS user' : ''}: set DATABASE_URL, or make that folder reachable`,
+            ),
+          ),
+        );
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed with code ${code}: ${output.tail()}`))));
+      }),
   );
   await rename(staging, clusterDir);
 }
@@ -125,7 +135,8 @@ function startPostmaster(binDir: string, clusterDir: string, port: number, runAs
   const args = ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
   const child = spawnAs(path.join(binDir, 'postgres'), args, runAs);
   return new Promise((resolve, reject) => {
-    const fail = (reason: string) => reject(new Error(`embedded PostgreSQL did not start on port ${port} (${clusterDir}): ${reason}${output.tail() ? `; its output: ${output.tail()}` : ''}`));
+    const fail = (reason: string) =>
+      reject(new Error(`embedded PostgreSQL did not start on port ${port} (${clusterDir}): ${reason}${output.tail() ? `; its output: ${output.tail()}` : ''}`));
     child.stdout!.on('data', (c) => output.add(c));
     child.stderr!.on('data', (c) => {
       output.add(c);
@@ -142,7 +153,10 @@ async function rotateLegacyPassword(port: number, password: string): Promise<voi
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL's superuser password is not in the data folder and is not the old default (${String(err)}): write it to embedded-pg.password there, or remove the cluster folder to start afresh.`, { cause: err });
+    throw new Error(
+      `The embedded PostgreSQL's superuser password is not in the data folder and is not the old default (${String(err)}): write it to embedded-pg.password there, or remove the cluster folder to start afresh.`,
+      { cause: err },
+    );
   }
   try {
     const quoted = await client.query<{ q: string }>('select quote_literal($1) as q', [password]);
@@ -159,7 +173,8 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   const { clusterDir, nativeDir, runAs } = await placeCluster(dataDir, log);
   const binDir = path.join(nativeDir, 'bin');
   // Password folders a killed initdb left behind (0700, next to the cluster).
-  for (const entry of readdirSync(path.dirname(clusterDir))) if (entry.startsWith(`${path.basename(clusterDir)}.pwfile-`)) await rm(path.join(path.dirname(clusterDir), entry), { recursive: true, force: true });
+  for (const entry of readdirSync(path.dirname(clusterDir)))
+    if (entry.startsWith(`${path.basename(clusterDir)}.pwfile-`)) await rm(path.join(path.dirname(clusterDir), entry), { recursive: true, force: true });
 
   let password = await storedPassword(dataDir);
   const fresh = !existsSync(path.join(clusterDir, 'PG_VERSION'));

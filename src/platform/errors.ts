@@ -35,8 +35,7 @@ export class AppError extends GraphQLError {
   }
 }
 
-export const validationFailed = (message: string, details?: Record<string, unknown>) =>
-  new AppError('VALIDATION_FAILED', message, details);
+export const validationFailed = (message: string, details?: Record<string, unknown>) => new AppError('VALIDATION_FAILED', message, details);
 
 /** One offending input: a `/`-separated path (e.g. `submission/modules/0/key`) and what is wrong with it. */
 export interface ValidationIssue {
@@ -58,8 +57,7 @@ export const forbidden = (message: string) => new AppError('FORBIDDEN', message)
 export const notFound = (what: string, id?: string) =>
   new AppError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${JSON.stringify(id)} not found`);
 export const conflict = (message: string, details?: Record<string, unknown>) => new AppError('CONFLICT', message, details);
-export const staleStepToken = (message = 'The step token is wrong, already used or out of turn') =>
-  new AppError('STALE_STEP_TOKEN', message);
+export const staleStepToken = (message = 'The step token is wrong, already used or out of turn') => new AppError('STALE_STEP_TOKEN', message);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
@@ -93,12 +91,13 @@ const unreachableMessages = [
  */
 export function isUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let e = error as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e); ) {
+  for (let e = error as Record<string, unknown> | undefined; e && typeof e === 'object' && !seen.has(e);) {
     seen.add(e);
     if (e instanceof AppError) return e.code === 'UNAVAILABLE';
     const code = typeof e.code === 'string' ? e.code : typeof e.sqlState === 'string' ? e.sqlState : '';
     if (unreachableCodes.has(code) || transientStates.has(code) || code.startsWith('08')) return true;
-    if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException' || e.name === 'DeadlockException') return true;
+    if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException' || e.name === 'DeadlockException')
+      return true;
     if (typeof e.message === 'string' && unreachableMessages.some((m) => (e!.message as string).includes(m))) return true;
     e = (e.cause ?? e.previous ?? e.originalError) as Record<string, unknown> | undefined;
   }

@@ -9,7 +9,12 @@ import { Client } from 'pg';
  * never replayed).
  */
 export interface EventTopics {
-  'blueprint.activity': { blueprintId: string; kind: 'forked' | 'starred' | 'unstarred' | 'version' | 'changelog' | 'edited' | 'deleted' | 'transferred'; subjectId: string | null; actorId: string };
+  'blueprint.activity': {
+    blueprintId: string;
+    kind: 'forked' | 'starred' | 'unstarred' | 'version' | 'changelog' | 'edited' | 'deleted' | 'transferred';
+    subjectId: string | null;
+    actorId: string;
+  };
   'operation.updated': { operationId: string; principalId: string; status: string; step: number };
   'architecture.changed': { architectureId: string; slug: string; change: string; subjectId: string | null; actorId: string };
   'inbox.delivered': { broadcastId: string };

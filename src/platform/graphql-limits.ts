@@ -31,7 +31,8 @@ import { stringLiteralGate } from './input-gate';
  * The same functions serve HTTP (Apollo) and WebSocket (graphql-ws). See docs/limits.md.
  */
 
-const refuse = (message: string, details?: Record<string, unknown>) => new GraphQLError(message, { extensions: { code: 'VALIDATION_FAILED', ...(details ? { details } : {}) } });
+const refuse = (message: string, details?: Record<string, unknown>) =>
+  new GraphQLError(message, { extensions: { code: 'VALIDATION_FAILED', ...(details ? { details } : {}) } });
 
 /** Parses with the token limit (graphql-js stops counting, and parsing, at `maxTokens`). */
 export function parseLimited(query: string, limits: Limits): DocumentNode {
@@ -128,7 +129,13 @@ function intValue(node: ValueNode, variables: Record<string, unknown>): number |
  * of fragment cycles (check `fragmentCycle` first). Recursion follows the selection nesting only, which the
  * token limit bounds.
  */
-export function measureOperation(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>, limits: Limits): Measure {
+export function measureOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  limits: Limits,
+): Measure {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   const memo = new Map<string, Measure>();
@@ -161,7 +168,8 @@ export function measureOperation(schema: GraphQLSchema, document: DocumentNode, 
     }
     return { depth, nodes };
   };
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
   return measure(operation.selectionSet, root ?? undefined);
 }
 
@@ -197,7 +205,12 @@ function structureLimit(limits: Limits): ValidationRule {
         if (def.kind !== Kind.OPERATION_DEFINITION) continue;
         const { depth } = measureOperation(context.getSchema(), document, def, {}, limits);
         if (depth > limits.queryDepthMax)
-          context.reportError(new GraphQLError(`The query is ${depth} levels deep; at most ${limits.queryDepthMax} are allowed (query depth limit)`, { nodes: [def], extensions: { code: 'VALIDATION_FAILED' } }));
+          context.reportError(
+            new GraphQLError(`The query is ${depth} levels deep; at most ${limits.queryDepthMax} are allowed (query depth limit)`, {
+              nodes: [def],
+              extensions: { code: 'VALIDATION_FAILED' },
+            }),
+          );
       }
     },
   });

@@ -5,7 +5,17 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, getOperationAST, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  specifiedRules,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -33,7 +43,16 @@ const DOCUMENT_CACHE_SIZE = 500;
 const DOCUMENT_CACHE_MAX_CHARS = 10_000;
 
 /** Codes graphql-js and Apollo use for a bad request; all are VALIDATION_FAILED to our callers. */
-const badRequestCodes = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_SUPPORTED', 'PERSISTED_QUERY_NOT_FOUND', 'VALIDATION_FAILED']);
+const badRequestCodes = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'VALIDATION_FAILED',
+]);
 
 export async function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {
   // Our subscriptions bring their own `subscribe` (EventBus, fed by PostgreSQL NOTIFY); type-graphql still
@@ -50,10 +69,20 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   // graphql-ws wraps an error thrown by a subscription's event stream without a path; unwrap it too.
   if (original instanceof GraphQLError && original.originalError instanceof AppError) original = original.originalError;
   if (original instanceof AppError)
-    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) } };
+    return {
+      message: original.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) },
+    };
   const code = String(formatted.extensions?.code ?? '');
   if (code === 'UNAVAILABLE' || isUnavailable(original))
-    return { message: 'The database is unavailable or busy; retry later', locations: formatted.locations, path: formatted.path, extensions: { code: 'UNAVAILABLE' } };
+    return {
+      message: 'The database is unavailable or busy; retry later',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'UNAVAILABLE' },
+    };
   if (code === 'UNAUTHENTICATED') return { message: formatted.message, extensions: { code } };
   if (badRequestCodes.has(code) || (original instanceof GraphQLError && !original.originalError && code === ''))
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'VALIDATION_FAILED' } };
@@ -264,7 +293,11 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (refused) return [refused];
         // graphql-ws marks the new operation before calling us, so it is counted here.
         if (Object.keys(ctx.subscriptions).length > limits.wsSubscriptionsMax)
-          return [validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, { max_subscriptions: limits.wsSubscriptionsMax })];
+          return [
+            validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, {
+              max_subscriptions: limits.wsSubscriptionsMax,
+            }),
+          ];
         const checked = checkedDocument(payload.query);
         wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
         if (!('document' in checked)) return checked.errors;
@@ -297,11 +330,20 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (!('errors' in result) || !result.errors) return result;
         const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
         reportInternalErrors(result.errors, requestId, app.log);
-        return { ...result, errors: withRequestId(result.errors.map((e) => formatGraphQLError(e.toJSON(), e)), requestId) as GraphQLError[] };
+        return {
+          ...result,
+          errors: withRequestId(
+            result.errors.map((e) => formatGraphQLError(e.toJSON(), e)),
+            requestId,
+          ) as GraphQLError[],
+        };
       },
       onError: (_ctx, id, _payload, errors) => {
         reportInternalErrors(errors, `ws-${id}`, app.log);
-        return withRequestId(errors.map((e) => formatGraphQLError(e.toJSON(), e)), `ws-${id}`);
+        return withRequestId(
+          errors.map((e) => formatGraphQLError(e.toJSON(), e)),
+          `ws-${id}`,
+        );
       },
     },
     wss,
@@ -354,11 +396,12 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       try {
         return { ...(await requestContext(request, deps)), clientIp: request.ip };
       } catch (err) {
-        if (err instanceof AppError)
-          throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });
+        if (err instanceof AppError) throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });
         if (isUnavailable(err)) {
           const retry = deps.config.database.retryAfterSeconds;
-          throw new GraphQLError(unavailable(retry).message, { extensions: { code: 'UNAVAILABLE', http: { status: 503, headers: new HeaderMap([['retry-after', String(retry)]]) } } });
+          throw new GraphQLError(unavailable(retry).message, {
+            extensions: { code: 'UNAVAILABLE', http: { status: 503, headers: new HeaderMap([['retry-after', String(retry)]]) } },
+          });
         }
         throw err;
       }

@@ -65,7 +65,14 @@ function requestValidators(): { body: Ajv; other: Ajv } {
  */
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
-  if (typeof token === 'string' && (await requestContext(request, deps).then((ctx) => ctx.viewer !== null, () => false))) return callerKey(hashToken(token), request.ip);
+  if (
+    typeof token === 'string' &&
+    (await requestContext(request, deps).then(
+      (ctx) => ctx.viewer !== null,
+      () => false,
+    ))
+  )
+    return callerKey(hashToken(token), request.ip);
   return callerKey(null, request.ip);
 }
 
@@ -87,7 +94,9 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     return503OnClosing: true,
     // A path param too long for the router, or a malformed URL escape, is bad input like any other.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
-      void reply.status(400).send(errorBody(validationFailed(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed')));
+      void reply
+        .status(400)
+        .send(errorBody(validationFailed(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed')));
     },
   });
 
@@ -109,7 +118,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     if (jsonDeeperThan(text, config.limits.jsonDepthMax))
-      return done(invalid('body', `nests deeper than ${config.limits.jsonDepthMax} levels`, `The request body nests deeper than ${config.limits.jsonDepthMax} levels`), undefined);
+      return done(
+        invalid('body', `nests deeper than ${config.limits.jsonDepthMax} levels`, `The request body nests deeper than ${config.limits.jsonDepthMax} levels`),
+        undefined,
+      );
     try {
       done(null, JSON.parse(text));
     } catch {
@@ -193,7 +205,9 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     allowList: (req) => req.url === '/healthz',
     keyGenerator: (req) => (req.url === '/healthz' ? 'healthz' : rateLimitKey(req, deps)),
     errorResponseBuilder: (_req, ctx) => {
-      const err = new AppError('RATE_LIMITED', `Too many requests; retry after ${Math.ceil(ctx.ttl / 1000)} s`, { retry_after_seconds: Math.ceil(ctx.ttl / 1000) });
+      const err = new AppError('RATE_LIMITED', `Too many requests; retry after ${Math.ceil(ctx.ttl / 1000)} s`, {
+        retry_after_seconds: Math.ceil(ctx.ttl / 1000),
+      });
       return Object.assign(err, { statusCode: 429 });
     },
   });
@@ -201,7 +215,9 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
     if (error instanceof AppError && request.routeOptions.url === '/graphql')
-      return reply.status(error.status).send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
+      return reply
+        .status(error.status)
+        .send({ errors: [{ message: error.message, extensions: { code: error.code, ...(error.details ? { details: error.details } : {}) } }] });
     if (error instanceof AppError) {
       const retryAfter = error.details?.retry_after_seconds;
       if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
@@ -233,10 +249,23 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
 
   // Its own connection (never the request pool) and a short timeout: see HealthProbe.
   app.get('/healthz', { config: { public: true }, schema: healthzSchema }, async (_request, reply) => {
-    if (health ? await health.check() : await deps.orm.em.getConnection().execute('select 1').then(() => true, () => false))
+    if (
+      health
+        ? await health.check()
+        : await deps.orm.em
+            .getConnection()
+            .execute('select 1')
+            .then(
+              () => true,
+              () => false,
+            )
+    )
       return reply.send({ status: 'ok' });
     const retry = config.database.retryAfterSeconds;
-    return reply.status(503).header('retry-after', String(retry)).send({ status: 'unavailable', ...errorBody(new AppError('UNAVAILABLE', 'The database does not answer', { retry_after_seconds: retry })) });
+    return reply
+      .status(503)
+      .header('retry-after', String(retry))
+      .send({ status: 'unavailable', ...errorBody(new AppError('UNAVAILABLE', 'The database does not answer', { retry_after_seconds: retry })) });
   });
 
   return app;

@@ -51,7 +51,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const key = request.headers['idempotency-key'];
     if (key === undefined) return;
     if (typeof key !== 'string' || !KEY.test(key))
-      throw validationFailed('Idempotency-Key must be 1 to 200 visible ASCII characters', { issues: [{ path: 'Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' }] });
+      throw validationFailed('Idempotency-Key must be 1 to 200 visible ASCII characters', {
+        issues: [{ path: 'Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' }],
+      });
     const ctx = await requestContext(request, deps);
     if (!ctx.viewer) return;
     const principalId = ctx.viewer.principalId;

@@ -32,7 +32,10 @@ function withCommonErrors(method: string, schema: FastifySchema, config: RouteMa
   if (!schema.response || typeof schema.response !== 'object') return;
   // A write (every method but GET, or a GET marked `write`) refuses a read-scoped token with 403.
   const write = config?.write ?? !readMethods.has(method);
-  const statuses = [...commonErrorStatuses, ...(bodyMethods.has(method) ? [413] : []), ...(write && !config?.public ? [403] : []),
+  const statuses = [
+    ...commonErrorStatuses,
+    ...(bodyMethods.has(method) ? [413] : []),
+    ...(write && !config?.public ? [403] : []),
     // An `Idempotency-Key` reused for a different request is 409 CONFLICT (platform/idempotency.ts).
     ...(config?.idempotent ? [409] : []),
   ];

@@ -26,8 +26,7 @@ function toInt(value: unknown, name: string): number | undefined {
 export function pageFromQuery(query: { limit?: unknown; offset?: unknown }, limits: Limits): PageRequest {
   const limit = toInt(query.limit, 'limit') ?? limits.pageDefault;
   const offset = toInt(query.offset, 'offset') ?? 0;
-  if (limit < 1 || limit > limits.pageMax)
-    throw invalid('limit', `must be between 1 and ${limits.pageMax}`);
+  if (limit < 1 || limit > limits.pageMax) throw invalid('limit', `must be between 1 and ${limits.pageMax}`);
   if (offset < 0) throw invalid('offset', 'must be 0 or more');
   return { limit, offset };
 }
@@ -47,8 +46,7 @@ export function decodeCursor(cursor: string): number {
 /** GraphQL `first` (default 20, 1..max) and `after` (a cursor) as a page request. */
 export function pageFromConnectionArgs(args: { first?: number | null; after?: string | null }, limits: Limits): PageRequest {
   const limit = args.first ?? limits.pageDefault;
-  if (limit < 1 || limit > limits.pageMax)
-    throw invalid('first', `must be between 1 and ${limits.pageMax}`);
+  if (limit < 1 || limit > limits.pageMax) throw invalid('first', `must be between 1 and ${limits.pageMax}`);
   const offset = args.after ? decodeCursor(args.after) + 1 : 0;
   return { limit, offset };
 }

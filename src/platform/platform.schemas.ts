@@ -53,7 +53,13 @@ const graphqlResult = {
 const graphqlFailures = Object.fromEntries(
   Object.entries(errors(400, 401, 403, 404, 413, 429, 500, 503)).map(([status, rest]) => [
     status,
-    { description: (rest as { description?: string }).description, anyOf: [{ ...graphqlResult, required: ['errors'] }, { ...rest, description: undefined }] },
+    {
+      description: (rest as { description?: string }).description,
+      anyOf: [
+        { ...graphqlResult, required: ['errors'] },
+        { ...rest, description: undefined },
+      ],
+    },
   ]),
 );
 

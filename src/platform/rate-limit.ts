@@ -64,7 +64,10 @@ return {count, ttl}`;
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
-  constructor(url: string, private readonly prefix: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     // Fail fast instead of queueing hits while Redis is away; the caller decides what a failure means.
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
     this.redis.on('error', () => undefined); // reported per hit; without a listener ioredis logs to stderr

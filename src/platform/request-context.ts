@@ -27,7 +27,12 @@ export interface AppDeps {
  * A context for one request or WebSocket operation: a fresh EntityManager fork, fresh DataLoaders and the
  * viewer behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
  */
-export async function createRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string = randomUUID(), ip?: string): Promise<RequestContext> {
+export async function createRequestContext(
+  deps: AppDeps,
+  authorization: string | undefined,
+  requestId: string = randomUUID(),
+  ip?: string,
+): Promise<RequestContext> {
   const em = requestEntityManager(deps.orm);
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');

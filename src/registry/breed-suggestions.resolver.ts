@@ -4,7 +4,10 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import { breedSuggestions } from './breed-suggestions.service';
 
-@ObjectType('BreedSuggestion', { simpleResolvers: true, description: 'A blueprint worth breeding with another: it fits, and it brings modules the other lacks.' })
+@ObjectType('BreedSuggestion', {
+  simpleResolvers: true,
+  description: 'A blueprint worth breeding with another: it fits, and it brings modules the other lacks.',
+})
 class BreedSuggestionType {
   @Field(() => Blueprint) blueprint!: Blueprint;
   @Field(() => Float, { description: 'Harmonic mean of graph similarity and the share of its modules that are new (0..1).' }) score!: number;

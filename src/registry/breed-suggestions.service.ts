@@ -19,8 +19,7 @@ export const BREED_SUGGESTIONS_MAX = 50;
  */
 export async function breedSuggestions(ctx: RequestContext, idOrSlug: string, limit = 10): Promise<{ blueprintId: string; items: BreedSuggestion[] }> {
   requireViewer(ctx);
-  if (!Number.isInteger(limit) || limit < 1 || limit > BREED_SUGGESTIONS_MAX)
-    throw invalid('limit', `must be between 1 and ${BREED_SUGGESTIONS_MAX}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > BREED_SUGGESTIONS_MAX) throw invalid('limit', `must be between 1 and ${BREED_SUGGESTIONS_MAX}`);
   const bp = await getBlueprint(ctx, idOrSlug);
   const candidates = await relatedCandidates(ctx.em, ctx.viewer, bp.plan.modules, [bp.id]);
   const best = candidates

@@ -14,8 +14,14 @@ export interface BreedScore {
  */
 export function breedScore(base: Pick<Plan, 'modules'>, candidate: Pick<Plan, 'modules'>): BreedScore {
   const baseKeys = new Set(base.modules.map((m) => m.key));
-  const sharedModules = candidate.modules.filter((m) => baseKeys.has(m.key)).map((m) => m.key).sort();
-  const newModules = candidate.modules.filter((m) => !baseKeys.has(m.key)).map((m) => m.key).sort();
+  const sharedModules = candidate.modules
+    .filter((m) => baseKeys.has(m.key))
+    .map((m) => m.key)
+    .sort();
+  const newModules = candidate.modules
+    .filter((m) => !baseKeys.has(m.key))
+    .map((m) => m.key)
+    .sort();
   const fit = planSimilarity(base, candidate);
   const novelty = candidate.modules.length === 0 ? 0 : newModules.length / candidate.modules.length;
   const score = fit + novelty === 0 ? 0 : (2 * fit * novelty) / (fit + novelty);

@@ -6,7 +6,11 @@ import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { registrySorts } from './registry.service';
 import { breedSuggestionsBody, registrySearchBody, trendingBody } from './registry.wire';
 
-const withCard = (extra: Record<string, object>) => ({ ...cardSchema, properties: { ...(cardSchema.properties as object), ...extra }, required: [...(cardSchema.required as string[]), ...Object.keys(extra)] });
+const withCard = (extra: Record<string, object>) => ({
+  ...cardSchema,
+  properties: { ...(cardSchema.properties as object), ...extra },
+  required: [...(cardSchema.required as string[]), ...Object.keys(extra)],
+});
 
 /** The registry as MCP tools: the same body builders as `/api/registry`, `/api/registry/trending` and breed suggestions. */
 export const registryMcpTools = [
@@ -26,18 +30,23 @@ export const registryMcpTools = [
   }),
   mcpTool<{ limit?: number; window_days?: number }>({
     name: 'registry_trending',
-    description: 'Public blueprints ranked by stars, forks and executions inside the last window_days days (default 7). Same body as GET /api/registry/trending.',
+    description:
+      'Public blueprints ranked by stars, forks and executions inside the last window_days days (default 7). Same body as GET /api/registry/trending.',
     input: args({
       limit: pageArgs.limit,
       window_days: { type: 'integer', minimum: 1, maximum: 365, default: 7, description: 'Days of activity counted, 1-365.' },
     }),
-    output: shape({ window_days: int, items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: shape({ stars: int, forks: int, executions: int }) })) }),
+    output: shape({
+      window_days: int,
+      items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: shape({ stars: int, forks: int, executions: int }) })),
+    }),
     readOnly: true,
     handler: (ctx, a) => trendingBody(ctx, a),
   }),
   mcpTool<{ blueprint_id: string; limit?: number }>({
     name: 'blueprint_breed_suggestions',
-    description: 'Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks; best first. Same body as GET /api/blueprints/:id/breed-suggestions.',
+    description:
+      'Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks; best first. Same body as GET /api/blueprints/:id/breed-suggestions.',
     input: args(
       { blueprint_id: idArg('A blueprint id (UUID) or slug.'), limit: { type: 'integer', minimum: 1, maximum: BREED_SUGGESTIONS_MAX, default: 10 } },
       ['blueprint_id'],

@@ -44,7 +44,9 @@ export class RegistryResolver {
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): LazyConnection<Blueprint> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page, projectionFor(info)));
+    return new LazyConnection(page, () =>
+      searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page, projectionFor(info)),
+    );
   }
 
   @Query(() => [TrendingEntryType], { description: 'Public blueprints ranked by stars, forks and executions inside the window.' })

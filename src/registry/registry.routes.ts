@@ -8,10 +8,8 @@ export const registryRoutes: RouteModule = (app, deps) => {
     registrySearchBody(await requestContext(request, deps), request.query),
   );
 
-  app.get<{ Querystring: { limit?: string; window_days?: string } }>(
-    '/api/registry/trending',
-    { schema: registrySchemas.trending },
-    async (request) => trendingBody(await requestContext(request, deps), request.query),
+  app.get<{ Querystring: { limit?: string; window_days?: string } }>('/api/registry/trending', { schema: registrySchemas.trending }, async (request) =>
+    trendingBody(await requestContext(request, deps), request.query),
   );
 
   /** Blueprints worth breeding with this one: similar enough to combine, bringing modules it lacks. */

@@ -47,7 +47,12 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
  * `count(*) over ()` would); stars and recent walk their partial indexes; trending ranks only the
  * blueprints with activity in the window, then fills the page from the stars index.
  */
-export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, page: PageRequest, projection = fullProjection): Promise<{ items: Blueprint[]; total: number }> {
+export async function searchRegistry(
+  ctx: RequestContext,
+  query: RegistryQuery,
+  page: PageRequest,
+  projection = fullProjection,
+): Promise<{ items: Blueprint[]; total: number }> {
   const q = query.q?.trim() ?? '';
   if (q.length > 200) throw invalid('q', 'is longer than 200 characters', 'q must be at most 200 characters');
   const where: string[] = [readableSql('b', null).sql];
@@ -71,7 +76,15 @@ export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, 
 
 type Row = Record<string, unknown>;
 
-function sortedPage(ctx: RequestContext, sort: RegistrySort, q: string, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
+function sortedPage(
+  ctx: RequestContext,
+  sort: RegistrySort,
+  q: string,
+  filter: string,
+  params: unknown[],
+  page: PageRequest,
+  projection: BlueprintProjection,
+): Promise<Row[]> {
   const order =
     sort === 'relevance' && q
       ? `ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id`

@@ -16,8 +16,20 @@ export interface RegistrySearchQuery {
 
 /** What a registry item shows: the card plus description, tags, forks and creation time (never the plan). */
 const registryItemColumns = projectionOf([
-  'slug', 'name', 'description', 'tags', 'stars_count', 'forks_count', 'module_count', 'step_count', 'created_at',
-  'executions_completed', 'executions_failed', 'executions_abandoned', 'review_count', 'rating_sum',
+  'slug',
+  'name',
+  'description',
+  'tags',
+  'stars_count',
+  'forks_count',
+  'module_count',
+  'step_count',
+  'created_at',
+  'executions_completed',
+  'executions_failed',
+  'executions_abandoned',
+  'review_count',
+  'rating_sum',
 ]);
 
 /** `GET /api/registry` (REST and MCP): cards with description, tags, forks and creation time. */
@@ -29,7 +41,13 @@ export async function registrySearchBody(ctx: RequestContext, query: RegistrySea
   if (query.q !== undefined && typeof query.q !== 'string') throw invalid('q', 'must be a string');
   const result = await searchRegistry(ctx, { q: query.q, tags: parseTags(query.tags), sort: sort as RegistrySort | undefined }, page, registryItemColumns);
   return {
-    items: result.items.map((bp) => ({ ...toCard(bp), description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() })),
+    items: result.items.map((bp) => ({
+      ...toCard(bp),
+      description: bp.description,
+      tags: bp.tags,
+      forks_count: bp.forksCount,
+      created_at: bp.createdAt.toISOString(),
+    })),
     total: result.total,
     ...page,
   };

@@ -20,7 +20,7 @@ export const reviewMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; rating: number; body: string }>({
     name: 'review_create',
-    description: "Review a blueprint you may read (one review each; not your own). Same body as POST /api/blueprints/:id/reviews.",
+    description: 'Review a blueprint you may read (one review each; not your own). Same body as POST /api/blueprints/:id/reviews.',
     input: args({ ...blueprintId, rating, body }, ['blueprint_id', 'rating', 'body']),
     output: reviewSchema,
     readOnly: false,

@@ -7,10 +7,8 @@ import { reviewsPageBody, toReviewBody } from './review.wire';
 type IdParams = { Params: { id: string } };
 
 export const reviewRoutes: RouteModule = (app, deps) => {
-  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
-    '/api/blueprints/:id/reviews',
-    { schema: reviewSchemas.list },
-    async (request) => reviewsPageBody(await requestContext(request, deps), request.params.id, request.query),
+  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>('/api/blueprints/:id/reviews', { schema: reviewSchemas.list }, async (request) =>
+    reviewsPageBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.post<IdParams>('/api/blueprints/:id/reviews', { schema: reviewSchemas.create }, async (request, reply) =>

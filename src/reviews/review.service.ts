@@ -45,7 +45,12 @@ const selectReview = `select r.id, r.blueprint_id, r.reviewer_id, p.name as revi
 
 const ratingField = { type: 'integer', minimum: 1, maximum: 5 };
 const bodyField = { type: 'string', maxLength: 10_000 };
-const createBody = compileSchema({ type: 'object', additionalProperties: false, required: ['rating', 'body'], properties: { rating: ratingField, body: bodyField } });
+const createBody = compileSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['rating', 'body'],
+  properties: { rating: ratingField, body: bodyField },
+});
 const updateBody = compileSchema({ type: 'object', additionalProperties: false, minProperties: 1, properties: { rating: ratingField, body: bodyField } });
 
 /**
@@ -65,7 +70,10 @@ export async function reviewBlueprint(ctx: RequestContext, blueprintId: string, 
       [randomUUID(), bp.id, viewer.principalId, input.rating, input.body],
     );
     if (inserted.length === 0) throw conflict('You have already reviewed this blueprint; PATCH /api/blueprints/:id/reviews/mine changes it');
-    const counted = await tx.execute('update blueprint set review_count = review_count + 1, rating_sum = rating_sum + ? where id = ? returning id', [input.rating, bp.id]);
+    const counted = await tx.execute('update blueprint set review_count = review_count + 1, rating_sum = rating_sum + ? where id = ? returning id', [
+      input.rating,
+      bp.id,
+    ]);
     if (counted.length === 0) throw notFound('blueprint', blueprintId);
     const rows: ReviewRow[] = await tx.execute(`${selectReview} where r.id = ?`, [inserted[0]!.id]);
     return toReview(rows[0]!);
@@ -80,13 +88,18 @@ export async function updateMyReview(ctx: RequestContext, blueprintId: string, b
   const bp = await getBlueprint(ctx, blueprintId);
   const input = assertValid<{ rating?: number; body?: string }>(updateBody, body ?? {}, 'body');
   const review = await ctx.em.transactional(async (tx) => {
-    const old: Array<{ rating: number }> = await tx.execute('select rating from review where blueprint_id = ? and reviewer_id = ? for update', [bp.id, viewer.principalId]);
+    const old: Array<{ rating: number }> = await tx.execute('select rating from review where blueprint_id = ? and reviewer_id = ? for update', [
+      bp.id,
+      viewer.principalId,
+    ]);
     if (old.length === 0) throw notFound('review');
     const rating = input.rating ?? Number(old[0]!.rating);
-    await tx.execute(
-      'update review set rating = ?, body = coalesce(?, body), updated_at = clock_timestamp() where blueprint_id = ? and reviewer_id = ?',
-      [rating, input.body ?? null, bp.id, viewer.principalId],
-    );
+    await tx.execute('update review set rating = ?, body = coalesce(?, body), updated_at = clock_timestamp() where blueprint_id = ? and reviewer_id = ?', [
+      rating,
+      input.body ?? null,
+      bp.id,
+      viewer.principalId,
+    ]);
     await tx.execute('update blueprint set rating_sum = rating_sum + ? where id = ?', [rating - Number(old[0]!.rating), bp.id]);
     const rows: ReviewRow[] = await tx.execute(`${selectReview} where r.blueprint_id = ? and r.reviewer_id = ?`, [bp.id, viewer.principalId]);
     return toReview(rows[0]!);
@@ -100,7 +113,10 @@ export async function deleteMyReview(ctx: RequestContext, blueprintId: string): 
   const viewer = requireViewer(ctx);
   const bp = await getBlueprint(ctx, blueprintId);
   await ctx.em.transactional(async (tx) => {
-    const gone: Array<{ rating: number }> = await tx.execute('delete from review where blueprint_id = ? and reviewer_id = ? returning rating', [bp.id, viewer.principalId]);
+    const gone: Array<{ rating: number }> = await tx.execute('delete from review where blueprint_id = ? and reviewer_id = ? returning rating', [
+      bp.id,
+      viewer.principalId,
+    ]);
     if (gone.length === 0) throw notFound('review');
     await tx.execute('update blueprint set review_count = review_count - 1, rating_sum = rating_sum - ? where id = ?', [Number(gone[0]!.rating), bp.id]);
   });

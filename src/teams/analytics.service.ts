@@ -48,8 +48,7 @@ export interface TeamAnalytics {
 export function parseWindowDays(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_WINDOW_DAYS;
   const n = typeof raw === 'number' ? raw : /^\d{1,4}$/.test(String(raw)) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WINDOW_DAYS)
-    throw invalid('window_days', `must be an integer between 1 and ${MAX_WINDOW_DAYS}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WINDOW_DAYS) throw invalid('window_days', `must be an integer between 1 and ${MAX_WINDOW_DAYS}`);
   return n;
 }
 
@@ -184,6 +183,14 @@ export function toAnalyticsBody(a: TeamAnalytics) {
     to: a.to,
     totals: countsBody(a.totals),
     days: a.days.map((d) => ({ day: d.day, ...countsBody(d) })),
-    top_blueprints: a.topBlueprints.map((b) => ({ id: b.id, slug: b.slug, name: b.name, forks: b.forks, stars: b.stars, executions_started: b.executionsStarted, activity: b.activity })),
+    top_blueprints: a.topBlueprints.map((b) => ({
+      id: b.id,
+      slug: b.slug,
+      name: b.name,
+      forks: b.forks,
+      stars: b.stars,
+      executions_started: b.executionsStarted,
+      activity: b.activity,
+    })),
   };
 }

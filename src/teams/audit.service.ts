@@ -96,8 +96,7 @@ export function assertAuditReader(role: TeamRole): void {
 
 export function parseAuditAction(raw: unknown): AuditAction | null {
   if (raw === undefined || raw === null || raw === '') return null;
-  if (typeof raw !== 'string' || !(auditActions as readonly string[]).includes(raw))
-    throw invalid('action', `must be one of: ${auditActions.join(', ')}`);
+  if (typeof raw !== 'string' || !(auditActions as readonly string[]).includes(raw)) throw invalid('action', `must be one of: ${auditActions.join(', ')}`);
   return raw as AuditAction;
 }
 
@@ -118,7 +117,12 @@ interface AuditRow {
  * A page of a team's audit log, newest first (by insertion order, so entries of one transaction keep
  * their order), optionally of one action. Access is the caller's business (see `teamAuditLog`).
  */
-export async function auditPage(em: EntityManager, teamId: string, page: PageRequest, action: AuditAction | null): Promise<{ items: AuditEntry[]; total: number }> {
+export async function auditPage(
+  em: EntityManager,
+  teamId: string,
+  page: PageRequest,
+  action: AuditAction | null,
+): Promise<{ items: AuditEntry[]; total: number }> {
   const filter = action ? ' and e.action = ?' : '';
   const params = action ? [teamId, action] : [teamId];
   const rows: AuditRow[] = await em.execute(

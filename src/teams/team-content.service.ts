@@ -77,9 +77,23 @@ export async function applyTransfer(ctx: RequestContext, tx: EntityManager, subj
   if (target !== null) await lockTeamForEditor(tx, target, viewer.principalId);
   const actor = actorOf(ctx);
   if (subject.teamId !== null)
-    await recordAudit(tx, { teamId: subject.teamId, actor, action: `${subject.kind}.transferred_out`, targetType: subject.kind, targetId: subject.id, details: { to_team_id: target } });
+    await recordAudit(tx, {
+      teamId: subject.teamId,
+      actor,
+      action: `${subject.kind}.transferred_out`,
+      targetType: subject.kind,
+      targetId: subject.id,
+      details: { to_team_id: target },
+    });
   if (target !== null)
-    await recordAudit(tx, { teamId: target, actor, action: `${subject.kind}.transferred_in`, targetType: subject.kind, targetId: subject.id, details: { from_team_id: subject.teamId } });
+    await recordAudit(tx, {
+      teamId: target,
+      actor,
+      action: `${subject.kind}.transferred_in`,
+      targetType: subject.kind,
+      targetId: subject.id,
+      details: { from_team_id: subject.teamId },
+    });
   return target;
 }
 
@@ -88,7 +102,9 @@ export async function transferBlueprint(ctx: RequestContext, blueprintId: string
   requireViewer(ctx);
   const bp = await getBlueprint(ctx, blueprintId); // 404 when the caller may not see it
   await ctx.em.transactional(async (tx) => {
-    const rows: Array<{ owner_id: string; team_id: string | null }> = await tx.execute('select owner_id, team_id from blueprint where id = ? for update', [bp.id]);
+    const rows: Array<{ owner_id: string; team_id: string | null }> = await tx.execute('select owner_id, team_id from blueprint where id = ? for update', [
+      bp.id,
+    ]);
     if (!rows[0]) throw notFound('blueprint', blueprintId);
     const target = await applyTransfer(ctx, tx, { kind: 'blueprint', id: bp.id, ownerId: rows[0].owner_id, teamId: rows[0].team_id }, body);
     if (target === undefined) return;

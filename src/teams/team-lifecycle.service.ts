@@ -30,8 +30,9 @@ export interface TeamSummary {
 /** The caller's teams (any role), oldest membership first: one statement for the page and its total. */
 export async function listMyTeams(ctx: RequestContext, page: PageRequest): Promise<{ items: TeamSummary[]; total: number }> {
   const viewer = requireViewer(ctx);
-  const rows: Array<{ id: string; name: string; conventions: string; created_at: Date; updated_at: Date; role: TeamRole } & Record<string, unknown>> = await ctx.em.execute(
-    `select t.id, t.name, t.conventions, t.created_at, t.updated_at, m.role,
+  const rows: Array<{ id: string; name: string; conventions: string; created_at: Date; updated_at: Date; role: TeamRole } & Record<string, unknown>> =
+    await ctx.em.execute(
+      `select t.id, t.name, t.conventions, t.created_at, t.updated_at, m.role,
             (select count(*) from team_member x where x.team_id = t.id) as member_count,
             (select count(*) from blueprint b where b.team_id = t.id) as blueprint_count,
             (select count(*) from architecture a where a.team_id = t.id) as architecture_count,
@@ -39,8 +40,8 @@ export async function listMyTeams(ctx: RequestContext, page: PageRequest): Promi
        from team_member m join team t on t.id = m.team_id
       where m.principal_id = ?
       order by m.created_at, t.id offset ? limit ?`,
-    [viewer.principalId, page.offset, page.limit],
-  );
+      [viewer.principalId, page.offset, page.limit],
+    );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && page.offset > 0) {
     const counted: Array<{ n: string }> = await ctx.em.execute('select count(*) as n from team_member where principal_id = ?', [viewer.principalId]);
@@ -73,7 +74,8 @@ export async function updateTeam(ctx: RequestContext, teamId: string, body: unkn
     const details: Record<string, unknown> = {};
     const name = input.name?.trim();
     if (name !== undefined && name !== current.name) details.name = { from: current.name, to: name };
-    if (input.conventions !== undefined && input.conventions !== current.conventions) details.conventions = { from: current.conventions, to: input.conventions };
+    if (input.conventions !== undefined && input.conventions !== current.conventions)
+      details.conventions = { from: current.conventions, to: input.conventions };
     if (Object.keys(details).length === 0) return;
     await tx.execute('update team set name = ?, conventions = ?, updated_at = now() where id = ?', [
       name ?? current.name,
@@ -104,10 +106,10 @@ export async function deleteTeam(ctx: RequestContext, teamId: string): Promise<v
     const blueprints = Number(held[0]!.blueprints);
     const architectures = Number(held[0]!.architectures);
     if (blueprints > 0 || architectures > 0)
-      throw conflict(
-        `The team still holds ${blueprints} blueprint(s) and ${architectures} architecture(s); transfer them out before deleting it`,
-        { blueprints, architectures },
-      );
+      throw conflict(`The team still holds ${blueprints} blueprint(s) and ${architectures} architecture(s); transfer them out before deleting it`, {
+        blueprints,
+        architectures,
+      });
     await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'team.deleted', targetType: 'team', targetId: teamId, details: { name: held[0]!.name } });
     await tx.execute('delete from team where id = ?', [teamId]);
   });
@@ -115,7 +117,12 @@ export async function deleteTeam(ctx: RequestContext, teamId: string): Promise<v
 }
 
 /** A page of the team's audit log, newest first: owner, admin and member (viewer 403, outsiders 404). */
-export async function teamAuditLog(ctx: RequestContext, teamId: string, page: PageRequest, rawAction: unknown): Promise<{ items: AuditEntry[]; total: number }> {
+export async function teamAuditLog(
+  ctx: RequestContext,
+  teamId: string,
+  page: PageRequest,
+  rawAction: unknown,
+): Promise<{ items: AuditEntry[]; total: number }> {
   const team = await getTeam(ctx, teamId);
   assertAuditReader((await viewerRoleIn(ctx, team.id))!);
   const action = parseAuditAction(rawAction);

@@ -61,7 +61,8 @@ export const teamMcpTools = [
   }),
   mcpTool<{ team_id: string; principal_id: string }>({
     name: 'team_remove_member',
-    description: 'Remove a member (owner or admin; anyone may remove themselves, except the owner). REST answers 204: DELETE /api/teams/:id/members/:principalId. Answers {team_id, principal_id, removed: true}.',
+    description:
+      'Remove a member (owner or admin; anyone may remove themselves, except the owner). REST answers 204: DELETE /api/teams/:id/members/:principalId. Answers {team_id, principal_id, removed: true}.',
     input: args({ ...teamId, ...principalId }, ['team_id', 'principal_id']),
     output: shape({ team_id: str, principal_id: str, removed: bool }),
     readOnly: false,
@@ -75,13 +76,16 @@ export const teamMcpTools = [
     name: 'team_list',
     description: 'Your teams with your role in each and what each holds. Same body as GET /api/teams.',
     input: args(pageArgs),
-    output: pageOf(shape({ id: str, name: str, conventions: str, role, member_count: int, blueprint_count: int, architecture_count: int, created_at: str, updated_at: str })),
+    output: pageOf(
+      shape({ id: str, name: str, conventions: str, role, member_count: int, blueprint_count: int, architecture_count: int, created_at: str, updated_at: str }),
+    ),
     readOnly: true,
     handler: (ctx, a) => teamListBody(ctx, a),
   }),
   mcpTool<{ team_id: string; name?: string; conventions?: string }>({
     name: 'team_update',
-    description: "Rename a team or change its conventions (owner or admin); conventions are injected into every run of the team's blueprints. Same body as PATCH /api/teams/:id.",
+    description:
+      "Rename a team or change its conventions (owner or admin); conventions are injected into every run of the team's blueprints. Same body as PATCH /api/teams/:id.",
     input: { ...args({ ...teamId, name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } }, ['team_id']), minProperties: 2 },
     output: teamSchema,
     readOnly: false,
@@ -90,7 +94,8 @@ export const teamMcpTools = [
   }),
   mcpTool<{ team_id: string }>({
     name: 'team_delete',
-    description: 'Delete a team (owner only); CONFLICT, naming the counts, while it still holds blueprints or architectures. REST answers 204: DELETE /api/teams/:id. Answers {team_id, deleted: true}.',
+    description:
+      'Delete a team (owner only); CONFLICT, naming the counts, while it still holds blueprints or architectures. REST answers 204: DELETE /api/teams/:id. Answers {team_id, deleted: true}.',
     input: args(teamId, ['team_id']),
     output: shape({ team_id: str, deleted: bool }),
     readOnly: false,
@@ -126,7 +131,8 @@ export const teamMcpTools = [
   }),
   mcpTool<{ team_id: string; window_days?: number }>({
     name: 'team_analytics',
-    description: 'Totals and a per-day series of blueprints created, forks, stars, executions and success rate, and the top 10 team blueprints, over window_days (default 30). Same body as GET /api/teams/:id/analytics.',
+    description:
+      'Totals and a per-day series of blueprints created, forks, stars, executions and success rate, and the top 10 team blueprints, over window_days (default 30). Same body as GET /api/teams/:id/analytics.',
     input: args({ ...teamId, window_days: { type: 'integer', minimum: 1, maximum: 365, default: 30 } }, ['team_id']),
     output: shape({ team_id: str, window_days: int, from: str, to: str, totals: anyObject, days: arrayOf(anyObject), top_blueprints: arrayOf(anyObject) }),
     readOnly: true,
@@ -135,8 +141,14 @@ export const teamMcpTools = [
   mcpTool<{ blueprint_id: string; team_id: string | null }>({
     name: 'blueprint_transfer',
     description:
-      "Move a blueprint you own into a team where you are a member or above, between teams, or out of its team (team_id null; team owner only). Same body as POST /api/blueprints/:id/transfer.",
-    input: args({ blueprint_id: idArg('A blueprint id (UUID) or slug.'), team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' } }, ['blueprint_id', 'team_id']),
+      'Move a blueprint you own into a team where you are a member or above, between teams, or out of its team (team_id null; team owner only). Same body as POST /api/blueprints/:id/transfer.',
+    input: args(
+      {
+        blueprint_id: idArg('A blueprint id (UUID) or slug.'),
+        team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' },
+      },
+      ['blueprint_id', 'team_id'],
+    ),
     output: blueprintSchema,
     readOnly: false,
     idempotent: true,

@@ -35,7 +35,10 @@ export class TeamResolver {
   @FieldResolver(() => [TeamMemberType], { description: 'Owner first, then admins, members and viewers.' })
   async members(@Root() team: Team, @Ctx() ctx: RequestContext): Promise<TeamMemberType[]> {
     const members = await teamMembers(ctx, team.id);
-    const principals = await principalsById(ctx, members.map((m) => m.principalId));
+    const principals = await principalsById(
+      ctx,
+      members.map((m) => m.principalId),
+    );
     return members.map((m, i) => ({ principal: principals[i] as Principal, role: m.role, joinedAt: m.joinedAt }));
   }
 
@@ -66,7 +69,9 @@ export class TeamResolver {
     return new LazyConnection(page, async () => listTeamArchitectures(ctx, (await getTeam(ctx, team.id)).id, page));
   }
 
-  @FieldResolver(() => TeamAuditEntryConnection, { description: 'Changes to the team, newest first; optionally of one action. Owner, admin and member (a viewer gets FORBIDDEN).' })
+  @FieldResolver(() => TeamAuditEntryConnection, {
+    description: 'Changes to the team, newest first; optionally of one action. Owner, admin and member (a viewer gets FORBIDDEN).',
+  })
   auditLog(
     @Root() team: Team,
     @Ctx() ctx: RequestContext,
@@ -79,7 +84,11 @@ export class TeamResolver {
   }
 
   @FieldResolver(() => TeamAnalyticsType, { description: 'Activity of the team over the last windowDays UTC days (1-365), any role.' })
-  analytics(@Root() team: Team, @Ctx() ctx: RequestContext, @Arg('windowDays', () => Int, { nullable: true, defaultValue: 30 }) windowDays: number): Promise<TeamAnalytics> {
+  analytics(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('windowDays', () => Int, { nullable: true, defaultValue: 30 }) windowDays: number,
+  ): Promise<TeamAnalytics> {
     return teamAnalytics(ctx, team.id, windowDays);
   }
 
@@ -102,8 +111,15 @@ export class TeamResolver {
     return true;
   }
 
-  @Mutation(() => Blueprint, { description: "Moves a blueprint into a team (its owner, who is an owner, admin or member there), between teams, or out of its team (teamId null; the team owner only)." })
-  transferBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string, @Arg('teamId', () => ID, { nullable: true }) teamId: string | null): Promise<Blueprint> {
+  @Mutation(() => Blueprint, {
+    description:
+      'Moves a blueprint into a team (its owner, who is an owner, admin or member there), between teams, or out of its team (teamId null; the team owner only).',
+  })
+  transferBlueprint(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('teamId', () => ID, { nullable: true }) teamId: string | null,
+  ): Promise<Blueprint> {
     return transferBlueprint(ctx, id, { team_id: teamId ?? null });
   }
 
@@ -133,14 +149,18 @@ export class TeamResolver {
   }
 
   @Mutation(() => Team, { nullable: true, description: 'Removes a member (owner or admin), or leaves the team (own id); null when the caller left.' })
-  removeTeamMember(@Ctx() ctx: RequestContext, @Arg('teamId', () => ID) teamId: string, @Arg('principalId', () => ID) principalId: string): Promise<Team | null> {
+  removeTeamMember(
+    @Ctx() ctx: RequestContext,
+    @Arg('teamId', () => ID) teamId: string,
+    @Arg('principalId', () => ID) principalId: string,
+  ): Promise<Team | null> {
     return removeTeamMember(ctx, teamId, principalId);
   }
 }
 
 @Resolver(() => ViewerType)
 export class ViewerTeamsResolver {
-  @FieldResolver(() => [Team], { description: "Every team the caller belongs to (any role), oldest membership first; each shows viewerRole." })
+  @FieldResolver(() => [Team], { description: 'Every team the caller belongs to (any role), oldest membership first; each shows viewerRole.' })
   async teams(@Ctx() ctx: RequestContext): Promise<Team[]> {
     const { items } = await listMyTeams(ctx, { limit: 10_000, offset: 0 });
     return items.map((s) => s.team);

@@ -54,14 +54,10 @@ export const teamRoutes: RouteModule = (app, deps) => {
     async (request) => teamAuditBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
-  app.get<TeamParams & { Querystring: { window_days?: string } }>(
-    '/api/teams/:id/analytics',
-    { schema: teamSchemas.analytics },
-    async (request) => {
-      const ctx = await requestContext(request, deps);
-      return toAnalyticsBody(await teamAnalytics(ctx, request.params.id, request.query.window_days));
-    },
-  );
+  app.get<TeamParams & { Querystring: { window_days?: string } }>('/api/teams/:id/analytics', { schema: teamSchemas.analytics }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toAnalyticsBody(await teamAnalytics(ctx, request.params.id, request.query.window_days));
+  });
 
   app.post<TeamParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: teamSchemas.transferBlueprint }, async (request) => {
     const ctx = await requestContext(request, deps);

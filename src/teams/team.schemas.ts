@@ -1,7 +1,23 @@
 import { nameField } from '../platform/field-schemas';
 import { architectureSummarySchema } from '../architectures/architecture.schemas';
 import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, dateTime, errors, freeObject, int, noContent, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import {
+  arrayOf,
+  dateTime,
+  errors,
+  freeObject,
+  int,
+  noContent,
+  nullable,
+  num,
+  obj,
+  page,
+  pageQuerySchema,
+  serviceChecked,
+  str,
+  strings,
+  uuid,
+} from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 import { TeamRole } from './team.entity';
 
@@ -75,7 +91,12 @@ export const teamSchemas = {
     body: serviceChecked({ type: 'object', description: 'any of name, conventions (checked by the service)' }),
     response: { 200: teamBodySchema, ...errors(403) },
   },
-  remove: { summary: 'Delete a team (owner); 409 while it still holds blueprints or architectures', tags, params: idParam('id'), response: { 204: noContent, ...errors(403, 409) } },
+  remove: {
+    summary: 'Delete a team (owner); 409 while it still holds blueprints or architectures',
+    tags,
+    params: idParam('id'),
+    response: { 204: noContent, ...errors(403, 409) },
+  },
   blueprints: {
     summary: "The team's blueprints (members)",
     tags,

@@ -43,19 +43,22 @@ const roleBody = compileSchema({
 
 /** Members of many teams, ordered owner, admins, members, viewers, then by joining time: one statement. */
 function membersLoader(ctx: RequestContext): DataLoader<string, Membership[]> {
-  return ctx.loaders.get('team.members', () =>
-    new DataLoader<string, Membership[]>(async (teamIds) => {
-      const rows: Array<{ team_id: string; principal_id: string; kind: PrincipalKind; name: string; role: TeamRole; created_at: Date }> = await ctx.em.execute(
-        `select m.team_id, m.principal_id, p.kind, p.name, m.role, m.created_at
+  return ctx.loaders.get(
+    'team.members',
+    () =>
+      new DataLoader<string, Membership[]>(async (teamIds) => {
+        const rows: Array<{ team_id: string; principal_id: string; kind: PrincipalKind; name: string; role: TeamRole; created_at: Date }> =
+          await ctx.em.execute(
+            `select m.team_id, m.principal_id, p.kind, p.name, m.role, m.created_at
            from team_member m join principal p on p.id = m.principal_id
           where m.team_id = any(?::uuid[])
           order by case m.role when 'owner' then 0 when 'admin' then 1 when 'member' then 2 else 3 end, m.created_at, m.principal_id`,
-        [`{${teamIds.join(',')}}`],
-      );
-      return groupByKeys(teamIds, rows, (r) => r.team_id).map((list) =>
-        list.map((r) => ({ principalId: r.principal_id, kind: r.kind, name: r.name, role: r.role, joinedAt: new Date(r.created_at) })),
-      );
-    }),
+            [`{${teamIds.join(',')}}`],
+          );
+        return groupByKeys(teamIds, rows, (r) => r.team_id).map((list) =>
+          list.map((r) => ({ principalId: r.principal_id, kind: r.kind, name: r.name, role: r.role, joinedAt: new Date(r.created_at) })),
+        );
+      }),
   );
 }
 
@@ -90,7 +93,14 @@ export async function createTeam(ctx: RequestContext, body: unknown): Promise<Te
     // Raw SQL for the membership: a Principal reference in this fork would be merged back over a
     // principal the request already loaded.
     await tx.execute(`insert into team_member (team_id, principal_id, role, created_at) values (?, ?, 'owner', now())`, [team.id, viewer.principalId]);
-    await recordAudit(tx, { teamId: team.id, actor: actorOf(ctx), action: 'team.created', targetType: 'team', targetId: team.id, details: { name: team.name } });
+    await recordAudit(tx, {
+      teamId: team.id,
+      actor: actorOf(ctx),
+      action: 'team.created',
+      targetType: 'team',
+      targetId: team.id,
+      details: { name: team.name },
+    });
     return team;
   });
   ctx.loaders.clear();
@@ -175,7 +185,14 @@ export async function updateTeamMember(ctx: RequestContext, teamId: string, prin
       if (targetRole === TeamRole.OWNER) throw forbidden("The owner's role changes only when they hand ownership over to another member");
       if (targetRole === input.role) return;
       await tx.execute('update team_member set role = ? where team_id = ? and principal_id = ?', [input.role, teamId, target]);
-      await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'member.role_changed', targetType: 'member', targetId: target, details: { from: targetRole, to: input.role } });
+      await recordAudit(tx, {
+        teamId,
+        actor: actorOf(ctx),
+        action: 'member.role_changed',
+        targetType: 'member',
+        targetId: target,
+        details: { from: targetRole, to: input.role },
+      });
     }
     await tx.execute('update team set updated_at = now() where id = ?', [teamId]);
   });
@@ -199,7 +216,14 @@ export async function removeTeamMember(ctx: RequestContext, teamId: string, prin
     if (targetRole === TeamRole.OWNER) throw forbidden('The team owner cannot be removed; they hand ownership over first');
     await tx.execute('delete from team_member where team_id = ? and principal_id = ?', [teamId, target]);
     await tx.execute('update team set updated_at = now() where id = ?', [teamId]);
-    await recordAudit(tx, { teamId, actor: actorOf(ctx), action: 'member.removed', targetType: 'member', targetId: target, details: { role: targetRole, left: leaving } });
+    await recordAudit(tx, {
+      teamId,
+      actor: actorOf(ctx),
+      action: 'member.removed',
+      targetType: 'member',
+      targetId: target,
+      details: { role: targetRole, left: leaving },
+    });
   });
   ctx.loaders.clear();
   return leaving ? null : getTeam(ctx, teamId);

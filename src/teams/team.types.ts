@@ -11,12 +11,16 @@ export class AuditActorType {
   @Field(() => String) name!: string;
 }
 
-@ObjectType('TeamAuditEntry', { simpleResolvers: true, description: 'One change to a team, its members, conventions, blueprints or architectures. Entries are never changed or deleted.' })
+@ObjectType('TeamAuditEntry', {
+  simpleResolvers: true,
+  description: 'One change to a team, its members, conventions, blueprints or architectures. Entries are never changed or deleted.',
+})
 export class TeamAuditEntryType {
   @Field(() => ID) id!: string;
   @Field(() => Date) at!: Date;
   @Field(() => AuditActorType) actor!: AuditActorType;
-  @Field(() => String, { description: 'e.g. team.updated, member.added, blueprint.transferred_in, blueprint.tool_applied (docs/teams.md lists them).' }) action!: string;
+  @Field(() => String, { description: 'e.g. team.updated, member.added, blueprint.transferred_in, blueprint.tool_applied (docs/teams.md lists them).' })
+  action!: string;
   @Field(() => String, { description: 'team, member, blueprint or architecture.' }) targetType!: string;
   @Field(() => String) targetId!: string;
   @Field(() => JSONObjectScalar) details!: Record<string, unknown>;
@@ -34,7 +38,8 @@ export class TeamAnalyticsCountsType {
   @Field(() => Int) executionsCompleted!: number;
   @Field(() => Int) executionsFailed!: number;
   @Field(() => Int) executionsAbandoned!: number;
-  @Field(() => Float, { nullable: true, description: 'completed / (completed + failed + abandoned) of runs ended; null when none ended.' }) successRate!: number | null;
+  @Field(() => Float, { nullable: true, description: 'completed / (completed + failed + abandoned) of runs ended; null when none ended.' }) successRate!:
+    number | null;
 }
 
 @ObjectType('TeamAnalyticsDay', { simpleResolvers: true })
@@ -60,5 +65,6 @@ export class TeamAnalyticsType {
   @Field(() => String, { description: 'Last day of the window: today (UTC).' }) to!: string;
   @Field(() => TeamAnalyticsCountsType) totals!: TeamAnalyticsCountsType;
   @Field(() => [TeamAnalyticsDayType]) days!: TeamAnalyticsDayType[];
-  @Field(() => [TeamBlueprintActivityType], { description: 'The ten most active team blueprints, most active first.' }) topBlueprints!: TeamBlueprintActivityType[];
+  @Field(() => [TeamBlueprintActivityType], { description: 'The ten most active team blueprints, most active first.' })
+  topBlueprints!: TeamBlueprintActivityType[];
 }

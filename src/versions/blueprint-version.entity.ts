@@ -35,14 +35,7 @@ export class BlueprintVersion {
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();
 
-  constructor(init: {
-    blueprint: Ref<Blueprint>;
-    number: number;
-    author: Ref<Principal>;
-    cause: string;
-    changes: Record<string, unknown>;
-    plan: Plan;
-  }) {
+  constructor(init: { blueprint: Ref<Blueprint>; number: number; author: Ref<Principal>; cause: string; changes: Record<string, unknown>; plan: Plan }) {
     this.blueprint = init.blueprint;
     this.number = init.number;
     this.author = init.author;

@@ -43,42 +43,44 @@ export function historyOf(ctx: RequestContext, idOrSlug: string): Promise<Bluepr
  * blueprints (a lateral page per blueprint on the (blueprint_id, number) key, plus its count).
  */
 function versionPageLoader(ctx: RequestContext, page: PageRequest): DataLoader<string, VersionPage> {
-  return ctx.loaders.get(`versions.page:${page.limit}:${page.offset}`, () =>
-    new DataLoader<string, VersionPage>(async (ids) => {
-      const rows: Array<{
-        bp_id: string;
-        total: string | number;
-        id: string | null;
-        number: number;
-        author_id: string;
-        cause: string;
-        changes: Record<string, unknown>;
-        created_at: Date | string;
-      }> = await ctx.em.execute(
-        `select p.bp_id, c.total, v.id, v.number, v.author_id, v.cause, v.changes, v.created_at
+  return ctx.loaders.get(
+    `versions.page:${page.limit}:${page.offset}`,
+    () =>
+      new DataLoader<string, VersionPage>(async (ids) => {
+        const rows: Array<{
+          bp_id: string;
+          total: string | number;
+          id: string | null;
+          number: number;
+          author_id: string;
+          cause: string;
+          changes: Record<string, unknown>;
+          created_at: Date | string;
+        }> = await ctx.em.execute(
+          `select p.bp_id, c.total, v.id, v.number, v.author_id, v.cause, v.changes, v.created_at
            from unnest(?::uuid[]) as p(bp_id)
            cross join lateral (select count(*) as total from blueprint_version where blueprint_id = p.bp_id) c
            left join lateral (select id, number, author_id, cause, changes, created_at from blueprint_version
                                where blueprint_id = p.bp_id order by number desc offset ? limit ?) v on true
           order by p.bp_id, v.number desc`,
-        [`{${ids.join(',')}}`, page.offset, page.limit],
-      );
-      const pages = new Map<string, VersionPage>(ids.map((id) => [id, { items: [], total: 0 }]));
-      for (const row of rows) {
-        const entry = pages.get(row.bp_id)!;
-        entry.total = Number(row.total);
-        if (row.id === null) continue;
-        entry.items.push({
-          id: row.id,
-          number: Number(row.number),
-          createdAt: new Date(row.created_at),
-          authorId: row.author_id,
-          cause: row.cause,
-          changes: row.changes,
-        });
-      }
-      return ids.map((id) => pages.get(id)!);
-    }),
+          [`{${ids.join(',')}}`, page.offset, page.limit],
+        );
+        const pages = new Map<string, VersionPage>(ids.map((id) => [id, { items: [], total: 0 }]));
+        for (const row of rows) {
+          const entry = pages.get(row.bp_id)!;
+          entry.total = Number(row.total);
+          if (row.id === null) continue;
+          entry.items.push({
+            id: row.id,
+            number: Number(row.number),
+            createdAt: new Date(row.created_at),
+            authorId: row.author_id,
+            cause: row.cause,
+            changes: row.changes,
+          });
+        }
+        return ids.map((id) => pages.get(id)!);
+      }),
   );
 }
 

@@ -7,9 +7,7 @@ type IdParams = { Params: { id: string } };
 
 export const versionRoutes: RouteModule = (app, deps) => {
   /** The plan's history, newest first; owner only. */
-  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
-    '/api/blueprints/:id/versions',
-    { schema: versionSchemas.list },
-    async (request) => versionsBody(await requestContext(request, deps), request.params.id, request.query),
+  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>('/api/blueprints/:id/versions', { schema: versionSchemas.list }, async (request) =>
+    versionsBody(await requestContext(request, deps), request.params.id, request.query),
   );
 };

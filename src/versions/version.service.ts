@@ -18,10 +18,9 @@ export async function recordVersion(
   changes: Record<string, unknown>,
   plan: Plan = blueprint.plan,
 ): Promise<BlueprintVersion> {
-  const rows: Array<{ next: number }> = await tx.execute(
-    'select coalesce(max(number), 0) + 1 as next from blueprint_version where blueprint_id = ?',
-    [blueprint.id],
-  );
+  const rows: Array<{ next: number }> = await tx.execute('select coalesce(max(number), 0) + 1 as next from blueprint_version where blueprint_id = ?', [
+    blueprint.id,
+  ]);
   const version = new BlueprintVersion({
     blueprint: ref(blueprint),
     number: Number(rows[0]!.next),

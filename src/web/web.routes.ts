@@ -68,5 +68,7 @@ export const webRoutes: RouteModule = (app) => {
     isServerPath(request.url) ? reply.callNotFound() : serve(request.params.page, reply),
   );
   for (const prefix of CLIENT_PREFIXES)
-    app.get(`/${prefix}/*`, { ...options, schema: webSchemas.asset }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) => serve(`${prefix}/${request.params['*']}`, reply));
+    app.get(`/${prefix}/*`, { ...options, schema: webSchemas.asset }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) =>
+      serve(`${prefix}/${request.params['*']}`, reply),
+    );
 };

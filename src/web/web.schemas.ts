@@ -1,7 +1,7 @@
 import { errors } from '../platform/response-schemas';
 
 const tags = ['web'];
-const html = { type: 'string', description: 'text/html: the web console (the page holds no data; it calls the API with the person\'s token)' };
+const html = { type: 'string', description: "text/html: the web console (the page holds no data; it calls the API with the person's token)" };
 
 /** The web console's pages. They answer HTML, so they are documented but never JSON-validated. */
 export const webSchemas = {

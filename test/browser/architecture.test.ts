@@ -47,11 +47,17 @@ afterEach(() => {
 });
 
 /** The architecture as the API has it (GraphQL over HTTP with the same token). */
-async function readBack(): Promise<{ nodes: { id: string; position: { x: number; y: number }; card: { name: string } | null }[]; edges: { id: string; computed: boolean }[] }> {
+async function readBack(): Promise<{
+  nodes: { id: string; position: { x: number; y: number }; card: { name: string } | null }[];
+  edges: { id: string; computed: boolean }[];
+}> {
   const res = await fetch(`${server.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: 'query($slug: String!) { architecture(slug: $slug) { nodes { id position { x y } card { name } } edges { id computed } } }', variables: { slug } }),
+    body: JSON.stringify({
+      query: 'query($slug: String!) { architecture(slug: $slug) { nodes { id position { x y } card { name } } edges { id computed } } }',
+      variables: { slug },
+    }),
   });
   const body = (await res.json()) as { data: { architecture: Awaited<ReturnType<typeof readBack>> } };
   return body.data.architecture;
@@ -60,8 +66,15 @@ async function readBack(): Promise<{ nodes: { id: string; position: { x: number;
 async function addBlueprint(p: Page, name: string, owner: string, nodesAfter: number) {
   await p.getByLabel('Find a blueprint').fill(name);
   await p.getByRole('button', { name: `Add ${name} by ${owner}`, exact: true }).click();
-  await p.getByTestId('node-list').getByRole('listitem').nth(nodesAfter - 1).waitFor();
-  await p.getByTestId('arch-node').nth(nodesAfter - 1).waitFor();
+  await p
+    .getByTestId('node-list')
+    .getByRole('listitem')
+    .nth(nodesAfter - 1)
+    .waitFor();
+  await p
+    .getByTestId('arch-node')
+    .nth(nodesAfter - 1)
+    .waitFor();
 }
 
 describe('the architecture viewer and editor', () => {

@@ -86,7 +86,8 @@ describe('the web console', () => {
     // The token works from outside the browser: curl, as the page suggests.
     // Asynchronously: the server runs in this process, so a synchronous child would block the answer it waits for.
     const curl = async (token: string, path: string) =>
-      (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${server.url}${path}`])).stdout;
+      (await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${server.url}${path}`]))
+        .stdout;
     expect(await curl(secret, `/api/blueprints/${bp.payments!.slug}`)).toBe('200');
     // MCP with the configuration's URL and header.
     const mcp = await fetch(config.mcpServers['blueprint-workshop'].url, {

@@ -22,7 +22,10 @@ export function newestMtime(dir: string, skip: readonly string[] = []): number {
 function isFresh(): boolean {
   if (!existsSync(distMain) || !existsSync(distAdmin)) return false;
   const built = Math.min(statSync(distMain).mtimeMs, statSync(distAdmin).mtimeMs);
-  const sources = Math.max(newestMtime(path.join(projectRoot, 'src')), ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(projectRoot, f)).mtimeMs));
+  const sources = Math.max(
+    newestMtime(path.join(projectRoot, 'src')),
+    ...['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => statSync(path.join(projectRoot, f)).mtimeMs),
+  );
   return built > sources;
 }
 

@@ -14,7 +14,11 @@ export default async function globalSetup(): Promise<void> {
   ensureChromium();
   let server = process.env.DATABASE_URL;
   if (!server) {
-    const embedded = await startEmbeddedPostgres({ dataDir: '.data/test', port: Number(process.env.EMBEDDED_PG_TEST_PORT ?? 54330), log: (m) => console.log(m) });
+    const embedded = await startEmbeddedPostgres({
+      dataDir: '.data/test',
+      port: Number(process.env.EMBEDDED_PG_TEST_PORT ?? 54330),
+      log: (m) => console.log(m),
+    });
     (globalThis as { __bwEmbedded?: { stop(): Promise<void> } }).__bwEmbedded = embedded;
     server = embedded.url;
   }

@@ -6,8 +6,10 @@ export default async function globalTeardown(): Promise<void> {
   const template = process.env.BW_TEST_TEMPLATE_DB;
   if (server && template) {
     // Per-file databases a crashed or killed file did not drop go with the template.
-    const leftovers = await withPg(withDatabase(server, 'postgres'), async (client) =>
-      (await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [testDatabasePrefix(template)])).rows,
+    const leftovers = await withPg(
+      withDatabase(server, 'postgres'),
+      async (client) =>
+        (await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [testDatabasePrefix(template)])).rows,
     );
     for (const { datname } of leftovers) await adminQuery(server, `drop database if exists "${datname}" with (force)`);
     await adminQuery(server, `drop database if exists ${template} with (force)`);

@@ -35,7 +35,14 @@ export class TestOAuthClient implements OAuthClientProvider {
   ) {}
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test MCP client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', ...this.metadata };
+    return {
+      client_name: 'Test MCP client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...this.metadata,
+    };
   }
   clientInformation() {
     return this.info;
@@ -69,7 +76,12 @@ export class TestOAuthClient implements OAuthClientProvider {
       this.consent = { pageStatus: pageResponse.status, submitStatus: 0, location: pageResponse.headers.get('location'), page };
       return;
     }
-    const form = new URLSearchParams({ request, username: this.credentials.username, password: this.credentials.password, decision: this.credentials.decision ?? 'allow' });
+    const form = new URLSearchParams({
+      request,
+      username: this.credentials.username,
+      password: this.credentials.password,
+      decision: this.credentials.decision ?? 'allow',
+    });
     const submit = await fetch(new URL('/oauth/consent', url), { method: 'POST', body: form, redirect: 'manual' });
     this.consent = { pageStatus: pageResponse.status, submitStatus: submit.status, location: submit.headers.get('location'), page: await submit.text() };
   }

@@ -59,7 +59,9 @@ export async function waitForHealthy(server: ServerProcess, timeoutMs: number): 
 export function exitWithin(server: ServerProcess, timeoutMs: number): Promise<number | string> {
   return Promise.race([
     server.exited,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`process did not exit within ${timeoutMs} ms:\n${server.output()}`)), timeoutMs).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`process did not exit within ${timeoutMs} ms:\n${server.output()}`)), timeoutMs).unref(),
+    ),
   ]);
 }
 

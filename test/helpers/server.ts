@@ -18,7 +18,17 @@ export interface TestServer {
  * Boots the real server on a random port over its own fresh database. Tests talk to it over HTTP and
  * WebSocket only. `close()` drains it and drops the database.
  */
-export async function startTestServer(options: { limits?: Partial<Limits>; database?: Partial<DatabaseSettings>; databaseUrl?: string; redisUrl?: string; redisKeyPrefix?: string; logLevel?: string; logStream?: Config['logStream'] } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {
+    limits?: Partial<Limits>;
+    database?: Partial<DatabaseSettings>;
+    databaseUrl?: string;
+    redisUrl?: string;
+    redisKeyPrefix?: string;
+    logLevel?: string;
+    logStream?: Config['logStream'];
+  } = {},
+): Promise<TestServer> {
   const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   const config: Config = {
     port: 0,

@@ -9,7 +9,10 @@ const builtIndex = path.join(webDir, 'dist', 'index.html');
 
 function isFresh(): boolean {
   if (!existsSync(builtIndex)) return false;
-  const sources = Math.max(newestMtime(webDir, ['dist', 'generated']), ...['schema.graphql', 'codegen.yml', 'package.json'].map((f) => statSync(path.join(projectRoot, f)).mtimeMs));
+  const sources = Math.max(
+    newestMtime(webDir, ['dist', 'generated']),
+    ...['schema.graphql', 'codegen.yml', 'package.json'].map((f) => statSync(path.join(projectRoot, f)).mtimeMs),
+  );
   return statSync(builtIndex).mtimeMs > sources;
 }
 
@@ -18,5 +21,7 @@ function isFresh(): boolean {
  * than every file under web/ and the schema; one worker at a time (see `buildOnce`).
  */
 export function ensureWebBuilt(): Promise<void> {
-  return buildOnce('web-build.lock', isFresh, () => promisify(execFile)('npm', ['run', '--silent', 'build:web'], { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 }));
+  return buildOnce('web-build.lock', isFresh, () =>
+    promisify(execFile)('npm', ['run', '--silent', 'build:web'], { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 }),
+  );
 }

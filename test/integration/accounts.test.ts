@@ -1,4 +1,14 @@
-import { BlueprintActivityDocument, ClaimAgentSessionDocument, CreateAccessTokenDocument, RevokeAccessTokenDocument, SignInDocument, SignOutDocument, SignUpDocument, ViewerDocument, ViewerTokensDocument } from '../generated/graphql';
+import {
+  BlueprintActivityDocument,
+  ClaimAgentSessionDocument,
+  CreateAccessTokenDocument,
+  RevokeAccessTokenDocument,
+  SignInDocument,
+  SignOutDocument,
+  SignUpDocument,
+  ViewerDocument,
+  ViewerTokensDocument,
+} from '../generated/graphql';
 import { createBlueprint } from '../fixtures/blueprints';
 import { mcpClient, toolBody } from '../helpers/mcp-client';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -49,7 +59,15 @@ describe('sign-up and sign-in', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('CONFLICT');
     const users = await sql.count('principal');
-    for (const body of [{ username: 'ab', password: PASSWORD }, { username: 'Upper-Case', password: PASSWORD }, { username: 'has space', password: PASSWORD }, { username: uniqueName('short'), password: 'too short' }, { username: uniqueName('long'), password: 'x'.repeat(201) }, { username: uniqueName('extra'), password: PASSWORD, admin: true }, {}]) {
+    for (const body of [
+      { username: 'ab', password: PASSWORD },
+      { username: 'Upper-Case', password: PASSWORD },
+      { username: 'has space', password: PASSWORD },
+      { username: uniqueName('short'), password: 'too short' },
+      { username: uniqueName('long'), password: 'x'.repeat(201) },
+      { username: uniqueName('extra'), password: PASSWORD, admin: true },
+      {},
+    ]) {
       const res = await server.rest.post('/api/auth/signup', { body });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -73,7 +91,8 @@ describe('sign-up and sign-in', () => {
 
   it('rate limits failed sign-ins per username with 429 and Retry-After, even for the right password', async () => {
     const user = await server.rest.signUp(uniqueName('target'));
-    for (let i = 0; i < 3; i++) expect((await server.rest.post('/api/auth/login', { body: { username: user.username, password: `wrong password ${i}` } })).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await server.rest.post('/api/auth/login', { body: { username: user.username, password: `wrong password ${i}` } })).status).toBe(401);
     const limited = await server.rest.post('/api/auth/login', { body: { username: user.username, password: PASSWORD } });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
@@ -91,7 +110,8 @@ describe('sign-up and sign-in', () => {
   it('rate limits failed sign-ins per IP address across usernames', async () => {
     const limited = await startTestServer({ limits: { signInFailuresPerUsername: 100, signInFailuresPerIp: 2 } });
     try {
-      for (const name of ['first-guess', 'second-guess']) expect((await limited.rest.post('/api/auth/login', { body: { username: name, password: PASSWORD } })).status).toBe(401);
+      for (const name of ['first-guess', 'second-guess'])
+        expect((await limited.rest.post('/api/auth/login', { body: { username: name, password: PASSWORD } })).status).toBe(401);
       const third = await limited.rest.post('/api/auth/login', { body: { username: 'third-guess', password: PASSWORD } });
       expect(third.status).toBe(429);
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -140,7 +160,15 @@ describe('account tokens (the MCP setup page)', () => {
     let list = await server.rest.get('/api/account/tokens', { token: user.token });
     expect(list.status).toBe(200);
     expect(list.body.items.map((t: any) => t.name)).toEqual(['script', 'Claude Desktop']);
-    expect(list.body.items[1]).toEqual({ id: created.body.id, name: 'Claude Desktop', scope: 'read', prefix: created.body.prefix, created_at: created.body.created_at, expires_at: created.body.expires_at, last_used_at: null });
+    expect(list.body.items[1]).toEqual({
+      id: created.body.id,
+      name: 'Claude Desktop',
+      scope: 'read',
+      prefix: created.body.prefix,
+      created_at: created.body.created_at,
+      expires_at: created.body.expires_at,
+      last_used_at: null,
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.token);
 
     expect((await server.rest.get('/api/registry', { token: created.body.token })).status).toBe(200);
@@ -164,7 +192,13 @@ describe('account tokens (the MCP setup page)', () => {
     const token = await server.rest.post('/api/account/tokens', { token: owner.token, body: { name: 'mine', scope: 'write' } });
     expect((await server.rest.delete(`/api/account/tokens/${token.body.id}`, { token: other.token })).status).toBe(404);
     expect((await server.rest.get('/api/registry', { token: token.body.token })).status).toBe(200);
-    for (const body of [{ name: 'x', scope: 'admin' }, { scope: 'read' }, { name: 'x', scope: 'read', expires_in_days: 0 }, { name: 'x', scope: 'read', expires_in_days: 10_000 }, { name: ' ', scope: 'read' }])
+    for (const body of [
+      { name: 'x', scope: 'admin' },
+      { scope: 'read' },
+      { name: 'x', scope: 'read', expires_in_days: 0 },
+      { name: 'x', scope: 'read', expires_in_days: 10_000 },
+      { name: ' ', scope: 'read' },
+    ])
       expect((await server.rest.post('/api/account/tokens', { token: owner.token, body })).status).toBe(400);
   });
 
@@ -222,7 +256,8 @@ describe('GraphQL accounts', () => {
     const wrong = await server.gql.request(SignInDocument, { username, password: 'wrong password here' });
     expect(wrong.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const signIn = (await server.gql.ok(SignInDocument, { username, password: PASSWORD })).signIn;
-    const created = (await server.gql.ok(CreateAccessTokenDocument, { name: 'cursor', scope: 'READ' as never, expiresInDays: 7 }, signIn.token)).createAccessToken;
+    const created = (await server.gql.ok(CreateAccessTokenDocument, { name: 'cursor', scope: 'READ' as never, expiresInDays: 7 }, signIn.token))
+      .createAccessToken;
     expect(created).toMatchObject({ name: 'cursor', scope: 'READ', token: expect.stringMatching(/^bwu_/) });
     const viewer = (await server.gql.ok(ViewerTokensDocument, {}, signIn.token)).viewer!;
     expect(viewer.tokens.map((t) => t.id)).toEqual([created.id]);

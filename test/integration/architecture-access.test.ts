@@ -74,9 +74,14 @@ describe('editing a team architecture', () => {
     const token = tokens[who];
     const node = await server.rest.post(`/api/architectures/${slug}/nodes`, { token, body: { blueprint_id: freshBlueprint().id } });
     expect(node.status).toBe(201);
-    const edge = await server.rest.post(`/api/architectures/${slug}/edges`, { token, body: { source_node_id: node.body.id, target_node_id: a.id, edge_type: 'auth' } });
+    const edge = await server.rest.post(`/api/architectures/${slug}/edges`, {
+      token,
+      body: { source_node_id: node.body.id, target_node_id: a.id, edge_type: 'auth' },
+    });
     expect(edge.status).toBe(201);
-    expect((await server.rest.put(`/api/architectures/${slug}/layout`, { token, body: [{ nodeId: node.body.id, position: { x: 7, y: 7 } }] })).status).toBe(200);
+    expect((await server.rest.put(`/api/architectures/${slug}/layout`, { token, body: [{ nodeId: node.body.id, position: { x: 7, y: 7 } }] })).status).toBe(
+      200,
+    );
     expect((await server.rest.delete(`/api/architectures/${slug}/edges/${edge.body.id}`, { token })).status).toBe(204);
     expect((await server.rest.delete(`/api/architectures/${slug}/nodes/${node.body.id}`, { token })).status).toBe(204);
   });
@@ -160,7 +165,10 @@ describe('POST /api/architectures/:slug/transfer', () => {
     const before = await architectureState(server.databaseUrl, arch.slug);
     const res = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.archOwner, body: { team_id: foreignTeam } });
     expect(res.status).toBe(404);
-    const unknown = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.archOwner, body: { team_id: '00000000-0000-4000-8000-000000000000' } });
+    const unknown = await server.rest.post(`/api/architectures/${arch.slug}/transfer`, {
+      token: tokens.archOwner,
+      body: { team_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknown.status).toBe(404);
     expect(await architectureState(server.databaseUrl, arch.slug)).toEqual(before);
   });
@@ -186,7 +194,14 @@ describe('redaction of blueprints the viewer may not read', () => {
       const seen = (await server.rest.get(`/api/architectures/${arch.slug}`, { token: tokens[who] })).body;
       expect(seen.nodes[0]).toMatchObject({ id: nOpen.id, blueprint_id: open.id, redacted: false, blueprint: expect.objectContaining({ name: open.name }) });
       for (const [i, node] of [nSecret, nFork].entries())
-        expect(seen.nodes[i + 1]).toEqual({ id: node.id, blueprint_id: null, position_x: node.position_x, position_y: node.position_y, blueprint: null, redacted: true });
+        expect(seen.nodes[i + 1]).toEqual({
+          id: node.id,
+          blueprint_id: null,
+          position_x: node.position_x,
+          position_y: node.position_y,
+          blueprint: null,
+          redacted: true,
+        });
       expect(seen.edges.map((e: any) => e.id)).toEqual([manual.id]);
       expect(JSON.stringify(seen)).not.toContain('Top secret');
       expect(JSON.stringify(seen)).not.toContain(secret.id);
@@ -197,7 +212,15 @@ describe('redaction of blueprints the viewer may not read', () => {
         expect(printed).not.toContain(secret.id);
       }
       const gql = await server.gql.ok(ArchitectureEcosystemDocument, { slug: arch.slug }, tokens[who]);
-      expect(gql.architecture!.nodes[1]).toEqual({ id: nSecret.id, blueprintId: null, redacted: true, position: { x: nSecret.position_x, y: nSecret.position_y }, composition: [], card: null, blueprint: null });
+      expect(gql.architecture!.nodes[1]).toEqual({
+        id: nSecret.id,
+        blueprintId: null,
+        redacted: true,
+        position: { x: nSecret.position_x, y: nSecret.position_y },
+        composition: [],
+        card: null,
+        blueprint: null,
+      });
       const modules = await server.gql.ok(ArchitectureNodeModulesDocument, { slug: arch.slug, nodeId: nSecret.id }, tokens[who]);
       expect(modules.architecture!.node).toEqual({ id: nSecret.id, redacted: true, modules: [], dependencies: [] });
       const detail = await server.gql.ok(ArchitectureModuleDetailDocument, { slug: arch.slug, nodeId: nSecret.id, key: 'api' }, tokens[who]);

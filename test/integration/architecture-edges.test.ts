@@ -48,7 +48,10 @@ describe('POST /api/architectures/:slug/edges', () => {
   it.each(['lineage_fork', 'lineage_breed'])('refuses to create a %s edge with 403 and writes nothing', async (type) => {
     const { arch, a, b } = await twoNodes(`Edge ${type}`);
     const before = await architectureState(server.databaseUrl, arch.slug);
-    const res = await server.rest.post(`/api/architectures/${arch.slug}/edges`, { token: owner, body: { source_node_id: a.id, target_node_id: b.id, edge_type: type } });
+    const res = await server.rest.post(`/api/architectures/${arch.slug}/edges`, {
+      token: owner,
+      body: { source_node_id: a.id, target_node_id: b.id, edge_type: type },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
     expect(res.body.error.message).toMatch(/computed from fork and breed ancestry/);
@@ -60,10 +63,18 @@ describe('POST /api/architectures/:slug/edges', () => {
     ['custom with a blank label', (a: any, b: any) => ({ source_node_id: a.id, target_node_id: b.id, edge_type: 'custom', label: '   ' }), 'body/label'],
     ['an unknown edge type', (a: any, b: any) => ({ source_node_id: a.id, target_node_id: b.id, edge_type: 'grpc' }), 'body/edge_type'],
     ['no edge type', (a: any, b: any) => ({ source_node_id: a.id, target_node_id: b.id }), 'body/edge_type'],
-    ['a source that is no node', (_a: any, b: any) => ({ source_node_id: '00000000-0000-4000-8000-000000000000', target_node_id: b.id, edge_type: 'auth' }), 'body/source_node_id'],
+    [
+      'a source that is no node',
+      (_a: any, b: any) => ({ source_node_id: '00000000-0000-4000-8000-000000000000', target_node_id: b.id, edge_type: 'auth' }),
+      'body/source_node_id',
+    ],
     ['a target that is not an id', (a: any) => ({ source_node_id: a.id, target_node_id: 'b', edge_type: 'auth' }), 'body/target_node_id'],
     ['an edge from a node to itself', (a: any) => ({ source_node_id: a.id, target_node_id: a.id, edge_type: 'event' }), 'body/target_node_id'],
-    ['a label that is too long', (a: any, b: any) => ({ source_node_id: a.id, target_node_id: b.id, edge_type: 'event', label: 'x'.repeat(201) }), 'body/label'],
+    [
+      'a label that is too long',
+      (a: any, b: any) => ({ source_node_id: a.id, target_node_id: b.id, edge_type: 'event', label: 'x'.repeat(201) }),
+      'body/label',
+    ],
   ])('rejects %s with 400 naming the path, and writes nothing', async (_what, body, path) => {
     const { arch, a, b } = await twoNodes('Edge rejections');
     const before = await architectureState(server.databaseUrl, arch.slug);
@@ -77,7 +88,10 @@ describe('POST /api/architectures/:slug/edges', () => {
     const one = await twoNodes('Edge one');
     const two = await twoNodes('Edge two');
     const before = await architectureState(server.databaseUrl, one.arch.slug);
-    const res = await server.rest.post(`/api/architectures/${one.arch.slug}/edges`, { token: owner, body: { source_node_id: one.a.id, target_node_id: two.b.id, edge_type: 'api_call' } });
+    const res = await server.rest.post(`/api/architectures/${one.arch.slug}/edges`, {
+      token: owner,
+      body: { source_node_id: one.a.id, target_node_id: two.b.id, edge_type: 'api_call' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues).toEqual([{ path: 'body/target_node_id', message: 'is not a node of this architecture' }]);
     expect(await architectureState(server.databaseUrl, one.arch.slug)).toEqual(before);
@@ -87,7 +101,10 @@ describe('POST /api/architectures/:slug/edges', () => {
     const { arch, a, b } = await twoNodes('Edge twice');
     const first = await addEdge(server.rest, owner, arch.slug, { source_node_id: a.id, target_node_id: b.id, edge_type: 'custom', label: 'x' });
     const before = await architectureState(server.databaseUrl, arch.slug);
-    const res = await server.rest.post(`/api/architectures/${arch.slug}/edges`, { token: owner, body: { source_node_id: a.id, target_node_id: b.id, edge_type: 'custom', label: 'x' } });
+    const res = await server.rest.post(`/api/architectures/${arch.slug}/edges`, {
+      token: owner,
+      body: { source_node_id: a.id, target_node_id: b.id, edge_type: 'custom', label: 'x' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.details).toEqual({ edge_id: first.id });
     expect(await architectureState(server.databaseUrl, arch.slug)).toEqual(before);
@@ -102,13 +119,24 @@ describe('computed lineage edges', () => {
     const otherFork = await addNode(server.rest, owner, arch.slug, { blueprint_id: extra[2].id }); // forked from base by `other`
     const first = (await server.rest.get(`/api/architectures/${arch.slug}`)).body;
     const lineage = first.edges.filter((e: { computed: boolean }) => e.computed);
-    expect(lineage).toContainEqual({ id: `lineage:${parent.id}:${child.id}`, source_node_id: parent.id, target_node_id: child.id, edge_type: 'lineage_fork', label: null, computed: true });
+    expect(lineage).toContainEqual({
+      id: `lineage:${parent.id}:${child.id}`,
+      source_node_id: parent.id,
+      target_node_id: child.id,
+      edge_type: 'lineage_fork',
+      label: null,
+      computed: true,
+    });
     expect(lineage).toContainEqual(expect.objectContaining({ id: `lineage:${parent.id}:${otherFork.id}`, edge_type: 'lineage_fork' }));
     expect(lineage).toHaveLength(2); // the two forks are siblings, not parent and child
     expect(lineage.every((e: { source_node_id: string }) => e.source_node_id === parent.id)).toBe(true);
     // Computed again on every read, identically.
     expect((await server.rest.get(`/api/architectures/${arch.slug}`)).body.edges).toEqual(first.edges);
-    expect(await sql(server.databaseUrl, 'select count(*)::int as n from architecture_edge e join architecture a on a.id = e.architecture_id where a.slug = $1', [arch.slug])).toEqual([{ n: 0 }]);
+    expect(
+      await sql(server.databaseUrl, 'select count(*)::int as n from architecture_edge e join architecture a on a.id = e.architecture_id where a.slug = $1', [
+        arch.slug,
+      ]),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('draws lineage_breed from each parent of a breed child', async () => {
@@ -118,8 +146,15 @@ describe('computed lineage edges', () => {
     const child = await createBlueprint(server.rest, owner, { name: 'Offspring' });
     // No breed tool on this branch yet: record the links the breed tool would write.
     for (const p of [p1, p2])
-      await sql(server.databaseUrl, `insert into lineage_link (id, parent_id, child_id, kind, created_at) values (gen_random_uuid(), $1, $2, 'breed', now())`, [p.id, child.id]);
-    const [n1, n2, nc] = [await addNode(server.rest, owner, arch.slug, { blueprint_id: p1.id }), await addNode(server.rest, owner, arch.slug, { blueprint_id: p2.id }), await addNode(server.rest, owner, arch.slug, { blueprint_id: child.id })];
+      await sql(server.databaseUrl, `insert into lineage_link (id, parent_id, child_id, kind, created_at) values (gen_random_uuid(), $1, $2, 'breed', now())`, [
+        p.id,
+        child.id,
+      ]);
+    const [n1, n2, nc] = [
+      await addNode(server.rest, owner, arch.slug, { blueprint_id: p1.id }),
+      await addNode(server.rest, owner, arch.slug, { blueprint_id: p2.id }),
+      await addNode(server.rest, owner, arch.slug, { blueprint_id: child.id }),
+    ];
     const edges = (await server.rest.get(`/api/architectures/${arch.slug}`)).body.edges;
     expect(edges).toEqual(
       [
@@ -173,10 +208,10 @@ describe('DELETE nodes and edges', () => {
     const b = await addNode(server.rest, owner, one.slug, { blueprint_id: extra[1].id });
     const edge = await addEdge(server.rest, owner, one.slug, { source_node_id: a.id, target_node_id: b.id, edge_type: 'auth' });
     const before = await architectureState(server.databaseUrl, one.slug);
-    for (const path of [`nodes/${a.id}`, `edges/${edge.id}`]) expect((await server.rest.delete(`/api/architectures/${two.slug}/${path}`, { token: owner })).status).toBe(404);
+    for (const path of [`nodes/${a.id}`, `edges/${edge.id}`])
+      expect((await server.rest.delete(`/api/architectures/${two.slug}/${path}`, { token: owner })).status).toBe(404);
     for (const path of ['nodes/00000000-0000-4000-8000-000000000000', 'nodes/x', 'edges/00000000-0000-4000-8000-000000000000', 'edges/x'])
       expect((await server.rest.delete(`/api/architectures/${one.slug}/${path}`, { token: owner })).status).toBe(404);
     expect(await architectureState(server.databaseUrl, one.slug)).toEqual(before);
   });
 });
-

@@ -119,7 +119,9 @@ describe('zoom levels', () => {
       blueprint: { id: shop.id, tags: [] },
     });
     expect(data.architecture!.nodes[1]!.position).toEqual({ x: 500, y: 40 });
-    expect(data.architecture!.edges).toEqual([{ id: `lineage:${a.id}:${b.id}`, source: a.id, target: b.id, edgeType: 'LINEAGE_FORK', label: null, computed: true }]);
+    expect(data.architecture!.edges).toEqual([
+      { id: `lineage:${a.id}:${b.id}`, source: a.id, target: b.id, edgeType: 'LINEAGE_FORK', label: null, computed: true },
+    ]);
   });
 
   it('architecture: a node’s modules with levels and dependency edges', async () => {
@@ -167,7 +169,10 @@ describe('zoom levels', () => {
       const nodes = [await addNode(server.rest, owner, arch.slug, { blueprint_id: shop.id })];
       for (const f of forks.slice(0, size - 1)) nodes.push(await addNode(server.rest, owner, arch.slug, { blueprint_id: f.id }));
       for (let i = 1; i < nodes.length; i++)
-        await server.rest.post(`/api/architectures/${arch.slug}/edges`, { token: owner, body: { source_node_id: nodes[i - 1].id, target_node_id: nodes[i].id, edge_type: 'api_call' } });
+        await server.rest.post(`/api/architectures/${arch.slug}/edges`, {
+          token: owner,
+          body: { source_node_id: nodes[i - 1].id, target_node_id: nodes[i].id, edge_type: 'api_call' },
+        });
       for (const token of [owner, undefined]) {
         const res = await server.gql.request(ArchitectureEcosystemDocument, { slug: arch.slug }, token);
         expect(res.errors).toBeUndefined();
@@ -190,19 +195,36 @@ describe('mutations', () => {
     expect(created).toMatchObject({ slug: 'graphql-arch', description: '', visibility: 'PRIVATE', owner: { id: ownerId }, nodes: [], edges: [] });
     const slug = created.slug;
     const a = (await gql.ok(AddArchitectureNodeDocument, { slug, input: { blueprintId: shop.id } }, owner)).addArchitectureNode;
-    const b = (await gql.ok(AddArchitectureNodeDocument, { slug, input: { blueprintId: forks[1].id, position: { x: 900, y: 10 } } }, owner)).addArchitectureNode;
+    const b = (await gql.ok(AddArchitectureNodeDocument, { slug, input: { blueprintId: forks[1].id, position: { x: 900, y: 10 } } }, owner))
+      .addArchitectureNode;
     expect(a).toMatchObject({ blueprintId: shop.id, redacted: false, position: { x: 0, y: 0 }, blueprint: { name: 'Shop' } });
     expect(b.position).toEqual({ x: 900, y: 10 });
 
-    const edge = (await gql.ok(AddArchitectureEdgeDocument, { slug, input: { sourceNodeId: b.id, targetNodeId: a.id, edgeType: 'CUSTOM', label: 'syncs' } }, owner)).addArchitectureEdge;
+    const edge = (
+      await gql.ok(AddArchitectureEdgeDocument, { slug, input: { sourceNodeId: b.id, targetNodeId: a.id, edgeType: 'CUSTOM', label: 'syncs' } }, owner)
+    ).addArchitectureEdge;
     expect(edge).toMatchObject({ source: b.id, target: a.id, edgeType: 'CUSTOM', label: 'syncs', computed: false });
 
     const before = await architectureState(server.databaseUrl, slug);
-    const lineage = await gql.request(AddArchitectureEdgeDocument, { slug, input: { sourceNodeId: a.id, targetNodeId: b.id, edgeType: 'LINEAGE_FORK' } }, owner);
+    const lineage = await gql.request(
+      AddArchitectureEdgeDocument,
+      { slug, input: { sourceNodeId: a.id, targetNodeId: b.id, edgeType: 'LINEAGE_FORK' } },
+      owner,
+    );
     expect(lineage.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const unlabelled = await gql.request(AddArchitectureEdgeDocument, { slug, input: { sourceNodeId: a.id, targetNodeId: b.id, edgeType: 'CUSTOM' } }, owner);
     expect(unlabelled.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
-    const badLayout = await gql.request(UpdateArchitectureLayoutDocument, { slug, layout: [{ nodeId: a.id, position: { x: 1, y: 1 } }, { nodeId: edge.id, position: { x: 2, y: 2 } }] }, owner);
+    const badLayout = await gql.request(
+      UpdateArchitectureLayoutDocument,
+      {
+        slug,
+        layout: [
+          { nodeId: a.id, position: { x: 1, y: 1 } },
+          { nodeId: edge.id, position: { x: 2, y: 2 } },
+        ],
+      },
+      owner,
+    );
     expect(badLayout.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     const removeLineage = await gql.request(RemoveArchitectureEdgeDocument, { slug, edgeId: `lineage:${a.id}:${b.id}` }, owner);
     expect(removeLineage.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -212,8 +234,12 @@ describe('mutations', () => {
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(await architectureState(server.databaseUrl, slug)).toEqual(before);
 
-    const moved = (await gql.ok(UpdateArchitectureLayoutDocument, { slug, layout: [{ nodeId: a.id, position: { x: -5, y: 2.5 } }] }, owner)).updateArchitectureLayout;
-    expect(moved.nodes.map((n) => n.position)).toEqual([{ x: -5, y: 2.5 }, { x: 900, y: 10 }]);
+    const moved = (await gql.ok(UpdateArchitectureLayoutDocument, { slug, layout: [{ nodeId: a.id, position: { x: -5, y: 2.5 } }] }, owner))
+      .updateArchitectureLayout;
+    expect(moved.nodes.map((n) => n.position)).toEqual([
+      { x: -5, y: 2.5 },
+      { x: 900, y: 10 },
+    ]);
     const withoutEdge = (await gql.ok(RemoveArchitectureEdgeDocument, { slug, edgeId: edge.id }, owner)).removeArchitectureEdge;
     expect(withoutEdge.edges.map((e) => e.id)).toEqual([`lineage:${a.id}:${b.id}`]);
     const withoutNode = (await gql.ok(RemoveArchitectureNodeDocument, { slug, nodeId: b.id }, owner)).removeArchitectureNode;
@@ -259,7 +285,10 @@ describe('architectureChanged', () => {
     expect(moved.architecture.nodes.find((n) => n.id === node.id)!.position).toEqual({ x: 321, y: 654 });
 
     // The owner draws and removes an edge: the editor sees both, and who did it.
-    const edge = await server.rest.post(`/api/architectures/${arch.slug}/edges`, { token: owner, body: { source_node_id: node.id, target_node_id: anchor.id, edge_type: 'event' } });
+    const edge = await server.rest.post(`/api/architectures/${arch.slug}/edges`, {
+      token: owner,
+      body: { source_node_id: node.id, target_node_id: anchor.id, edge_type: 'event' },
+    });
     expect((await editorSub.next()).data!.architectureChanged).toMatchObject({ kind: 'NODE_ADDED', subjectId: node.id });
     expect((await editorSub.next()).data!.architectureChanged.kind).toBe('LAYOUT_UPDATED');
     const drawn = (await editorSub.next()).data!.architectureChanged;
@@ -272,7 +301,10 @@ describe('architectureChanged', () => {
     for (const kind of ['EDGE_ADDED', 'EDGE_REMOVED', 'NODE_REMOVED']) expect((await ownerSub.next()).data!.architectureChanged.kind).toBe(kind);
 
     // A refused edit publishes nothing.
-    await server.rest.post(`/api/architectures/${arch.slug}/edges`, { token: owner, body: { source_node_id: anchor.id, target_node_id: anchor.id, edge_type: 'lineage_fork' } });
+    await server.rest.post(`/api/architectures/${arch.slug}/edges`, {
+      token: owner,
+      body: { source_node_id: anchor.id, target_node_id: anchor.id, edge_type: 'lineage_fork' },
+    });
     expect(await editorSub.nothingWithin(400)).toBe(true);
   });
 
@@ -313,7 +345,7 @@ describe('architectureChanged', () => {
     expect(await editorSub.nothingWithin(500)).toBe(true);
   });
 
-  it('ends the stream with UNAUTHENTICATED, without the event, once the subscriber\'s token is revoked', async () => {
+  it("ends the stream with UNAUTHENTICATED, without the event, once the subscriber's token is revoked", async () => {
     const watcher = await server.rest.agentToken('architecture watcher to revoke');
     const arch = await createArchitecture(server.rest, owner, { name: 'Watched by a revoked token' });
     const anchor = await addNode(server.rest, owner, arch.slug, { blueprint_id: shop.id });

@@ -29,7 +29,15 @@ describe('POST /api/architectures', () => {
   it('creates an empty architecture owned by the caller, with a slug from its name', async () => {
     const res = await server.rest.post('/api/architectures', { token: owner, body: { name: 'Payments Platform!', visibility: 'public' } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ slug: 'payments-platform', name: 'Payments Platform!', description: '', visibility: 'public', team_id: null, nodes: [], edges: [] });
+    expect(res.body).toMatchObject({
+      slug: 'payments-platform',
+      name: 'Payments Platform!',
+      description: '',
+      visibility: 'public',
+      team_id: null,
+      nodes: [],
+      edges: [],
+    });
     expect(res.body.owner_id).toBe((await sql(server.databaseUrl, 'select owner_id from architecture where slug = $1', ['payments-platform']))[0].owner_id);
   });
 
@@ -131,7 +139,9 @@ describe('POST /api/architectures/:slug/nodes', () => {
 
   it('keeps concurrent automatic placements apart (adds to one architecture run one after the other)', async () => {
     const arch = await createArchitecture(server.rest, owner, { name: 'Concurrent grid' });
-    const results = await Promise.all([base, forkOfBase, ...extra].map((bp) => server.rest.post(`/api/architectures/${arch.slug}/nodes`, { token: owner, body: { blueprint_id: bp.id } })));
+    const results = await Promise.all(
+      [base, forkOfBase, ...extra].map((bp) => server.rest.post(`/api/architectures/${arch.slug}/nodes`, { token: owner, body: { blueprint_id: bp.id } })),
+    );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
     const points = results.map((r) => ({ x: r.body.position_x, y: r.body.position_y }));
     for (let i = 0; i < points.length; i++) for (let j = i + 1; j < points.length; j++) expect(overlaps(points[i]!, points[j]!)).toBe(false);
@@ -145,7 +155,17 @@ describe('POST /api/architectures/:slug/nodes', () => {
       blueprint_id: base.id,
       position_x: -10.5,
       position_y: 99,
-      blueprint: { id: base.id, slug: base.slug, name: 'Base', stars: 0, module_count: 3, step_count: 3, success_rate: null, review_count: 0, rating_average: null },
+      blueprint: {
+        id: base.id,
+        slug: base.slug,
+        name: 'Base',
+        stars: 0,
+        module_count: 3,
+        step_count: 3,
+        success_rate: null,
+        review_count: 0,
+        rating_average: null,
+      },
       redacted: false,
     });
   });
@@ -218,11 +238,39 @@ describe('PUT /api/architectures/:slug/layout', () => {
   });
 
   it.each([
-    ['an unknown node id', (n: any[]) => [{ nodeId: n[0].id, position: { x: 1, y: 1 } }, { nodeId: '00000000-0000-4000-8000-000000000000', position: { x: 2, y: 2 } }], 'body/1/nodeId'],
-    ['a node id that is not a UUID', (n: any[]) => [{ nodeId: n[0].id, position: { x: 1, y: 1 } }, { nodeId: 'n2', position: { x: 2, y: 2 } }], 'body/1/nodeId'],
-    ['a node listed twice', (n: any[]) => [{ nodeId: n[0].id, position: { x: 1, y: 1 } }, { nodeId: n[0].id, position: { x: 2, y: 2 } }], 'body/1/nodeId'],
+    [
+      'an unknown node id',
+      (n: any[]) => [
+        { nodeId: n[0].id, position: { x: 1, y: 1 } },
+        { nodeId: '00000000-0000-4000-8000-000000000000', position: { x: 2, y: 2 } },
+      ],
+      'body/1/nodeId',
+    ],
+    [
+      'a node id that is not a UUID',
+      (n: any[]) => [
+        { nodeId: n[0].id, position: { x: 1, y: 1 } },
+        { nodeId: 'n2', position: { x: 2, y: 2 } },
+      ],
+      'body/1/nodeId',
+    ],
+    [
+      'a node listed twice',
+      (n: any[]) => [
+        { nodeId: n[0].id, position: { x: 1, y: 1 } },
+        { nodeId: n[0].id, position: { x: 2, y: 2 } },
+      ],
+      'body/1/nodeId',
+    ],
     ['a missing position', (n: any[]) => [{ nodeId: n[0].id, position: { x: 1, y: 1 } }, { nodeId: n[1].id }], 'body/1/position'],
-    ['a coordinate that is not a number', (n: any[]) => [{ nodeId: n[0].id, position: { x: 1, y: 1 } }, { nodeId: n[1].id, position: { x: '2', y: 2 } }], 'body/1/position/x'],
+    [
+      'a coordinate that is not a number',
+      (n: any[]) => [
+        { nodeId: n[0].id, position: { x: 1, y: 1 } },
+        { nodeId: n[1].id, position: { x: '2', y: 2 } },
+      ],
+      'body/1/position/x',
+    ],
     ['snake_case keys', (n: any[]) => [{ node_id: n[0].id, position: { x: 1, y: 1 } }], 'body/0/nodeId'],
     ['an object instead of an array', (n: any[]) => ({ nodeId: n[0].id, position: { x: 1, y: 1 } }), 'body'],
   ])('rejects %s with 400 and moves no node', async (_what, body, path) => {
@@ -300,7 +348,10 @@ describe('limits', () => {
       const node = await small.rest.post(`/api/architectures/${arch.slug}/nodes`, { token, body: { blueprint_id: bps[2].id } });
       expect(node.status).toBe(400);
       expect(node.body.error.message).toMatch(/maximum of 2 nodes/);
-      const edge = await small.rest.post(`/api/architectures/${arch.slug}/edges`, { token, body: { source_node_id: b.id, target_node_id: a.id, edge_type: 'auth' } });
+      const edge = await small.rest.post(`/api/architectures/${arch.slug}/edges`, {
+        token,
+        body: { source_node_id: b.id, target_node_id: a.id, edge_type: 'auth' },
+      });
       expect(edge.status).toBe(400);
       expect(edge.body.error.message).toMatch(/maximum of 1 edges/);
       expect(await architectureState(small.databaseUrl, arch.slug)).toEqual(before);

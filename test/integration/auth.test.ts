@@ -103,7 +103,9 @@ describe('bearer tokens', () => {
   it('answers an expired token with 401 on REST and GraphQL, and the same token before expiry worked', async () => {
     const token = await server.rest.agentToken();
     expect((await server.gql.ok(ViewerDocument, {}, token)).viewer).not.toBeNull();
-    const updated = await query(server.databaseUrl, `update access_token set expires_at = now() - interval '1 second' where token_hash = $1 returning id`, [sha256(token)]);
+    const updated = await query(server.databaseUrl, `update access_token set expires_at = now() - interval '1 second' where token_hash = $1 returning id`, [
+      sha256(token),
+    ]);
     expect(updated).toHaveLength(1);
     await expectRejectedEverywhere(token);
   });
@@ -124,7 +126,9 @@ describe('bearer tokens', () => {
     const token = await server.rest.agentToken('hash probe');
     const secret = token.slice('bwa_'.length);
     const hits = await withPg(server.databaseUrl, async (client) => {
-      const tables = await client.query<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+      const tables = await client.query<{ name: string }>(
+        `select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+      );
       const found: string[] = [];
       for (const { name } of tables.rows) {
         const r = await client.query(`select count(*)::int as n from "${name}" t where t::text like '%' || $1 || '%'`, [secret]);

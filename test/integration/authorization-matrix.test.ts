@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { getNamedType, isAbstractType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, type GraphQLField, type GraphQLInputType } from 'graphql';
+import {
+  getNamedType,
+  isAbstractType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLInputType,
+} from 'graphql';
 import { graphQLSchema } from '../../src/app';
 import { addNode, createArchitecture, createTeam } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
@@ -70,9 +80,11 @@ interface RestRow {
 }
 
 const fresh = {
-  privateBlueprint: async (w: World) => (await createBlueprint(w.server.rest, w.owner.token, { name: `fresh ${randomUUID().slice(0, 6)}`, visibility: 'private' })).id as string,
+  privateBlueprint: async (w: World) =>
+    (await createBlueprint(w.server.rest, w.owner.token, { name: `fresh ${randomUUID().slice(0, 6)}`, visibility: 'private' })).id as string,
   privateArch: async (w: World) => (await createArchitecture(w.server.rest, w.owner.token, { name: `fresh map`, visibility: 'private' })).slug as string,
-  operation: async (w: World) => (await w.server.rest.post('/api/tools/operations', { token: w.owner.token, body: { tool_type: 'create' } })).body.operation_id as string,
+  operation: async (w: World) =>
+    (await w.server.rest.post('/api/tools/operations', { token: w.owner.token, body: { tool_type: 'create' } })).body.operation_id as string,
 };
 
 /** THE table. */
@@ -82,7 +94,12 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     // The ecosystem's public pages (DESIGN 9: documentation and metrics need no token).
     { method: 'GET', route: '/metrics', url: () => '/metrics', expect: PUBLIC },
     { method: 'GET', route: '/openapi.json', url: () => '/openapi.json', expect: PUBLIC },
-    { method: 'GET', route: '/docs', url: () => '/docs', expect: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }) },
+    {
+      method: 'GET',
+      route: '/docs',
+      url: () => '/docs',
+      expect: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }),
+    },
     { method: 'GET', route: '/docs/json', url: () => '/docs/json', expect: PUBLIC },
     { method: 'GET', route: '/docs/yaml', url: () => '/docs/yaml', expect: PUBLIC },
     { method: 'GET', route: '/docs/static/index.html', url: () => '/docs/static/index.html', expect: PUBLIC },
@@ -96,25 +113,62 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     { method: 'GET', route: '/blueprints/*', url: () => '/blueprints/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'GET', route: '/architectures/*', url: () => '/architectures/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'POST', route: '/api/agent/sessions', url: () => '/api/agent/sessions', expect: PUBLIC },
-    { method: 'POST', route: '/api/auth/signup', url: () => '/api/auth/signup', body: () => ({ username: `u-${randomUUID().slice(0, 8)}`, password: 'correct horse battery' }), expect: PUBLIC },
-    { method: 'POST', route: '/api/auth/login', url: () => '/api/auth/login', body: (w) => ({ username: w.foreign.username, password: 'correct horse battery' }), expect: PUBLIC },
-    { method: 'DELETE', route: '/api/auth/session', url: () => '/api/auth/session', freshTokens: true, expect: { anonymous: 401, agent: 400, read: 403, write: 400, foreign: 204, owner: 204 } },
-    { method: 'DELETE', route: '/api/agent/sessions/current', url: () => '/api/agent/sessions/current', freshTokens: true, expect: { anonymous: 401, agent: 204, read: 403, write: 400, foreign: 400, owner: 400 } },
+    {
+      method: 'POST',
+      route: '/api/auth/signup',
+      url: () => '/api/auth/signup',
+      body: () => ({ username: `u-${randomUUID().slice(0, 8)}`, password: 'correct horse battery' }),
+      expect: PUBLIC,
+    },
+    {
+      method: 'POST',
+      route: '/api/auth/login',
+      url: () => '/api/auth/login',
+      body: (w) => ({ username: w.foreign.username, password: 'correct horse battery' }),
+      expect: PUBLIC,
+    },
+    {
+      method: 'DELETE',
+      route: '/api/auth/session',
+      url: () => '/api/auth/session',
+      freshTokens: true,
+      expect: { anonymous: 401, agent: 400, read: 403, write: 400, foreign: 204, owner: 204 },
+    },
+    {
+      method: 'DELETE',
+      route: '/api/agent/sessions/current',
+      url: () => '/api/agent/sessions/current',
+      freshTokens: true,
+      expect: { anonymous: 401, agent: 204, read: 403, write: 400, foreign: 400, owner: 400 },
+    },
     { method: 'GET', route: '/api/account/tokens', url: () => '/api/account/tokens', expect: ACCOUNT_READ },
     { method: 'POST', route: '/api/account/tokens', url: () => '/api/account/tokens', body: () => ({ name: 'matrix', scope: 'read' }), expect: ACCOUNT_WRITE },
     {
       method: 'DELETE',
       route: '/api/account/tokens/:id',
-      url: async (w) => `/api/account/tokens/${(await w.server.rest.post('/api/account/tokens', { token: w.owner.token, body: { name: 'to revoke', scope: 'read' } })).body.id}`,
+      url: async (w) =>
+        `/api/account/tokens/${(await w.server.rest.post('/api/account/tokens', { token: w.owner.token, body: { name: 'to revoke', scope: 'read' } })).body.id}`,
       expect: with_(ACCOUNT_WRITE, { foreign: 404 }),
     },
-    { method: 'POST', route: '/api/account/claim', url: () => '/api/account/claim', body: async (w) => ({ agent_token: await w.server.rest.agentToken('to claim') }), expect: ACCOUNT_WRITE },
+    {
+      method: 'POST',
+      route: '/api/account/claim',
+      url: () => '/api/account/claim',
+      body: async (w) => ({ agent_token: await w.server.rest.agentToken('to claim') }),
+      expect: ACCOUNT_WRITE,
+    },
 
     { method: 'GET', route: '/api/registry', url: () => '/api/registry', expect: READ },
     { method: 'GET', route: '/api/registry/trending', url: () => '/api/registry/trending', expect: READ },
     { method: 'GET', route: '/api/blueprints/:id', url: (w) => `/api/blueprints/${w.pub.id}`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id', url: (w) => `/api/blueprints/${w.priv.id}`, expect: PRIVATE },
-    { method: 'PATCH', route: '/api/blueprints/:id', url: (w) => `/api/blueprints/${w.priv.id}`, body: () => ({ description: 'patched' }), expect: OWNER_WRITE },
+    {
+      method: 'PATCH',
+      route: '/api/blueprints/:id',
+      url: (w) => `/api/blueprints/${w.priv.id}`,
+      body: () => ({ description: 'patched' }),
+      expect: OWNER_WRITE,
+    },
     { method: 'PATCH', route: '/api/blueprints/:id', url: (w) => `/api/blueprints/${w.pub.id}`, body: () => ({ description: 'patched' }), expect: OWNER_ONLY },
     { method: 'DELETE', route: '/api/blueprints/:id', url: async (w) => `/api/blueprints/${await fresh.privateBlueprint(w)}`, expect: OWNER_WRITE },
     { method: 'POST', route: '/api/blueprints/:id/fork', url: (w) => `/api/blueprints/${w.pub.id}/fork`, expect: WRITE },
@@ -123,66 +177,225 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     { method: 'DELETE', route: '/api/blueprints/:id/star', url: (w) => `/api/blueprints/${w.priv.id}/star`, expect: OWNER_WRITE },
     { method: 'POST', route: '/api/blueprints/:id/subscription', url: (w) => `/api/blueprints/${w.pub.id}/subscription`, expect: WRITE },
     { method: 'DELETE', route: '/api/blueprints/:id/subscription', url: (w) => `/api/blueprints/${w.priv.id}/subscription`, expect: OWNER_WRITE },
-    { method: 'POST', route: '/api/blueprints/:id/broadcasts', url: (w) => `/api/blueprints/${w.pub.id}/broadcasts`, body: () => ({ message: 'hi', type: 'notice', severity: 'info' }), expect: OWNER_ONLY },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/broadcasts',
+      url: (w) => `/api/blueprints/${w.pub.id}/broadcasts`,
+      body: () => ({ message: 'hi', type: 'notice', severity: 'info' }),
+      expect: OWNER_ONLY,
+    },
     { method: 'GET', route: '/api/blueprints/:id/changelog', url: (w) => `/api/blueprints/${w.pub.id}/changelog`, expect: PUBLIC },
     { method: 'GET', route: '/api/blueprints/:id/changelog', url: (w) => `/api/blueprints/${w.priv.id}/changelog`, expect: with_(PRIVATE, { anonymous: 404 }) },
-    { method: 'POST', route: '/api/blueprints/:id/changelog', url: (w) => `/api/blueprints/${w.pub.id}/changelog`, body: () => ({ title: 'matrix', body: '' }), expect: OWNER_ONLY },
-    { method: 'PATCH', route: '/api/blueprints/:id/changelog/:entryId', url: (w) => `/api/blueprints/${w.priv.id}/changelog/${w.entry.id}`, body: () => ({ body: 'edited' }), expect: OWNER_WRITE },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/changelog',
+      url: (w) => `/api/blueprints/${w.pub.id}/changelog`,
+      body: () => ({ title: 'matrix', body: '' }),
+      expect: OWNER_ONLY,
+    },
+    {
+      method: 'PATCH',
+      route: '/api/blueprints/:id/changelog/:entryId',
+      url: (w) => `/api/blueprints/${w.priv.id}/changelog/${w.entry.id}`,
+      body: () => ({ body: 'edited' }),
+      expect: OWNER_WRITE,
+    },
     { method: 'GET', route: '/api/blueprints/:id/compare', url: (w) => `/api/blueprints/${w.pubFork.id}/compare`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/breed-suggestions', url: (w) => `/api/blueprints/${w.pub.id}/breed-suggestions`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/forks', url: (w) => `/api/blueprints/${w.priv.id}/forks`, expect: PRIVATE },
     { method: 'GET', route: '/api/blueprints/:id/lineage', url: (w) => `/api/blueprints/${w.priv.id}/lineage`, expect: PRIVATE },
     { method: 'GET', route: '/api/blueprints/:id/versions', url: (w) => `/api/blueprints/${w.priv.id}/versions`, expect: PRIVATE },
     { method: 'GET', route: '/api/blueprints/:id/reviews', url: (w) => `/api/blueprints/${w.priv.id}/reviews`, expect: PRIVATE },
-    { method: 'POST', route: '/api/blueprints/:id/reviews', url: (w) => `/api/blueprints/${w.pub.id}/reviews`, body: () => ({ rating: 4, body: 'fine' }), expect: with_(WRITE, { write: 403, owner: 403 }) },
-    { method: 'PATCH', route: '/api/blueprints/:id/reviews/mine', url: (w) => `/api/blueprints/${w.pub.id}/reviews/mine`, body: () => ({ rating: 5 }), expect: with_(WRITE, { write: 404, owner: 404 }) },
-    { method: 'DELETE', route: '/api/blueprints/:id/reviews/mine', url: (w) => `/api/blueprints/${w.pub.id}/reviews/mine`, expect: with_(WRITE, { write: 404, owner: 404 }) },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/reviews',
+      url: (w) => `/api/blueprints/${w.pub.id}/reviews`,
+      body: () => ({ rating: 4, body: 'fine' }),
+      expect: with_(WRITE, { write: 403, owner: 403 }),
+    },
+    {
+      method: 'PATCH',
+      route: '/api/blueprints/:id/reviews/mine',
+      url: (w) => `/api/blueprints/${w.pub.id}/reviews/mine`,
+      body: () => ({ rating: 5 }),
+      expect: with_(WRITE, { write: 404, owner: 404 }),
+    },
+    {
+      method: 'DELETE',
+      route: '/api/blueprints/:id/reviews/mine',
+      url: (w) => `/api/blueprints/${w.pub.id}/reviews/mine`,
+      expect: with_(WRITE, { write: 404, owner: 404 }),
+    },
     { method: 'GET', route: '/api/blueprints/:id/start', url: (w) => `/api/blueprints/${w.priv.id}/start`, expect: OWNER_WRITE },
-    { method: 'GET', route: '/api/blueprints/:id/step/:n', url: (w) => `/api/blueprints/${w.priv.id}/step/1?token=bwx_wrong`, expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }) },
+    {
+      method: 'GET',
+      route: '/api/blueprints/:id/step/:n',
+      url: (w) => `/api/blueprints/${w.priv.id}/step/1?token=bwx_wrong`,
+      expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }),
+    },
     { method: 'GET', route: '/api/blueprints/:id/executions', url: (w) => `/api/blueprints/${w.priv.id}/executions`, expect: PRIVATE },
     { method: 'GET', route: '/api/executions/:runId', url: (w) => `/api/executions/${w.run.run_id}`, expect: PRIVATE },
-    { method: 'POST', route: '/api/executions/:runId/report', url: (w) => `/api/executions/${w.run.run_id}/report`, body: () => ({ status: 'completed' }), expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }) },
+    {
+      method: 'POST',
+      route: '/api/executions/:runId/report',
+      url: (w) => `/api/executions/${w.run.run_id}/report`,
+      body: () => ({ status: 'completed' }),
+      expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }),
+    },
     { method: 'GET', route: '/api/inbox', url: () => '/api/inbox', expect: READ },
-    { method: 'POST', route: '/api/inbox/:deliveryId/read', url: () => '/api/inbox/999999999/read', expect: with_(WRITE, { agent: 404, write: 404, foreign: 404, owner: 404 }) },
+    {
+      method: 'POST',
+      route: '/api/inbox/:deliveryId/read',
+      url: () => '/api/inbox/999999999/read',
+      expect: with_(WRITE, { agent: 404, write: 404, foreign: 404, owner: 404 }),
+    },
 
     { method: 'POST', route: '/api/tools/operations', url: () => '/api/tools/operations', body: () => ({ tool_type: 'create' }), expect: WRITE },
     { method: 'GET', route: '/api/tools/operations/:operationId', url: (w) => `/api/tools/operations/${w.op}`, expect: PRIVATE },
-    { method: 'POST', route: '/api/tools/operations/:operationId/submit', url: (w) => `/api/tools/operations/${w.op}/submit`, body: () => ({ token: 'bwt_wrong', submission: {} }), expect: with_(OWNER_WRITE, { write: 409, owner: 409 }) },
-    { method: 'POST', route: '/api/tools/operations/:operationId/cancel', url: async (w) => `/api/tools/operations/${await fresh.operation(w)}/cancel`, expect: OWNER_WRITE },
+    {
+      method: 'POST',
+      route: '/api/tools/operations/:operationId/submit',
+      url: (w) => `/api/tools/operations/${w.op}/submit`,
+      body: () => ({ token: 'bwt_wrong', submission: {} }),
+      expect: with_(OWNER_WRITE, { write: 409, owner: 409 }),
+    },
+    {
+      method: 'POST',
+      route: '/api/tools/operations/:operationId/cancel',
+      url: async (w) => `/api/tools/operations/${await fresh.operation(w)}/cancel`,
+      expect: OWNER_WRITE,
+    },
 
     { method: 'GET', route: '/api/architectures', url: () => '/api/architectures', expect: PUBLIC },
-    { method: 'POST', route: '/api/architectures', url: () => '/api/architectures', body: () => ({ name: 'matrix map', visibility: 'private' }), expect: WRITE },
+    {
+      method: 'POST',
+      route: '/api/architectures',
+      url: () => '/api/architectures',
+      body: () => ({ name: 'matrix map', visibility: 'private' }),
+      expect: WRITE,
+    },
     { method: 'GET', route: '/api/architectures/:slug', url: (w) => `/api/architectures/${w.pubArch.slug}`, expect: PUBLIC },
     { method: 'GET', route: '/api/architectures/:slug', url: (w) => `/api/architectures/${w.privArch.slug}`, expect: with_(PRIVATE, { anonymous: 404 }) },
     { method: 'GET', route: '/api/architectures/:slug/export', url: (w) => `/api/architectures/${w.pubArch.slug}/export?format=mermaid`, expect: PUBLIC },
-    { method: 'GET', route: '/api/architectures/:slug/export', url: (w) => `/api/architectures/${w.privArch.slug}/export`, expect: with_(PRIVATE, { anonymous: 404 }) },
-    { method: 'PATCH', route: '/api/architectures/:slug', url: (w) => `/api/architectures/${w.privArch.slug}`, body: () => ({ description: 'patched' }), expect: OWNER_WRITE },
+    {
+      method: 'GET',
+      route: '/api/architectures/:slug/export',
+      url: (w) => `/api/architectures/${w.privArch.slug}/export`,
+      expect: with_(PRIVATE, { anonymous: 404 }),
+    },
+    {
+      method: 'PATCH',
+      route: '/api/architectures/:slug',
+      url: (w) => `/api/architectures/${w.privArch.slug}`,
+      body: () => ({ description: 'patched' }),
+      expect: OWNER_WRITE,
+    },
     { method: 'DELETE', route: '/api/architectures/:slug', url: async (w) => `/api/architectures/${await fresh.privateArch(w)}`, expect: OWNER_WRITE },
-    { method: 'POST', route: '/api/architectures/:slug/nodes', url: async (w) => `/api/architectures/${await fresh.privateArch(w)}/nodes`, body: (w) => ({ blueprint_id: w.pub.id }), expect: OWNER_WRITE },
-    { method: 'POST', route: '/api/architectures/:slug/edges', url: (w) => `/api/architectures/${w.privArch.slug}/edges`, body: () => ({}), expect: with_(OWNER_WRITE, { write: 400, owner: 400 }) },
-    { method: 'PUT', route: '/api/architectures/:slug/layout', url: (w) => `/api/architectures/${w.privArch.slug}/layout`, body: () => [], expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }) },
-    { method: 'POST', route: '/api/architectures/:slug/transfer', url: (w) => `/api/architectures/${w.privArch.slug}/transfer`, body: () => ({ team_id: randomUUID() }), expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
-    { method: 'DELETE', route: '/api/architectures/:slug/nodes/:nodeId', url: (w) => `/api/architectures/${w.privArch.slug}/nodes/${randomUUID()}`, expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
-    { method: 'DELETE', route: '/api/architectures/:slug/edges/:edgeId', url: (w) => `/api/architectures/${w.privArch.slug}/edges/${randomUUID()}`, expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
+    {
+      method: 'POST',
+      route: '/api/architectures/:slug/nodes',
+      url: async (w) => `/api/architectures/${await fresh.privateArch(w)}/nodes`,
+      body: (w) => ({ blueprint_id: w.pub.id }),
+      expect: OWNER_WRITE,
+    },
+    {
+      method: 'POST',
+      route: '/api/architectures/:slug/edges',
+      url: (w) => `/api/architectures/${w.privArch.slug}/edges`,
+      body: () => ({}),
+      expect: with_(OWNER_WRITE, { write: 400, owner: 400 }),
+    },
+    {
+      method: 'PUT',
+      route: '/api/architectures/:slug/layout',
+      url: (w) => `/api/architectures/${w.privArch.slug}/layout`,
+      body: () => [],
+      expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }),
+    },
+    {
+      method: 'POST',
+      route: '/api/architectures/:slug/transfer',
+      url: (w) => `/api/architectures/${w.privArch.slug}/transfer`,
+      body: () => ({ team_id: randomUUID() }),
+      expect: with_(OWNER_WRITE, { write: 404, owner: 404 }),
+    },
+    {
+      method: 'DELETE',
+      route: '/api/architectures/:slug/nodes/:nodeId',
+      url: (w) => `/api/architectures/${w.privArch.slug}/nodes/${randomUUID()}`,
+      expect: with_(OWNER_WRITE, { write: 404, owner: 404 }),
+    },
+    {
+      method: 'DELETE',
+      route: '/api/architectures/:slug/edges/:edgeId',
+      url: (w) => `/api/architectures/${w.privArch.slug}/edges/${randomUUID()}`,
+      expect: with_(OWNER_WRITE, { write: 404, owner: 404 }),
+    },
 
     { method: 'POST', route: '/api/teams', url: () => '/api/teams', body: () => ({ name: 'matrix team' }), expect: WRITE },
     { method: 'GET', route: '/api/teams/:id', url: (w) => `/api/teams/${w.team.id}`, expect: PRIVATE },
-    { method: 'POST', route: '/api/teams/:id/members', url: (w) => `/api/teams/${w.team.id}/members`, body: () => ({ principal_id: randomUUID(), role: 'member' }), expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }) },
-    { method: 'PATCH', route: '/api/teams/:id/members/:principalId', url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`, body: () => ({ role: 'viewer' }), expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
-    { method: 'DELETE', route: '/api/teams/:id/members/:principalId', url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`, expect: with_(OWNER_WRITE, { write: 404, owner: 404 }) },
+    {
+      method: 'POST',
+      route: '/api/teams/:id/members',
+      url: (w) => `/api/teams/${w.team.id}/members`,
+      body: () => ({ principal_id: randomUUID(), role: 'member' }),
+      expect: with_(OWNER_WRITE, { write: 'pass', owner: 'pass' }),
+    },
+    {
+      method: 'PATCH',
+      route: '/api/teams/:id/members/:principalId',
+      url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`,
+      body: () => ({ role: 'viewer' }),
+      expect: with_(OWNER_WRITE, { write: 404, owner: 404 }),
+    },
+    {
+      method: 'DELETE',
+      route: '/api/teams/:id/members/:principalId',
+      url: (w) => `/api/teams/${w.team.id}/members/${randomUUID()}`,
+      expect: with_(OWNER_WRITE, { write: 404, owner: 404 }),
+    },
     { method: 'GET', route: '/api/teams', url: () => '/api/teams', expect: READ },
-    { method: 'PATCH', route: '/api/teams/:id', url: (w) => `/api/teams/${w.team.id}`, body: () => ({ conventions: 'matrix conventions' }), expect: OWNER_WRITE },
-    { method: 'DELETE', route: '/api/teams/:id', url: async (w) => `/api/teams/${(await createTeam(w.server.rest, w.owner.token, [], 'Matrix doomed')).id}`, expect: OWNER_WRITE },
+    {
+      method: 'PATCH',
+      route: '/api/teams/:id',
+      url: (w) => `/api/teams/${w.team.id}`,
+      body: () => ({ conventions: 'matrix conventions' }),
+      expect: OWNER_WRITE,
+    },
+    {
+      method: 'DELETE',
+      route: '/api/teams/:id',
+      url: async (w) => `/api/teams/${(await createTeam(w.server.rest, w.owner.token, [], 'Matrix doomed')).id}`,
+      expect: OWNER_WRITE,
+    },
     { method: 'GET', route: '/api/teams/:id/blueprints', url: (w) => `/api/teams/${w.team.id}/blueprints`, expect: PRIVATE },
     { method: 'GET', route: '/api/teams/:id/architectures', url: (w) => `/api/teams/${w.team.id}/architectures`, expect: PRIVATE },
     { method: 'GET', route: '/api/teams/:id/audit', url: (w) => `/api/teams/${w.team.id}/audit`, expect: PRIVATE },
     { method: 'GET', route: '/api/teams/:id/analytics', url: (w) => `/api/teams/${w.team.id}/analytics`, expect: PRIVATE },
-    { method: 'POST', route: '/api/blueprints/:id/transfer', url: async (w) => `/api/blueprints/${await fresh.privateBlueprint(w)}/transfer`, body: (w) => ({ team_id: w.team.id }), expect: OWNER_WRITE },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/transfer',
+      url: async (w) => `/api/blueprints/${await fresh.privateBlueprint(w)}/transfer`,
+      body: (w) => ({ team_id: w.team.id }),
+      expect: OWNER_WRITE,
+    },
 
     { method: 'GET', route: '/graphql', url: () => '/graphql?query=%7B__typename%7D', headers: { 'apollo-require-preflight': 'true' }, expect: PUBLIC },
     { method: 'POST', route: '/graphql', url: () => '/graphql', body: () => ({ query: '{ __typename }' }), expect: PUBLIC },
-    { method: 'OPTIONS', route: '/graphql', url: () => '/graphql', expect: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }) },
-    { method: 'POST', route: '/mcp', url: () => '/mcp', headers: { accept: 'application/json, text/event-stream' }, body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), expect: READ },
+    {
+      method: 'OPTIONS',
+      route: '/graphql',
+      url: () => '/graphql',
+      expect: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }),
+    },
+    {
+      method: 'POST',
+      route: '/mcp',
+      url: () => '/mcp',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      expect: READ,
+    },
     { method: 'GET', route: '/mcp', url: () => '/mcp', expect: { anonymous: 405, agent: 405, read: 405, write: 405, foreign: 405, owner: 405 } },
     { method: 'DELETE', route: '/mcp', url: () => '/mcp', expect: { anonymous: 405, agent: 405, read: 405, write: 405, foreign: 405, owner: 405 } },
   ],
@@ -394,7 +607,11 @@ describe('every route, root field and tool has a row', () => {
     const schema = await graphQLSchema();
     const fields = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((t) => Object.keys(t?.getFields() ?? {}));
     expect(fields.filter((f) => !(f in matrix.graphql)).sort()).toEqual([]);
-    expect(Object.keys(matrix.graphql).filter((f) => !fields.includes(f)).sort()).toEqual([]);
+    expect(
+      Object.keys(matrix.graphql)
+        .filter((f) => !fields.includes(f))
+        .sort(),
+    ).toEqual([]);
   });
 
   it('MCP: every tool the server lists has a row', async () => {
@@ -402,7 +619,11 @@ describe('every route, root field and tool has a row', () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     await client.close();
     expect(names.filter((n) => !(n in matrix.mcp)).sort()).toEqual([]);
-    expect(Object.keys(matrix.mcp).filter((n) => !names.includes(n)).sort()).toEqual([]);
+    expect(
+      Object.keys(matrix.mcp)
+        .filter((n) => !names.includes(n))
+        .sort(),
+    ).toEqual([]);
   });
 });
 
@@ -427,7 +648,11 @@ function sample(type: GraphQLInputType): unknown {
   if (isListType(type)) return [];
   if (isEnumType(type)) return type.getValues()[0]!.name;
   if (isInputObjectType(type))
-    return Object.fromEntries(Object.values(type.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, sample(f.type)]));
+    return Object.fromEntries(
+      Object.values(type.getFields())
+        .filter((f) => isNonNullType(f.type))
+        .map((f) => [f.name, sample(f.type)]),
+    );
   switch (type.name) {
     case 'ID':
       return randomUUID();
@@ -445,9 +670,14 @@ function sample(type: GraphQLInputType): unknown {
   }
 }
 
-function documentFor(kind: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>): { query: string; variables: Record<string, unknown> } {
+function documentFor(
+  kind: 'query' | 'mutation' | 'subscription',
+  field: GraphQLField<unknown, unknown>,
+): { query: string; variables: Record<string, unknown> } {
   const required = field.args.filter((a) => isNonNullType(a.type));
-  const variables = Object.fromEntries(required.map((a) => [a.name, field.name === 'architectureChanged' && a.name === 'slug' ? w.pubArch.slug : sample(a.type)]));
+  const variables = Object.fromEntries(
+    required.map((a) => [a.name, field.name === 'architectureChanged' && a.name === 'slug' ? w.pubArch.slug : sample(a.type)]),
+  );
   const defs = required.length ? `(${required.map((a) => `$${a.name}: ${String(a.type)}`).join(', ')})` : '';
   const args = required.length ? `(${required.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
   const named = getNamedType(field.type);
@@ -463,7 +693,9 @@ describe('GraphQL root fields', () => {
   it.each(Object.keys(matrix.graphql))('%s', async (name) => {
     const schema = await graphQLSchema();
     const kind = schema.getQueryType()!.getFields()[name] ? 'query' : schema.getMutationType()!.getFields()[name] ? 'mutation' : 'subscription';
-    const field = (kind === 'query' ? schema.getQueryType() : kind === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType())!.getFields()[name]!;
+    const field = (kind === 'query' ? schema.getQueryType() : kind === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType())!.getFields()[
+      name
+    ]!;
     const actual = {} as Record<Caller, string>;
     const wanted = {} as Record<Caller, string>;
     for (const c of callers) {
@@ -524,7 +756,10 @@ describe('MCP tools', () => {
     for (const c of callers) {
       wanted[c] = codeFor(matrix.mcp[name]![c]);
       if (c === 'anonymous') {
-        const res = await w.server.rest.post('/mcp', { headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+        const res = await w.server.rest.post('/mcp', {
+          headers: { accept: 'application/json, text/event-stream' },
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+        });
         actual[c] = res.status === 401 ? 'UNAUTHENTICATED' : 'allowed';
         continue;
       }

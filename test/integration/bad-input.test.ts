@@ -70,7 +70,11 @@ function routesOf(tree: string): Array<{ method: string; path: string }> {
     const level = m[1]!.length / 4;
     stack.length = level;
     stack.push(m[2]!);
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter((s) => s && s !== 'HEAD' && s !== 'OPTIONS')) out.push({ method, path: stack.join('') });
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && s !== 'HEAD' && s !== 'OPTIONS'))
+      out.push({ method, path: stack.join('') });
   }
   return out;
 }
@@ -82,17 +86,40 @@ function restRows(): Row[] {
   for (const { method, path } of routesOf(server.app.http.printRoutes({ commonPrefix: false }))) {
     if (path === '/graphql' || path === '/mcp') continue; // covered by their own rows below
     const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-    const filled = (bad?: { param: string; raw: string }) => path.replace(/:(\w+)/g, (_, p: string) => (bad?.param === p ? `x${bad.raw}y` : encodeURIComponent(fixture[p] ?? 'x')));
-    const send = (url: string, init: { body?: unknown; raw?: string } = {}) => async (): Promise<Answer> => {
-      const res = await server.rest.request(method, url, { token: path.endsWith('/sessions/current') ? throwaway : token, ...(init.raw !== undefined ? { rawBody: init.raw } : init.body !== undefined ? { body: init.body } : {}) });
-      return { status: res.status, body: res.body };
-    };
+    const filled = (bad?: { param: string; raw: string }) =>
+      path.replace(/:(\w+)/g, (_, p: string) => (bad?.param === p ? `x${bad.raw}y` : encodeURIComponent(fixture[p] ?? 'x')));
+    const send =
+      (url: string, init: { body?: unknown; raw?: string } = {}) =>
+      async (): Promise<Answer> => {
+        const res = await server.rest.request(method, url, {
+          token: path.endsWith('/sessions/current') ? throwaway : token,
+          ...(init.raw !== undefined ? { rawBody: init.raw } : init.body !== undefined ? { body: init.body } : {}),
+        });
+        return { status: res.status, body: res.body };
+      };
     for (const param of params)
       for (const [kind, raw] of Object.entries(rawPathValue)) rows.push({ name: `${method} ${path} :${param}=${kind}`, send: send(filled({ param, raw })) });
     rows.push({ name: `${method} ${path} ?query NUL`, send: send(`${filled()}?limit=%00&q=a%00b&tags=x%00&offset=1`) });
     rows.push({ name: `${method} ${path} ?query surrogate`, send: send(`${filled()}?q=a%ED%A0%80b&unread=%ED%A0%80`) });
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
-      const everyField = (v: unknown) => ({ name: v, description: v, message: v, token: v, submission: { modules: v }, tool_type: v, params: { language: v }, team_id: v, principal_id: v, role: v, blueprint_id: v, label: v, title: v, body: v, status: v, notes: v });
+      const everyField = (v: unknown) => ({
+        name: v,
+        description: v,
+        message: v,
+        token: v,
+        submission: { modules: v },
+        tool_type: v,
+        params: { language: v },
+        team_id: v,
+        principal_id: v,
+        role: v,
+        blueprint_id: v,
+        label: v,
+        title: v,
+        body: v,
+        status: v,
+        notes: v,
+      });
       rows.push({ name: `${method} ${path} body NUL`, send: send(filled(), { body: everyField(NUL) }) });
       rows.push({ name: `${method} ${path} body surrogate`, send: send(filled(), { body: everyField(SURROGATE) }) });
       rows.push({ name: `${method} ${path} body key NUL`, send: send(filled(), { body: { [NUL]: 1 } }) });
@@ -132,8 +159,15 @@ function graphqlRows(): Row[] {
         rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) literal \\u0000`, send: post(doc('"a\\u0000b"')) });
         rows.push({ name: `graphql ${kind} ${field.name}(${arg.name}) variable deep`, send: post(varDoc, { v: DEEP }) });
         if (kind === 'subscription')
-          for (const [what, value] of [['NUL', NUL], ['surrogate', SURROGATE], ['deep', DEEP]] as const)
-            rows.push({ name: `ws subscribe ${field.name}(${arg.name}) ${what}`, send: overWs(varDoc, { v: what === 'deep' ? value : valueFor(arg, value as string) }) });
+          for (const [what, value] of [
+            ['NUL', NUL],
+            ['surrogate', SURROGATE],
+            ['deep', DEEP],
+          ] as const)
+            rows.push({
+              name: `ws subscribe ${field.name}(${arg.name}) ${what}`,
+              send: overWs(varDoc, { v: what === 'deep' ? value : valueFor(arg, value as string) }),
+            });
       }
     }
   }
@@ -235,7 +269,8 @@ function verdict(answer: Answer): string | null {
     const codes: string[] = body?.error ? [body.error.code] : Array.isArray(body?.errors) ? body.errors.map((e: any) => e.extensions?.code) : [];
     if (codes.length === 0 || codes.some((c) => !CODES.has(c))) return `4xx not in the documented shape: ${text.slice(0, 120)}`;
   }
-  for (const e of Array.isArray(body?.errors) ? body.errors : []) if (!CODES.has(e.extensions?.code)) return `GraphQL error without a documented code: ${JSON.stringify(e).slice(0, 120)}`;
+  for (const e of Array.isArray(body?.errors) ? body.errors : [])
+    if (!CODES.has(e.extensions?.code)) return `GraphQL error without a documented code: ${JSON.stringify(e).slice(0, 120)}`;
   return null;
 }
 

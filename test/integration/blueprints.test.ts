@@ -56,8 +56,28 @@ describe('GET /api/blueprints/:id', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
       [
-        'id', 'slug', 'name', 'description', 'tags', 'visibility', 'owner_id', 'team_id', 'forked_from', 'modules', 'steps',
-        'configuration', 'design_system', 'stars', 'forks_count', 'module_count', 'step_count', 'success_rate', 'review_count', 'rating_average', 'created_at', 'updated_at',
+        'id',
+        'slug',
+        'name',
+        'description',
+        'tags',
+        'visibility',
+        'owner_id',
+        'team_id',
+        'forked_from',
+        'modules',
+        'steps',
+        'configuration',
+        'design_system',
+        'stars',
+        'forks_count',
+        'module_count',
+        'step_count',
+        'success_rate',
+        'review_count',
+        'rating_average',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(res.body).toMatchObject({
@@ -128,7 +148,15 @@ describe('GET /api/blueprints/:id', () => {
 describe('GraphQL blueprint, team and node', () => {
   it('reads a blueprint by id and by slug, and null for a private one the caller may not see', async () => {
     const data = await server.gql.ok(BlueprintByIdDocument, { id: publicBp.id }, reader);
-    expect(data.blueprint).toMatchObject({ id: publicBp.id, name: 'Public Shop', stars: 0, moduleCount: 3, stepCount: 3, successRate: null, viewerHasStarred: false });
+    expect(data.blueprint).toMatchObject({
+      id: publicBp.id,
+      name: 'Public Shop',
+      stars: 0,
+      moduleCount: 3,
+      stepCount: 3,
+      successRate: null,
+      viewerHasStarred: false,
+    });
     expect((await server.gql.ok(BlueprintBySlugDocument, { slug: 'public-shop' }, reader)).blueprint?.id).toBe(publicBp.id);
     expect((await server.gql.ok(BlueprintByIdDocument, { id: privateBp.id }, stranger.token)).blueprint).toBeNull();
     expect((await server.gql.ok(BlueprintByIdDocument, { id: privateBp.id }, owner.token)).blueprint?.id).toBe(privateBp.id);
@@ -159,7 +187,11 @@ describe('GraphQL blueprint, team and node', () => {
       await shareWithTeam(bp.id, { [owner.id]: 'member' });
       ids.push(bp.id);
     }
-    const query = (n: number) => `{ ${ids.slice(0, n).map((id, i) => `b${i}: blueprint(id: "${id}") { team { id } }`).join(' ')} }`;
+    const query = (n: number) =>
+      `{ ${ids
+        .slice(0, n)
+        .map((id, i) => `b${i}: blueprint(id: "${id}") { team { id } }`)
+        .join(' ')} }`;
     const one = await server.gql.request(query(1), undefined, owner.token);
     const four = await server.gql.request(query(4), undefined, owner.token);
     expect(four.errors).toBeUndefined();

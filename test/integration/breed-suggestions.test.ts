@@ -17,9 +17,18 @@ beforeAll(async () => {
   ];
   const steps = [{ key: 'schema', module_key: 'db' }];
   base = await createBlueprint(server.rest, token, { name: 'Base shop', modules: shop, steps });
-  fits = await createBlueprint(server.rest, other, { name: 'Shop with storefront', modules: [...shop, { key: 'web', kind: 'frontend', depends_on: ['api'] }], steps });
+  fits = await createBlueprint(server.rest, other, {
+    name: 'Shop with storefront',
+    modules: [...shop, { key: 'web', kind: 'frontend', depends_on: ['api'] }],
+    steps,
+  });
   copy = await createBlueprint(server.rest, other, { name: 'Same shop', modules: shop, steps });
-  secret = await createBlueprint(server.rest, other, { name: 'Private shop', visibility: 'private', modules: [...shop, { key: 'mail', kind: 'service' }], steps });
+  secret = await createBlueprint(server.rest, other, {
+    name: 'Private shop',
+    visibility: 'private',
+    modules: [...shop, { key: 'mail', kind: 'service' }],
+    steps,
+  });
   await createBlueprint(server.rest, other, { name: 'Unrelated cli', modules: [{ key: 'cli', kind: 'tool' }], steps: [{ key: 'args', module_key: 'cli' }] });
 });
 afterAll(() => server.close());
@@ -41,7 +50,11 @@ describe('GET /api/blueprints/:id/breed-suggestions', () => {
   });
 
   it('answers GraphQL Blueprint.breedSuggestions the same way', async () => {
-    const data = await server.gql.ok<any, any>(`query($id: ID!) { blueprint(id: $id) { breedSuggestions(limit: 5) { score newModules blueprint { id } } } }`, { id: base.id }, token);
+    const data = await server.gql.ok<any, any>(
+      `query($id: ID!) { blueprint(id: $id) { breedSuggestions(limit: 5) { score newModules blueprint { id } } } }`,
+      { id: base.id },
+      token,
+    );
     expect(data.blueprint.breedSuggestions).toEqual([{ score: expect.any(Number), newModules: ['web'], blueprint: { id: fits.id } }]);
   });
 

@@ -1,4 +1,11 @@
-import { BlueprintSubscribedDocument, InboxDocument, MarkInboxReadDocument, SendBroadcastDocument, SubscribeToBlueprintDocument, UnsubscribeFromBlueprintDocument } from '../generated/graphql';
+import {
+  BlueprintSubscribedDocument,
+  InboxDocument,
+  MarkInboxReadDocument,
+  SendBroadcastDocument,
+  SubscribeToBlueprintDocument,
+  UnsubscribeFromBlueprintDocument,
+} from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -31,7 +38,13 @@ describe('sending', () => {
   it('delivers one inbox row to each forker and subscriber, once each, never to the sender or a stranger', async () => {
     const res = await send(owner, source.id, { message: 'v2 renames the api module', type: 'changelog', severity: 'breaking' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ source_blueprint_id: source.id, message: 'v2 renames the api module', type: 'changelog', severity: 'breaking', recipient_count: 3 });
+    expect(res.body).toMatchObject({
+      source_blueprint_id: source.id,
+      message: 'v2 renames the api module',
+      type: 'changelog',
+      severity: 'breaking',
+      recipient_count: 3,
+    });
     for (const token of [forker, subscriber, both]) {
       const box = await inbox(token);
       expect(box.total).toBe(1);
@@ -39,7 +52,14 @@ describe('sending', () => {
         {
           id: expect.stringMatching(/^\d+$/),
           read_at: null,
-          broadcast: { id: res.body.id, source_blueprint_id: source.id, message: 'v2 renames the api module', type: 'changelog', severity: 'breaking', created_at: res.body.created_at },
+          broadcast: {
+            id: res.body.id,
+            source_blueprint_id: source.id,
+            message: 'v2 renames the api module',
+            type: 'changelog',
+            severity: 'breaking',
+            created_at: res.body.created_at,
+          },
         },
       ]);
     }

@@ -63,7 +63,15 @@ it('shows per module and step what the fork did (ahead) and what the parent did 
   expect(body).toMatchObject({ base_version: 1, parent_version: 2, status: 'diverged' });
   expect(body.ahead).toEqual({
     modules: { added: [], removed: [], changed: [] },
-    steps: { added: [], removed: ['pages'], changed: [{ key: 'schema', fields: ['module_key'] }, { key: 'endpoints', fields: ['instructions'] }], reordered: false },
+    steps: {
+      added: [],
+      removed: ['pages'],
+      changed: [
+        { key: 'schema', fields: ['module_key'] },
+        { key: 'endpoints', fields: ['instructions'] },
+      ],
+      reordered: false,
+    },
     configuration: { added: [], removed: [], changed: ['runtime'] },
     design_system: { added: [], removed: [], changed: [] },
     sections_touched: ['steps', 'configuration'],

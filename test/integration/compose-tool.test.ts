@@ -27,7 +27,10 @@ beforeAll(async () => {
       { key: 'http', name: 'HTTP', kind: 'backend', depends_on: ['db'] },
       { key: 'db', name: 'DB', kind: 'data' },
     ],
-    steps: [{ key: 'schema', module_key: 'db' }, { key: 'routes', module_key: 'http' }],
+    steps: [
+      { key: 'schema', module_key: 'db' },
+      { key: 'routes', module_key: 'http' },
+    ],
   });
   worker = await createBlueprint(server.rest, token, {
     name: 'Worker',
@@ -55,10 +58,18 @@ describe('the compose tool', () => {
     expect(started.body).toMatchObject({ tool_type: 'compose', status: 'active', step: 1, total_steps: 2 });
     expect(started.body.prompt).toContain('Orders API -> Orders API (fork)');
     const inferred = JSON.parse(started.body.prompt.match(/Edges inferred from the modules \(with the reason for each\):\n([\s\S]*?)\n\nStep 1/)[1]);
-    expect(inferred).toContainEqual(expect.objectContaining({ source_blueprint_id: spa.id, target_blueprint_id: api.id, edge_type: 'api_call', label: 'web -> http' }));
-    expect(inferred).toContainEqual(expect.objectContaining({ source_blueprint_id: api.id, target_blueprint_id: worker.id, edge_type: 'shared_db', label: 'shared db' }));
+    expect(inferred).toContainEqual(
+      expect.objectContaining({ source_blueprint_id: spa.id, target_blueprint_id: api.id, edge_type: 'api_call', label: 'web -> http' }),
+    );
+    expect(inferred).toContainEqual(
+      expect.objectContaining({ source_blueprint_id: api.id, target_blueprint_id: worker.id, edge_type: 'shared_db', label: 'shared db' }),
+    );
     // The fork shares everything with its parent, but lineage already joins them: no custom edge between them.
-    expect(inferred.filter((e: any) => e.edge_type === 'custom' && [e.source_blueprint_id, e.target_blueprint_id].sort().join() === [api.id, apiFork.id].sort().join())).toEqual([]);
+    expect(
+      inferred.filter(
+        (e: any) => e.edge_type === 'custom' && [e.source_blueprint_id, e.target_blueprint_id].sort().join() === [api.id, apiFork.id].sort().join(),
+      ),
+    ).toEqual([]);
 
     const edges = [
       ...inferred.filter((e: any) => e.edge_type !== 'custom').map(({ reason: _r, ...e }: any) => e),
@@ -85,7 +96,14 @@ describe('the compose tool', () => {
       edges.map((e: any) => [nodeOf(e.source_blueprint_id), nodeOf(e.target_blueprint_id), e.edge_type, e.label]),
     );
     expect(body.edges.filter((e: any) => e.computed)).toEqual([
-      { id: `lineage:${nodeOf(api.id)}:${nodeOf(apiFork.id)}`, source_node_id: nodeOf(api.id), target_node_id: nodeOf(apiFork.id), edge_type: 'lineage_fork', label: null, computed: true },
+      {
+        id: `lineage:${nodeOf(api.id)}:${nodeOf(apiFork.id)}`,
+        source_node_id: nodeOf(api.id),
+        target_node_id: nodeOf(apiFork.id),
+        edge_type: 'lineage_fork',
+        label: null,
+        computed: true,
+      },
     ]);
     expect((await server.rest.get(`/api/architectures/${architecture.slug}`, { token: stranger })).status).toBe(404);
   });
@@ -110,9 +128,17 @@ describe('the compose tool', () => {
   it.each([
     ['a lineage edge', () => ({ source_blueprint_id: api.id, target_blueprint_id: spa.id, edge_type: 'lineage_fork' }), 'submission/edges/0/edge_type'],
     ['an unknown edge type', () => ({ source_blueprint_id: api.id, target_blueprint_id: spa.id, edge_type: 'rpc' }), 'submission/edges/0/edge_type'],
-    ['a blueprint that is not a source', () => ({ source_blueprint_id: worker.id, target_blueprint_id: spa.id, edge_type: 'auth' }), 'submission/edges/0/source_blueprint_id'],
+    [
+      'a blueprint that is not a source',
+      () => ({ source_blueprint_id: worker.id, target_blueprint_id: spa.id, edge_type: 'auth' }),
+      'submission/edges/0/source_blueprint_id',
+    ],
     ['a custom edge without a label', () => ({ source_blueprint_id: api.id, target_blueprint_id: spa.id, edge_type: 'custom' }), 'submission/edges/0/label'],
-    ['an edge from a source to itself', () => ({ source_blueprint_id: api.id, target_blueprint_id: api.id, edge_type: 'event' }), 'submission/edges/0/target_blueprint_id'],
+    [
+      'an edge from a source to itself',
+      () => ({ source_blueprint_id: api.id, target_blueprint_id: api.id, edge_type: 'event' }),
+      'submission/edges/0/target_blueprint_id',
+    ],
   ])('rejects %s in the edges step with 400; the step and its token stay', async (_what, edge, path) => {
     const started = (await start([spa.id, api.id])).body;
     const archsBefore = await architectures();

@@ -79,7 +79,7 @@ asRoot('boots as root from a 0700 folder without DATABASE_URL, and keeps the sup
   const dataDir = path.join(project, '.data');
   clusterHome = path.join(ROOT_RUNTIME_DIR, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
   let healthy = false;
-  for (const deadline = Date.now() + 240_000; !healthy && Date.now() < deadline && child.exitCode === null; ) {
+  for (const deadline = Date.now() + 240_000; !healthy && Date.now() < deadline && child.exitCode === null;) {
     healthy = (await fetch(`${server.url}/healthz`).catch(() => null))?.status === 200;
     if (!healthy) await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -27,7 +27,14 @@ describe('POST /api/executions/:runId/report', () => {
     await walkRun(server.rest, bob, bp.id, run, 1);
     const res = await report(run.run_id, { status: 'failed', notes: 'migrations did not apply' }, bob);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: run.run_id, blueprint_id: bp.id, status: 'failed', steps_reached: 1, total_steps: 3, notes: 'migrations did not apply' });
+    expect(res.body).toMatchObject({
+      id: run.run_id,
+      blueprint_id: bp.id,
+      status: 'failed',
+      steps_reached: 1,
+      total_steps: 3,
+      notes: 'migrations did not apply',
+    });
     expect(res.body.ended_at).not.toBeNull();
     const state = await executionState(server, bp.id);
     expect(state.counters).toEqual({ executions_started: 1, executions_completed: 0, executions_failed: 1, executions_abandoned: 0 });
@@ -49,7 +56,10 @@ describe('POST /api/executions/:runId/report', () => {
     const walked = await startRun(server.rest, bob, bp.id);
     await walkRun(server.rest, bob, bp.id, walked);
     const before = await executionState(server, bp.id);
-    for (const [runId, status] of [[reported.run_id, 'failed'], [walked.run_id, 'completed']] as const) {
+    for (const [runId, status] of [
+      [reported.run_id, 'failed'],
+      [walked.run_id, 'completed'],
+    ] as const) {
       const res = await report(runId, { status: 'completed', notes: 'again' }, bob);
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { status } });
@@ -177,7 +187,18 @@ describe('execution history (who ran what)', () => {
     expect(res.body).toMatchObject({ total: 5, limit: 2, offset: 0 });
     expect(res.body.items).toHaveLength(2);
     expect(res.body.items[0]).toMatchObject({ blueprint_id: bp.id, status: 'running', steps_reached: 0, total_steps: 3 });
-    expect(Object.keys(res.body.items[0]).sort()).toEqual(['blueprint_id', 'ended_at', 'id', 'last_step_at', 'notes', 'principal_id', 'started_at', 'status', 'steps_reached', 'total_steps']);
+    expect(Object.keys(res.body.items[0]).sort()).toEqual([
+      'blueprint_id',
+      'ended_at',
+      'id',
+      'last_step_at',
+      'notes',
+      'principal_id',
+      'started_at',
+      'status',
+      'steps_reached',
+      'total_steps',
+    ]);
     const all = await server.rest.get(`/api/blueprints/${bp.id}/executions?limit=100`, { token: alice });
     const started = all.body.items.map((r: any) => r.started_at);
     expect([...started].sort().reverse()).toEqual(started);

@@ -85,7 +85,12 @@ describe('the idle sweep', () => {
     } while (stats.abandoned < 2 && Date.now() < deadline);
     expect(stats).toEqual({ started: 3, completed: 1, failed: 0, abandoned: 2, running: 0, success_rate: 1 / 3 });
     const state = await executionState(server, bp.id);
-    expect(state.runs.filter((r: any) => r.status === 'abandoned').map((r: any) => r.id).sort()).toEqual(idle.map((r) => r.run_id).sort());
+    expect(
+      state.runs
+        .filter((r: any) => r.status === 'abandoned')
+        .map((r: any) => r.id)
+        .sort(),
+    ).toEqual(idle.map((r) => r.run_id).sort());
     // Later sweeps count nothing twice.
     await sleep(300);
     expect((await executionState(server, bp.id)).counters.executions_abandoned).toBe(2);

@@ -206,7 +206,13 @@ describe('GET /api/blueprints/:id/step/:n', () => {
   it('rejects a step number out of range, or not a number, with 400 naming n, and records nothing', async () => {
     const start = await startRun(server.rest, bob, shop.id);
     const before = await executionState(server, shop.id);
-    for (const [n, t] of [[0, start.stage_tokens[0]], [4, start.stage_tokens[0]], ['abc', start.stage_tokens[0]], ['-1', start.stage_tokens[0]], [99, 'bwx_wrong']] as const) {
+    for (const [n, t] of [
+      [0, start.stage_tokens[0]],
+      [4, start.stage_tokens[0]],
+      ['abc', start.stage_tokens[0]],
+      ['-1', start.stage_tokens[0]],
+      [99, 'bwx_wrong'],
+    ] as const) {
       const res = await get(stepPath(shop.id, n, t), bob);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -243,7 +249,7 @@ describe('GET /api/blueprints/:id/step/:n', () => {
     expect(state.counters).toMatchObject({ executions_started: 1, executions_completed: 1 });
   });
 
-  it("keeps a run on the plan it started with while the blueprint changes", async () => {
+  it('keeps a run on the plan it started with while the blueprint changes', async () => {
     const bp = await createBlueprint(server.rest, alice, { name: 'Versioned' });
     const start = await startRun(server.rest, bob, bp.id);
     // A later version renames step 2 (what an INPLACE tool would write).
@@ -265,7 +271,12 @@ describe('GraphQL startExecution / executionStep', () => {
   it('runs a blueprint to completion with typed results', async () => {
     const bp = await createBlueprint(server.rest, alice, { name: 'Graph run' });
     const { startExecution: start } = await server.gql.ok(StartExecutionDocument, { blueprintId: bp.id }, bob);
-    expect(start).toMatchObject({ totalSteps: 3, dn: false, nextToken: start.stageTokens[0], run: { status: 'RUNNING', stepsReached: 0, blueprint: { id: bp.id } } });
+    expect(start).toMatchObject({
+      totalSteps: 3,
+      dn: false,
+      nextToken: start.stageTokens[0],
+      run: { status: 'RUNNING', stepsReached: 0, blueprint: { id: bp.id } },
+    });
     expect(start.step.module).toEqual({ key: 'db', name: 'Database', kind: 'data' });
     expect(start.systemPrompt).toContain('Graph run');
     let token: string | null | undefined = start.nextToken;

@@ -25,7 +25,10 @@ afterAll(async () => {
 
 /** `fragment F<i> on Blueprint { forkedFrom { ...F<i+1> } forks { edges { node { ...F<i+1> } } } }`, `levels` deep. */
 export function nestedFanOut(levels: number): string {
-  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Blueprint { forkedFrom { ...F${i + 1} } forks(first: 1) { edges { node { ...F${i + 1} } } } }`);
+  const fragments = Array.from(
+    { length: levels },
+    (_, i) => `fragment F${i} on Blueprint { forkedFrom { ...F${i + 1} } forks(first: 1) { edges { node { ...F${i + 1} } } } }`,
+  );
   return `query { blueprint(slug: "x") { ...F0 } } ${fragments.join(' ')} fragment F${levels} on Blueprint { id }`;
 }
 
@@ -38,13 +41,21 @@ export function flatFanOut(levels: number): string {
 const cycle = 'query { ...A } fragment A on Query { viewer { id } ...B } fragment B on Query { ...A }';
 
 async function overHttp(body: unknown) {
-  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> } };
 }
 
 async function overWs(query: string) {
   const sub = new Subscription<unknown>();
-  sub.dispose = ws.client.subscribe({ query }, { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined });
+  sub.dispose = ws.client.subscribe(
+    { query },
+    { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
+  );
   const result = await sub.next(10_000);
   sub.dispose();
   return result;
@@ -79,7 +90,10 @@ describe('fragment fan-outs', () => {
 
   it('counts nodes with fragments expanded once: a paged fan-out is refused by its node count', async () => {
     // F<i> asks for forks(first: 100) of F<i+1> twice: 3 levels are 2·100·(1 + 2·100·(1 + 2·100)) nodes.
-    const fragments = [0, 1, 2].map((i) => `fragment F${i} on Blueprint { forks(first: 100) { edges { node { ...F${i + 1} } } } a${i}: forks(first: 100) { edges { node { ...F${i + 1} } } } }`);
+    const fragments = [0, 1, 2].map(
+      (i) =>
+        `fragment F${i} on Blueprint { forks(first: 100) { edges { node { ...F${i + 1} } } } a${i}: forks(first: 100) { edges { node { ...F${i + 1} } } } }`,
+    );
     const query = `query { blueprint(slug: "x") { ...F0 } } ${fragments.join(' ')} fragment F3 on Blueprint { id }`;
     const res = await overHttp({ query });
     expect(res.status).toBe(400);

@@ -66,7 +66,9 @@ describe('Idempotency-Key', () => {
   it('a concurrent double-send with one key creates one thing and both answers are the same', async () => {
     const before = await forksOf(forker.id);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => server.rest.post(`/api/blueprints/${source.id}/fork`, { token: forker.token, headers: { 'idempotency-key': 'double-send' } })),
+      Array.from({ length: 10 }, () =>
+        server.rest.post(`/api/blueprints/${source.id}/fork`, { token: forker.token, headers: { 'idempotency-key': 'double-send' } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
@@ -75,11 +77,23 @@ describe('Idempotency-Key', () => {
   });
 
   it('the same key with another body is 409 CONFLICT and writes nothing', async () => {
-    const first = await server.rest.post('/api/architectures', { token: owner.token, headers: { 'idempotency-key': 'arch-1' }, body: { name: 'First', visibility: 'public' } });
+    const first = await server.rest.post('/api/architectures', {
+      token: owner.token,
+      headers: { 'idempotency-key': 'arch-1' },
+      body: { name: 'First', visibility: 'public' },
+    });
     expect(first.status).toBe(201);
-    const replay = await server.rest.post('/api/architectures', { token: owner.token, headers: { 'idempotency-key': 'arch-1' }, body: { name: 'First', visibility: 'public' } });
+    const replay = await server.rest.post('/api/architectures', {
+      token: owner.token,
+      headers: { 'idempotency-key': 'arch-1' },
+      body: { name: 'First', visibility: 'public' },
+    });
     expect(replay.body).toEqual(first.body);
-    const other = await server.rest.post('/api/architectures', { token: owner.token, headers: { 'idempotency-key': 'arch-1' }, body: { name: 'Second', visibility: 'public' } });
+    const other = await server.rest.post('/api/architectures', {
+      token: owner.token,
+      headers: { 'idempotency-key': 'arch-1' },
+      body: { name: 'Second', visibility: 'public' },
+    });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('CONFLICT');
     const names = await query(server.databaseUrl, 'select name from architecture where owner_id = $1', [owner.id]);
@@ -97,7 +111,10 @@ describe('Idempotency-Key', () => {
 
   it('an error answer is not kept: nothing was written, and the key can run again', async () => {
     const rows = await keyRows();
-    const missing = await server.rest.post('/api/blueprints/00000000-0000-4000-8000-000000000000/fork', { token: forker.token, headers: { 'idempotency-key': 'after-404' } });
+    const missing = await server.rest.post('/api/blueprints/00000000-0000-4000-8000-000000000000/fork', {
+      token: forker.token,
+      headers: { 'idempotency-key': 'after-404' },
+    });
     expect(missing.status).toBe(404);
     expect(await keyRows()).toBe(rows);
     const works = await server.rest.post(`/api/blueprints/${source.id}/fork`, { token: forker.token, headers: { 'idempotency-key': 'after-404' } });
@@ -124,7 +141,11 @@ describe('Idempotency-Key', () => {
     const body = { token: started.body.token, submission: createSubmissions()[0] };
     const submitted = await server.rest.post(`/api/tools/operations/${started.body.operation_id}/submit`, { token: owner.token, headers: submitHeaders, body });
     expect(submitted.status).toBe(200);
-    const resubmitted = await server.rest.post(`/api/tools/operations/${started.body.operation_id}/submit`, { token: owner.token, headers: submitHeaders, body });
+    const resubmitted = await server.rest.post(`/api/tools/operations/${started.body.operation_id}/submit`, {
+      token: owner.token,
+      headers: submitHeaders,
+      body,
+    });
     expect(resubmitted.status).toBe(200);
     expect(resubmitted.body).toEqual(submitted.body);
     // Without the key the same submission is the replayed token it is.

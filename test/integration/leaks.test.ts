@@ -122,7 +122,9 @@ describe('the rule: no answer to a stranger names a private blueprint, over any 
     const privateChild = await derive(owner, pub, 'private'); // private, made from the public one
     const publicChild = await derive(owner, pub, 'public');
     const privates = [root.id, privateChild];
-    const [rootSlug, childSlug] = await Promise.all(privates.map(async (id) => (await server.rest.get(`/api/blueprints/${id}`, { token: owner })).body.slug as string));
+    const [rootSlug, childSlug] = await Promise.all(
+      privates.map(async (id) => (await server.rest.get(`/api/blueprints/${id}`, { token: owner })).body.slug as string),
+    );
     const secrets = [...privates, rootSlug!, childSlug!];
 
     const answers: unknown[] = [];
@@ -133,7 +135,8 @@ describe('the rule: no answer to a stranger names a private blueprint, over any 
 
     for (const token of [stranger, undefined]) {
       for (const id of [pub, publicChild]) {
-        for (const path of ['', '/lineage', '/forks', '/compare', '/changelog', '/breed-suggestions', '/versions']) answers.push((await server.rest.get(`/api/blueprints/${id}${path}`, { token })).body);
+        for (const path of ['', '/lineage', '/forks', '/compare', '/changelog', '/breed-suggestions', '/versions'])
+          answers.push((await server.rest.get(`/api/blueprints/${id}${path}`, { token })).body);
         answers.push(
           await server.gql.request(
             `query S($id: ID!) { blueprint(id: $id) { id forkedFrom { id } parents { blueprint { id slug } } children { blueprint { id slug } }

@@ -1,4 +1,11 @@
-import { ArchitectureChangedDocument, BlueprintActivityDocument, DeleteArchitectureDocument, DeleteBlueprintDocument, UpdateArchitectureDocument, UpdateBlueprintDocument } from '../generated/graphql';
+import {
+  ArchitectureChangedDocument,
+  BlueprintActivityDocument,
+  DeleteArchitectureDocument,
+  DeleteBlueprintDocument,
+  UpdateArchitectureDocument,
+  UpdateBlueprintDocument,
+} from '../generated/graphql';
 import { addEdge, addNode, createArchitecture, createTeam } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -32,7 +39,10 @@ afterAll(async () => {
 describe('PATCH /api/blueprints/:id', () => {
   it('changes name, description and tags for the owner; the slug never changes', async () => {
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Before rename', tags: ['old'] });
-    const res = await server.rest.patch(`/api/blueprints/${bp.id}`, { token: owner.token, body: { name: 'After rename', description: 'new words', tags: ['new', 'api'] } });
+    const res = await server.rest.patch(`/api/blueprints/${bp.id}`, {
+      token: owner.token,
+      body: { name: 'After rename', description: 'new words', tags: ['new', 'api'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: bp.id, slug: bp.slug, name: 'After rename', description: 'new words', tags: ['new', 'api'] });
     expect((await server.rest.get(`/api/blueprints/${bp.slug}`, { token: stranger })).body.name).toBe('After rename');
@@ -42,7 +52,10 @@ describe('PATCH /api/blueprints/:id', () => {
   it('lets a team editor patch but not a viewer (403), hides private ones from strangers (404), and checks the body (400)', async () => {
     const editor = await server.rest.agentSession('editor');
     const viewer = await server.rest.agentSession('viewer');
-    const team = await createTeam(server.rest, owner.token, [[editor.id, 'member'], [viewer.id, 'viewer']]);
+    const team = await createTeam(server.rest, owner.token, [
+      [editor.id, 'member'],
+      [viewer.id, 'viewer'],
+    ]);
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Team plan', visibility: 'private' });
     await sql.query('update blueprint set team_id = $1 where id = $2', [team.id, bp.id]);
     expect((await server.rest.patch(`/api/blueprints/${bp.id}`, { token: editor.token, body: { description: 'by the editor' } })).status).toBe(200);
@@ -91,7 +104,10 @@ describe('DELETE /api/blueprints/:id', () => {
     expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: fan })).status).toBe(200);
     expect((await server.rest.post(`/api/blueprints/${bp.id}/reviews`, { token: fan, body: { rating: 4, body: 'ok' } })).status).toBe(201);
     expect((await server.rest.post(`/api/blueprints/${bp.id}/changelog`, { token: owner.token, body: { title: 'v1', body: '' } })).status).toBe(201);
-    expect((await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner.token, body: { message: 'heads up', type: 'notice', severity: 'info' } })).status).toBe(201);
+    expect(
+      (await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner.token, body: { message: 'heads up', type: 'notice', severity: 'info' } }))
+        .status,
+    ).toBe(201);
     expect((await server.rest.get(`/api/blueprints/${bp.id}/start`, { token: fan })).status).toBe(200);
     const arch = await createArchitecture(server.rest, owner.token, { name: 'Doomed map' });
     const node = await addNode(server.rest, owner.token, arch.slug, { blueprint_id: bp.id });
@@ -108,7 +124,16 @@ describe('DELETE /api/blueprints/:id', () => {
     expect(survivor.status).toBe(200);
     expect(survivor.body.forked_from).toBeNull();
     expect((await server.rest.get(`/api/blueprints/${child.id}/lineage`, { token: forker.token })).body.parents).toEqual([]);
-    for (const table of ['star', 'review', 'blueprint_version', 'changelog_entry', 'execution_run', 'lineage_link', 'architecture_node', 'blueprint_subscription'])
+    for (const table of [
+      'star',
+      'review',
+      'blueprint_version',
+      'changelog_entry',
+      'execution_run',
+      'lineage_link',
+      'architecture_node',
+      'blueprint_subscription',
+    ])
       expect(await sql.count(table, table === 'lineage_link' ? 'parent_id = $1 or child_id = $1' : 'blueprint_id = $1', [bp.id])).toBe(0);
     expect(await sql.count('architecture_edge', 'source_node_id = $1 or target_node_id = $1', [node.id])).toBe(0);
     const inbox = await server.rest.get('/api/inbox', { token: forker.token });
@@ -124,7 +149,10 @@ describe('DELETE /api/blueprints/:id', () => {
   it('lets a team owner or admin delete a team blueprint, not a member; strangers get 404 for private ones', async () => {
     const admin = await server.rest.agentSession('admin');
     const member = await server.rest.agentSession('member');
-    const team = await createTeam(server.rest, owner.token, [[admin.id, 'admin'], [member.id, 'member']]);
+    const team = await createTeam(server.rest, owner.token, [
+      [admin.id, 'admin'],
+      [member.id, 'member'],
+    ]);
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Team doomed', visibility: 'private' });
     await sql.query('update blueprint set team_id = $1 where id = $2', [team.id, bp.id]);
     expect((await server.rest.delete(`/api/blueprints/${bp.id}`, { token: stranger })).status).toBe(404);
@@ -134,7 +162,11 @@ describe('DELETE /api/blueprints/:id', () => {
 
   it('patches and deletes over GraphQL', async () => {
     const bp = await createBlueprint(server.rest, owner.token, { name: 'GraphQL lifecycle' });
-    const updated = await server.gql.ok(UpdateBlueprintDocument, { id: bp.id, input: { name: 'Renamed by GraphQL', visibility: 'PRIVATE' as never } }, owner.token);
+    const updated = await server.gql.ok(
+      UpdateBlueprintDocument,
+      { id: bp.id, input: { name: 'Renamed by GraphQL', visibility: 'PRIVATE' as never } },
+      owner.token,
+    );
     expect(updated.updateBlueprint).toMatchObject({ slug: bp.slug, name: 'Renamed by GraphQL', visibility: 'PRIVATE' });
     expect((await server.gql.request(DeleteBlueprintDocument, { id: bp.id }, stranger)).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect((await server.gql.ok(DeleteBlueprintDocument, { id: bp.id }, owner.token)).deleteBlueprint).toBe(true);

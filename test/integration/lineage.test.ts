@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  ForkBlueprintDocument,
-  ForkCountDocument,
-  ForkedFromDocument,
-  ForksDocument,
-  LineageDocument,
-  RelativesDocument,
-} from '../generated/graphql';
+import { ForkBlueprintDocument, ForkCountDocument, ForkedFromDocument, ForksDocument, LineageDocument, RelativesDocument } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import type { AgentSession } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -77,8 +70,18 @@ describe('POST /api/blueprints/:id/fork', () => {
       step_count: source.step_count,
     });
     for (const key of ['modules', 'steps', 'configuration', 'design_system'] as const) expect(f[key]).toEqual(source[key]);
-    const counters = await sql.query('select stars_count, forks_count, executions_started, executions_completed, executions_failed, executions_abandoned from blueprint where id = $1', [f.id]);
-    expect(counters[0]).toEqual({ stars_count: 0, forks_count: 0, executions_started: 0, executions_completed: 0, executions_failed: 0, executions_abandoned: 0 });
+    const counters = await sql.query(
+      'select stars_count, forks_count, executions_started, executions_completed, executions_failed, executions_abandoned from blueprint where id = $1',
+      [f.id],
+    );
+    expect(counters[0]).toEqual({
+      stars_count: 0,
+      forks_count: 0,
+      executions_started: 0,
+      executions_completed: 0,
+      executions_failed: 0,
+      executions_abandoned: 0,
+    });
     expect(await sql.query('select 1 from star where blueprint_id = $1', [f.id])).toEqual([]);
 
     const forkVersions = await versions(f.id);
@@ -100,7 +103,7 @@ describe('POST /api/blueprints/:id/fork', () => {
     expect((await server.rest.get(`/api/blueprints/${first.id}`, { token: reader })).body.forks_count).toBe(1);
   });
 
-  it("lets the owner fork their own private blueprint; the fork stays private", async () => {
+  it('lets the owner fork their own private blueprint; the fork stays private', async () => {
     const f = await fork(server.rest, owner.token, privateBp.id);
     expect(f.visibility).toBe('private');
     expect(f.forked_from.id).toBe(privateBp.id);
@@ -193,15 +196,22 @@ describe('GET /api/blueprints/:id/forks', () => {
     expect(past.body).toMatchObject({ items: [], total: 3, offset: 10 });
   });
 
-  it.each([['limit=101'], ['limit=0'], ['limit=-1'], ['offset=-1'], ['limit=abc'], ['limit=1.5'], ['offset=2e3'], ['offset=99999999999999999999'], ['limit=1&limit=2']])(
-    'rejects %s with 400 VALIDATION_FAILED naming the parameter',
-    async (query) => {
-      const res = await server.rest.get(`/api/blueprints/${root.id}/forks?${query}`, { token: reader });
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('VALIDATION_FAILED');
-      expect(JSON.stringify(res.body.error.details?.issues ?? res.body.error.message)).toMatch(/limit|offset/);
-    },
-  );
+  it.each([
+    ['limit=101'],
+    ['limit=0'],
+    ['limit=-1'],
+    ['offset=-1'],
+    ['limit=abc'],
+    ['limit=1.5'],
+    ['offset=2e3'],
+    ['offset=99999999999999999999'],
+    ['limit=1&limit=2'],
+  ])('rejects %s with 400 VALIDATION_FAILED naming the parameter', async (query) => {
+    const res = await server.rest.get(`/api/blueprints/${root.id}/forks?${query}`, { token: reader });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(JSON.stringify(res.body.error.details?.issues ?? res.body.error.message)).toMatch(/limit|offset/);
+  });
 
   it('answers 404 for the forks of a foreign private blueprint or an unknown one', async () => {
     for (const token of [reader, stranger.token]) {
@@ -227,7 +237,22 @@ describe('GET /api/blueprints/:id/lineage', () => {
     expect(res.body).toEqual({
       blueprint_id: root.id,
       parents: [],
-      children: [{ kind: 'fork', blueprint: { id: a.id, slug: a.slug, name: 'Lineage Root', stars: 0, module_count: 3, step_count: 3, success_rate: null, review_count: 0, rating_average: null } }],
+      children: [
+        {
+          kind: 'fork',
+          blueprint: {
+            id: a.id,
+            slug: a.slug,
+            name: 'Lineage Root',
+            stars: 0,
+            module_count: 3,
+            step_count: 3,
+            success_rate: null,
+            review_count: 0,
+            rating_average: null,
+          },
+        },
+      ],
     });
     const asHiddenOwner = await server.rest.get(`/api/blueprints/${root.id}/lineage`, { token: stranger.token });
     expect(asHiddenOwner.body.children.map((c: any) => c.blueprint.id)).toEqual([a.id, hidden.id]);
@@ -254,9 +279,13 @@ describe('GET /api/blueprints/:id/lineage', () => {
     const p1 = await createBlueprint(server.rest, owner.token, { name: 'Parent One' });
     const p2 = await createBlueprint(server.rest, owner.token, { name: 'Parent Two' });
     const child = await createBlueprint(server.rest, owner.token, { name: 'Offspring' });
-    for (const p of [p1, p2]) await sql.query("insert into lineage_link (id, parent_id, child_id, kind) values ($1, $2, $3, 'breed')", [randomUUID(), p.id, child.id]);
+    for (const p of [p1, p2])
+      await sql.query("insert into lineage_link (id, parent_id, child_id, kind) values ($1, $2, $3, 'breed')", [randomUUID(), p.id, child.id]);
     const res = await server.rest.get(`/api/blueprints/${child.id}/lineage`, { token: reader });
-    expect(res.body.parents.map((p: any) => [p.kind, p.blueprint.id])).toEqual([['breed', p1.id], ['breed', p2.id]]);
+    expect(res.body.parents.map((p: any) => [p.kind, p.blueprint.id])).toEqual([
+      ['breed', p1.id],
+      ['breed', p2.id],
+    ]);
     const down = await server.rest.get(`/api/blueprints/${p1.id}/lineage`, { token: reader });
     expect(down.body.children).toEqual([{ kind: 'breed', blueprint: expect.objectContaining({ id: child.id, name: 'Offspring' }) }]);
   });
@@ -328,13 +357,33 @@ describe('GraphQL lineage', () => {
   };
 
   it('walks up, down or both, as deep as asked, never sideways to cousins', async () => {
-    expect((await lineageIds(b.id, 'UP', 1)).nodes).toEqual([[b.id, 0], [a.id, 1]]);
+    expect((await lineageIds(b.id, 'UP', 1)).nodes).toEqual([
+      [b.id, 0],
+      [a.id, 1],
+    ]);
     const up = await lineageIds(b.id, 'UP', 50);
-    expect(up.nodes).toEqual([[b.id, 0], [a.id, 1], [root.id, 2]]);
-    expect(up.edges).toEqual([[a.id, b.id, 'FORK'], [root.id, a.id, 'FORK']].sort());
-    expect((await lineageIds(b.id, 'DOWN', 10)).nodes).toEqual([[b.id, 0], [c.id, 1]]);
+    expect(up.nodes).toEqual([
+      [b.id, 0],
+      [a.id, 1],
+      [root.id, 2],
+    ]);
+    expect(up.edges).toEqual(
+      [
+        [a.id, b.id, 'FORK'],
+        [root.id, a.id, 'FORK'],
+      ].sort(),
+    );
+    expect((await lineageIds(b.id, 'DOWN', 10)).nodes).toEqual([
+      [b.id, 0],
+      [c.id, 1],
+    ]);
     const both = await lineageIds(b.id, 'BOTH', 10);
-    expect(both.nodes).toEqual([[b.id, 0], [a.id, 1], [c.id, 1], [root.id, 2]]);
+    expect(both.nodes).toEqual([
+      [b.id, 0],
+      [a.id, 1],
+      [c.id, 1],
+      [root.id, 2],
+    ]);
     expect(both.nodes.map((n) => n[0])).not.toContain(s.id);
     expect((await lineageIds(root.id, 'DOWN', 2)).nodes.map((n) => n[0]).sort()).toEqual([root.id, a.id, b.id, s.id].sort());
   });
@@ -346,7 +395,11 @@ describe('GraphQL lineage', () => {
     await sql.query("update blueprint set visibility = 'private' where id = $1", [middle.id]);
     expect((await lineageIds(top.id, 'DOWN', 10)).nodes).toEqual([[top.id, 0]]);
     expect((await lineageIds(bottom.id, 'UP', 10)).nodes).toEqual([[bottom.id, 0]]);
-    expect((await lineageIds(top.id, 'DOWN', 10, stranger.token)).nodes).toEqual([[top.id, 0], [middle.id, 1], [bottom.id, 2]]);
+    expect((await lineageIds(top.id, 'DOWN', 10, stranger.token)).nodes).toEqual([
+      [top.id, 0],
+      [middle.id, 1],
+      [bottom.id, 2],
+    ]);
   });
 
   it.each([[51], [0], [-3]])('rejects lineage depth %d with VALIDATION_FAILED', async (depth) => {

@@ -51,7 +51,10 @@ describe('broadcastReceived', () => {
     await fork(server.rest, both, bp.id);
     for (const t of [subscriber, both, owner]) await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: t });
     const subs = Object.fromEntries(
-      Object.entries({ forker, subscriber, both, stranger, owner }).map(([name, token]) => [name, ws(token).subscribe(BroadcastReceivedDocument, { after: '0' })]),
+      Object.entries({ forker, subscriber, both, stranger, owner }).map(([name, token]) => [
+        name,
+        ws(token).subscribe(BroadcastReceivedDocument, { after: '0' }),
+      ]),
     );
     const first = await broadcast(bp.id, 'first');
     for (const name of ['forker', 'subscriber', 'both']) {
@@ -87,7 +90,12 @@ describe('broadcastReceived', () => {
     await Promise.all(['m4', 'm5', 'm6', 'm7', 'm8'].map((m) => broadcast(bp.id, m)));
     const items = await received(again, 7);
     expect(items.slice(0, 2).map((i) => i.broadcast.message)).toEqual(['m2', 'm3']);
-    expect(items.slice(2).map((i) => i.broadcast.message).sort()).toEqual(['m4', 'm5', 'm6', 'm7', 'm8']);
+    expect(
+      items
+        .slice(2)
+        .map((i) => i.broadcast.message)
+        .sort(),
+    ).toEqual(['m4', 'm5', 'm6', 'm7', 'm8']);
     const ids = items.map((i) => BigInt(i.id));
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
     expect(ids[0]! > BigInt(seen!.id)).toBe(true);
@@ -181,7 +189,13 @@ describe('broadcastReceived', () => {
 
   it.each([
     ['revoked', (token: string) => server.rest.delete('/api/agent/sessions/current', { token })],
-    ['expired', (token: string) => sql(server, "update access_token set expires_at = now() - interval '1 second' where token_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')", [token])],
+    [
+      'expired',
+      (token: string) =>
+        sql(server, "update access_token set expires_at = now() - interval '1 second' where token_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')", [
+          token,
+        ]),
+    ],
   ])('stops delivering once the token is %s mid-connection; the inbox row is still written', async (_label, endToken) => {
     const token = await server.rest.agentToken('mid-connection');
     const bp = await createBlueprint(server.rest, owner, { name: 'Revocation source' });
@@ -214,7 +228,11 @@ describe('blueprintActivity', () => {
     await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: forker });
     expect((await watch.next()).data!.blueprintActivity).toMatchObject({ kind: 'STARRED', blueprint: { id: bp.id, stars: 1 }, fork: null });
     const entry = (await server.rest.post(`/api/blueprints/${bp.id}/changelog`, { token: owner, body: { title: 'Release notes', body: '' } })).body;
-    expect((await watch.next()).data!.blueprintActivity).toMatchObject({ kind: 'CHANGELOG', subjectId: entry.id, changelogEntry: { id: entry.id, title: 'Release notes' } });
+    expect((await watch.next()).data!.blueprintActivity).toMatchObject({
+      kind: 'CHANGELOG',
+      subjectId: entry.id,
+      changelogEntry: { id: entry.id, title: 'Release notes' },
+    });
     await editPlan(server, bp.id, (plan) => plan.steps[0]!.acceptance.push('reviewed'));
     expect((await watch.next()).data!.blueprintActivity).toMatchObject({ kind: 'VERSION', versionNumber: 2 });
     expect(await watch.nothingWithin(200)).toBe(true);
@@ -234,7 +252,7 @@ describe('blueprintActivity', () => {
     expect((await mine.next()).data!.blueprintActivity.kind).toBe('STARRED');
   });
 
-  it('ends the stream with UNAUTHENTICATED, without the event, once the watcher\'s token is revoked', async () => {
+  it("ends the stream with UNAUTHENTICATED, without the event, once the watcher's token is revoked", async () => {
     const token = await server.rest.agentToken('watcher to revoke');
     const bp = await createBlueprint(server.rest, owner, { name: 'Watched by a revoked token' });
     const sub = ws(token).subscribe(BlueprintActivityDocument, { id: bp.id });

@@ -30,11 +30,18 @@ async function authorize(provider: TestOAuthClient, scope?: string): Promise<str
 
 describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
   it('answers /mcp without a token with 401 and a WWW-Authenticate challenge naming the protected-resource metadata', async () => {
-    const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const res = await server.rest.post('/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
-    const bad = await server.rest.post('/mcp', { token: 'bwu_unknown', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const bad = await server.rest.post('/mcp', {
+      token: 'bwu_unknown',
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
   });
@@ -84,7 +91,11 @@ describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
     const viewer = await server.rest.post('/graphql', { token: provider.tokens()!.access_token, body: { query: '{ viewer { id } }' } });
     expect(viewer.body.data.viewer.id).toBe(user.id);
     expect((await server.rest.delete(`/api/account/tokens/${listed.id}`, { token: user.token })).status).toBe(204);
-    const after = await server.rest.post('/mcp', { token: provider.tokens()!.access_token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const after = await server.rest.post('/mcp', {
+      token: provider.tokens()!.access_token,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(after.status).toBe(401);
   });
 
@@ -109,7 +120,11 @@ describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
     expect(wrong.consent?.submitStatus).toBe(401);
     expect(wrong.consent?.location).toBeNull();
     expect(wrong.consent?.page).toContain('Wrong username or password');
-    const page = await fetch(`${server.url}/oauth/consent`, { method: 'POST', body: new URLSearchParams({ request: 'forged', decision: 'allow' }), redirect: 'manual' });
+    const page = await fetch(`${server.url}/oauth/consent`, {
+      method: 'POST',
+      body: new URLSearchParams({ request: 'forged', decision: 'allow' }),
+      redirect: 'manual',
+    });
     expect(page.status).toBe(400);
     expect(page.headers.get('x-frame-options')).toBe('DENY');
 
@@ -130,7 +145,13 @@ describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
       fetch(`${server.url}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: info.client_id, redirect_uri: provider.redirectUrl }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          client_id: info.client_id,
+          redirect_uri: provider.redirectUrl,
+        }),
       });
     const replay = await exchange(provider.codeVerifier());
     expect(replay.status).toBe(400);
@@ -141,7 +162,13 @@ describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
     const wrongVerifier = await fetch(`${server.url}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: second.code!, code_verifier: 'x'.repeat(50), client_id: second.clientInformation()!.client_id, redirect_uri: second.redirectUrl }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: second.code!,
+        code_verifier: 'x'.repeat(50),
+        client_id: second.clientInformation()!.client_id,
+        redirect_uri: second.redirectUrl,
+      }),
     });
     expect(wrongVerifier.status).toBe(400);
     expect(((await wrongVerifier.json()) as { error: string }).error).toBe('invalid_grant');

@@ -26,7 +26,15 @@ beforeAll(async () => {
   const rest = server.rest;
   [author, forker, stranger] = [await rest.agentSession('author'), await rest.agentSession('forker'), await rest.agentSession('stranger')];
   w.pub = await createBlueprint(rest, author.token, { name: 'Mcp Public Plan', tags: ['mcp-read'], description: 'read through both doors' });
-  w.other = await createBlueprint(rest, author.token, { name: 'Mcp Other Plan', tags: ['mcp-read'], modules: [{ key: 'api', name: 'API', kind: 'backend' }, { key: 'queue', name: 'Queue', kind: 'infra' }], steps: [{ key: 'q', module_key: 'queue' }] });
+  w.other = await createBlueprint(rest, author.token, {
+    name: 'Mcp Other Plan',
+    tags: ['mcp-read'],
+    modules: [
+      { key: 'api', name: 'API', kind: 'backend' },
+      { key: 'queue', name: 'Queue', kind: 'infra' },
+    ],
+    steps: [{ key: 'q', module_key: 'queue' }],
+  });
   w.secret = await createBlueprint(rest, author.token, { name: 'Mcp Secret Thing', visibility: 'private' });
   w.fork = await fork(rest, forker.token, w.pub.id);
   w.secretFork = await fork(rest, author.token, w.secret.id);
@@ -35,7 +43,8 @@ beforeAll(async () => {
   w.operationId = op.body.operation_id;
   w.run = (await rest.get(`/api/blueprints/${w.pub.id}/start`, { token: author.token })).body;
   w.secretRun = (await rest.get(`/api/blueprints/${w.secret.id}/start`, { token: author.token })).body;
-  for (const bp of [w.pub, w.secret]) await rest.post(`/api/blueprints/${bp.id}/changelog`, { token: author.token, body: { title: `v2 of ${bp.name}`, body: 'changes' } });
+  for (const bp of [w.pub, w.secret])
+    await rest.post(`/api/blueprints/${bp.id}/changelog`, { token: author.token, body: { title: `v2 of ${bp.name}`, body: 'changes' } });
   await rest.post(`/api/blueprints/${w.pub.id}/broadcasts`, { token: author.token, body: { message: 'heads up', type: 'notice', severity: 'info' } });
   w.arch = await createArchitecture(rest, author.token, { name: 'Mcp Map' });
   await addNode(rest, author.token, w.arch.slug, { blueprint_id: w.pub.id });
@@ -60,7 +69,11 @@ const reads: Record<string, Row> = {
   blueprint_get: { as: () => author, args: () => ({ blueprint_id: w.pub.slug }), rest: () => `/api/blueprints/${w.pub.slug}` },
   blueprint_forks: { as: () => author, args: () => ({ blueprint_id: w.pub.id, limit: 5 }), rest: () => `/api/blueprints/${w.pub.id}/forks?limit=5` },
   blueprint_lineage: { as: () => forker, args: () => ({ blueprint_id: w.fork.id }), rest: () => `/api/blueprints/${w.fork.id}/lineage` },
-  blueprint_breed_suggestions: { as: () => author, args: () => ({ blueprint_id: w.pub.id, limit: 3 }), rest: () => `/api/blueprints/${w.pub.id}/breed-suggestions?limit=3` },
+  blueprint_breed_suggestions: {
+    as: () => author,
+    args: () => ({ blueprint_id: w.pub.id, limit: 3 }),
+    rest: () => `/api/blueprints/${w.pub.id}/breed-suggestions?limit=3`,
+  },
   blueprint_compare: { as: () => forker, args: () => ({ blueprint_id: w.fork.id }), rest: () => `/api/blueprints/${w.fork.id}/compare` },
   registry_search: {
     as: () => author,
@@ -76,7 +89,12 @@ const reads: Record<string, Row> = {
   inbox_list: { as: () => forker, args: () => ({ unread: true }), rest: () => '/api/inbox?unread=true' },
   architecture_list: { as: () => author, args: () => ({ limit: 10 }), rest: () => '/api/architectures?limit=10' },
   architecture_get: { as: () => forker, args: () => ({ slug: w.arch.slug }), rest: () => `/api/architectures/${w.arch.slug}` },
-  architecture_export: { as: () => author, args: () => ({ slug: w.arch.slug, format: 'mermaid' }), rest: () => `/api/architectures/${w.arch.slug}/export?format=mermaid`, text: true },
+  architecture_export: {
+    as: () => author,
+    args: () => ({ slug: w.arch.slug, format: 'mermaid' }),
+    rest: () => `/api/architectures/${w.arch.slug}/export?format=mermaid`,
+    text: true,
+  },
   team_get: { as: () => forker, args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}` },
   team_list: { as: () => forker, args: () => ({}), rest: () => '/api/teams' },
   team_blueprints: { as: () => forker, args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/blueprints` },
@@ -125,7 +143,10 @@ describe('a foreign principal through MCP', () => {
     version_list: { args: () => ({ blueprint_id: w.secret.id }), rest: () => `/api/blueprints/${w.secret.id}/versions` },
     changelog_list: { args: () => ({ blueprint_id: w.secret.id }), rest: () => `/api/blueprints/${w.secret.id}/changelog` },
     architecture_get: { args: () => ({ slug: w.privateArch.slug }), rest: () => `/api/architectures/${w.privateArch.slug}` },
-    architecture_export: { args: () => ({ slug: w.privateArch.slug, format: 'json' }), rest: () => `/api/architectures/${w.privateArch.slug}/export?format=json` },
+    architecture_export: {
+      args: () => ({ slug: w.privateArch.slug, format: 'json' }),
+      rest: () => `/api/architectures/${w.privateArch.slug}/export?format=json`,
+    },
     team_get: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}` },
     team_blueprints: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/blueprints` },
     team_architectures: { args: () => ({ team_id: w.team.id }), rest: () => `/api/teams/${w.team.id}/architectures` },

@@ -28,7 +28,11 @@ type Prop = { type?: string | string[]; minimum?: number; maximum?: number; enum
 
 /** Every property schema in an input schema, nested ones included. */
 function propsOf(schema: { properties?: Record<string, Prop> }, prefix = ''): Array<[string, Prop]> {
-  return Object.entries(schema.properties ?? {}).flatMap(([name, p]) => [[prefix + name, p] as [string, Prop], ...propsOf(p, `${prefix}${name}.`), ...(p.items ? propsOf(p.items, `${prefix}${name}[].`) : [])]);
+  return Object.entries(schema.properties ?? {}).flatMap(([name, p]) => [
+    [prefix + name, p] as [string, Prop],
+    ...propsOf(p, `${prefix}${name}.`),
+    ...(p.items ? propsOf(p.items, `${prefix}${name}[].`) : []),
+  ]);
 }
 
 describe('tools/list', () => {
@@ -39,11 +43,17 @@ describe('tools/list', () => {
       expect(t.description!.length).toBeGreaterThan(20);
       expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(t.outputSchema).toMatchObject({ type: 'object', properties: expect.any(Object) });
-      expect(t.annotations).toEqual({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: false });
+      expect(t.annotations).toEqual({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: false,
+      });
       if (t.annotations!.readOnlyHint) expect(t.annotations!.destructiveHint).toBe(false);
       for (const [name, p] of propsOf(t.inputSchema as never)) {
         // No integer without real bounds (the issue: ±9007199254740991 was advertised).
-        if (p.type === 'integer') expect({ name, minimum: p.minimum, maximum: p.maximum }).toEqual({ name, minimum: expect.any(Number), maximum: expect.any(Number) });
+        if (p.type === 'integer')
+          expect({ name, minimum: p.minimum, maximum: p.maximum }).toEqual({ name, minimum: expect.any(Number), maximum: expect.any(Number) });
         if (p.type === 'integer') expect(p.maximum!).toBeLessThanOrEqual(1_000_000_000);
       }
     }
@@ -51,12 +61,17 @@ describe('tools/list', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('compiles every input schema with the server\'s Ajv (strict mode), as the first call would', () => {
+  it("compiles every input schema with the server's Ajv (strict mode), as the first call would", () => {
     for (const t of mcpTools) expect(() => validatorFor(t.input)).not.toThrow();
   });
 
   it('keeps blueprint_fork {blueprint_id} exactly as the spec shows', () => {
-    expect(tool('blueprint_fork').inputSchema).toEqual({ type: 'object', additionalProperties: false, required: ['blueprint_id'], properties: { blueprint_id: expect.objectContaining({ type: 'string' }) } });
+    expect(tool('blueprint_fork').inputSchema).toEqual({
+      type: 'object',
+      additionalProperties: false,
+      required: ['blueprint_id'],
+      properties: { blueprint_id: expect.objectContaining({ type: 'string' }) },
+    });
   });
 
   it('advertises the 25 tool types, page sizes 1-100, the registry sort orders and true annotations', () => {
@@ -74,14 +89,46 @@ describe('tools/list', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([
-        ...['create', 'list', 'get', 'export', 'add_node', 'add_edge', 'update_layout', 'transfer', 'remove_node', 'remove_edge'].map((v) => `architecture_${v}`),
-        'version_list', 'changelog_list', 'changelog_publish', 'changelog_update', 'broadcast_send', 'broadcast_subscribe', 'broadcast_unsubscribe',
-        'inbox_list', 'inbox_mark_read', 'blueprint_star', 'blueprint_unstar', 'blueprint_compare', 'team_create', 'team_get', 'team_add_member',
-        'team_update_member', 'team_remove_member', 'execution_history', 'execution_get',
+        ...['create', 'list', 'get', 'export', 'add_node', 'add_edge', 'update_layout', 'transfer', 'remove_node', 'remove_edge'].map(
+          (v) => `architecture_${v}`,
+        ),
+        'version_list',
+        'changelog_list',
+        'changelog_publish',
+        'changelog_update',
+        'broadcast_send',
+        'broadcast_subscribe',
+        'broadcast_unsubscribe',
+        'inbox_list',
+        'inbox_mark_read',
+        'blueprint_star',
+        'blueprint_unstar',
+        'blueprint_compare',
+        'team_create',
+        'team_get',
+        'team_add_member',
+        'team_update_member',
+        'team_remove_member',
+        'execution_history',
+        'execution_get',
         // The people and teams issues: reviews, lifecycle, teams complete, the account's claim.
-        'review_list', 'review_create', 'review_update', 'review_delete', 'blueprint_update', 'blueprint_delete', 'architecture_update',
-        'architecture_delete', 'team_list', 'team_update', 'team_delete', 'team_blueprints', 'team_architectures', 'team_audit', 'team_analytics',
-        'blueprint_transfer', 'account_claim',
+        'review_list',
+        'review_create',
+        'review_update',
+        'review_delete',
+        'blueprint_update',
+        'blueprint_delete',
+        'architecture_update',
+        'architecture_delete',
+        'team_list',
+        'team_update',
+        'team_delete',
+        'team_blueprints',
+        'team_architectures',
+        'team_audit',
+        'team_analytics',
+        'blueprint_transfer',
+        'account_claim',
       ]),
     );
   });
@@ -98,7 +145,8 @@ describe('tools/list', () => {
 
   it('sends instructions that teach sessions, the 5-step create, forking and executing until dn', () => {
     const instructions = client.client.getInstructions() ?? '';
-    for (const phrase of ['/api/agent/sessions', 'tool_operation_start', 'step 5', 'blueprint_fork', 'blueprint_execute_step', 'dn is true']) expect(instructions).toContain(phrase);
+    for (const phrase of ['/api/agent/sessions', 'tool_operation_start', 'step 5', 'blueprint_fork', 'blueprint_execute_step', 'dn is true'])
+      expect(instructions).toContain(phrase);
   });
 });
 
@@ -118,7 +166,9 @@ describe('bad arguments', () => {
   it.each(cases)('%s is an isError VALIDATION_FAILED naming the argument', async (_what, name, args, path) => {
     const answer = await client.call(name, args);
     expect(answer.isError).toBe(true);
-    expect(answer.body).toEqual({ error: { code: 'VALIDATION_FAILED', message: expect.any(String), details: { issues: expect.arrayContaining([expect.objectContaining({ path })]) } } });
+    expect(answer.body).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: expect.any(String), details: { issues: expect.arrayContaining([expect.objectContaining({ path })]) } },
+    });
   });
 
   it('answers an unknown tool with isError NOT_FOUND', async () => {

@@ -40,7 +40,8 @@ const get = async (path: string, token = owner.token) => {
 describe('MCP write tools do what REST does', () => {
   it('creates a blueprint through the 5 create steps, and cancels an operation', async () => {
     let op = await write(mcpOwner, 'tool_operation_start', { tool_type: 'create', params: { description: 'made by MCP' } });
-    for (const submission of createSubmissions({ name: 'Mcp Made' })) op = await write(mcpOwner, 'tool_operation_submit', { operation_id: op.operation_id, token: op.token, submission });
+    for (const submission of createSubmissions({ name: 'Mcp Made' }))
+      op = await write(mcpOwner, 'tool_operation_submit', { operation_id: op.operation_id, token: op.token, submission });
     expect(op).toMatchObject({ done: true, status: 'completed', token: null });
     expect((await get(`/api/blueprints/${op.result.blueprint_ids[0]}`)).name).toBe('Mcp Made');
 
@@ -63,7 +64,8 @@ describe('MCP write tools do what REST does', () => {
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Mcp Runnable' });
     const start = await write(mcpOwner, 'blueprint_execute_start', { blueprint_id: bp.id });
     let step: any;
-    for (let n = 1; n <= start.total_steps; n++) step = await write(mcpOwner, 'blueprint_execute_step', { blueprint_id: bp.id, n, token: n === 1 ? start.next_token : step.next_token });
+    for (let n = 1; n <= start.total_steps; n++)
+      step = await write(mcpOwner, 'blueprint_execute_step', { blueprint_id: bp.id, n, token: n === 1 ? start.next_token : step.next_token });
     expect(step.dn).toBe(true);
     expect((await get(`/api/executions/${start.run_id}`)).status).toBe('completed');
     const second = await write(mcpOwner, 'blueprint_execute_start', { blueprint_id: bp.id });
@@ -91,11 +93,20 @@ describe('MCP write tools do what REST does', () => {
   });
 
   it('builds, lays out, transfers and prunes an architecture', async () => {
-    const [a, b] = [await createBlueprint(server.rest, owner.token, { name: 'Mcp Node A' }), await createBlueprint(server.rest, owner.token, { name: 'Mcp Node B' })];
+    const [a, b] = [
+      await createBlueprint(server.rest, owner.token, { name: 'Mcp Node A' }),
+      await createBlueprint(server.rest, owner.token, { name: 'Mcp Node B' }),
+    ];
     const arch = await write(mcpOwner, 'architecture_create', { name: 'Mcp Diagram', visibility: 'public' });
     const na = await write(mcpOwner, 'architecture_add_node', { slug: arch.slug, blueprint_id: a.id });
     const nb = await write(mcpOwner, 'architecture_add_node', { slug: arch.slug, blueprint_id: b.id, position_x: 10, position_y: 20 });
-    const edge = await write(mcpOwner, 'architecture_add_edge', { slug: arch.slug, source_node_id: na.id, target_node_id: nb.id, edge_type: 'api_call', label: 'calls' });
+    const edge = await write(mcpOwner, 'architecture_add_edge', {
+      slug: arch.slug,
+      source_node_id: na.id,
+      target_node_id: nb.id,
+      edge_type: 'api_call',
+      label: 'calls',
+    });
     await write(mcpOwner, 'architecture_update_layout', { slug: arch.slug, positions: [{ nodeId: na.id, position: { x: 300, y: 400 } }] });
     let view = await get(`/api/architectures/${arch.slug}`);
     expect(view.nodes.find((n: any) => n.id === na.id)).toMatchObject({ position_x: 300, position_y: 400 });
@@ -169,6 +180,11 @@ describe('MCP write tools do what REST does', () => {
 
   it('exercised every write tool in tools/list', async () => {
     const { tools } = await mcpOwner.client.listTools();
-    expect([...exercised].sort()).toEqual(tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name).sort());
+    expect([...exercised].sort()).toEqual(
+      tools
+        .filter((t) => !t.annotations?.readOnlyHint)
+        .map((t) => t.name)
+        .sort(),
+    );
   });
 });

@@ -106,7 +106,10 @@ describe('MCP tools at POST /mcp', () => {
   });
 
   it('rejects calls without a bearer token with 401', async () => {
-    const res = await server.rest.post('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const res = await server.rest.post('/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('UNAUTHENTICATED');
   });
@@ -120,7 +123,9 @@ describe('MCP errors in the section 5 shape', () => {
     expect(mcpResultBody(unknown)).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('no_such_tool') } });
     const badArgs = await mcpCall(server.url, token, 'blueprint_get', { blueprint_id: 42 });
     expect(badArgs.body.result.isError).toBe(true);
-    expect(mcpResultBody(badArgs)).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: { issues: [{ path: 'blueprint_id', message: expect.any(String) }] } } });
+    expect(mcpResultBody(badArgs)).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', details: { issues: [{ path: 'blueprint_id', message: expect.any(String) }] } },
+    });
     expect(mcpResultBody(await mcpCall(server.url, token, 'blueprint_get', {}))).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
     const nul = await mcpCall(server.url, token, 'registry_search', { q: 'a\u0000b' });
     expect(nul.status).toBe(400);

@@ -129,11 +129,14 @@ describe('the response check (test mode)', () => {
       const teapot = await get('/undocumented-status');
       expect(teapot.status).toBe(500);
       expect(teapot.body.error.message).toMatch(/status code is not documented/);
-      const post = (body: unknown) => fetch(base + '/too-strict-body-doc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        fetch(base + '/too-strict-body-doc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect((await post({ a: 'fine' })).status).toBe(200);
       const lying = await post({ b: 1 });
       expect(lying.status).toBe(500);
-      expect(((await lying.json()) as { error: { message: string } }).error.message).toMatch(/request body: accepted, but not valid against its documented schema/);
+      expect(((await lying.json()) as { error: { message: string } }).error.message).toMatch(
+        /request body: accepted, but not valid against its documented schema/,
+      );
     } finally {
       console.error = original;
       await app.close();

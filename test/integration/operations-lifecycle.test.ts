@@ -1,6 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { createSubmissions } from '../fixtures/blueprints';
-import { OPS, useOperationsServer, cancel, createAt, db, expectError, expectTokenStillValid, expectUntouched, owner, server, session, start, status, stranger, submit } from '../helpers/operations';
+import {
+  OPS,
+  useOperationsServer,
+  cancel,
+  createAt,
+  db,
+  expectError,
+  expectTokenStillValid,
+  expectUntouched,
+  owner,
+  server,
+  session,
+  start,
+  status,
+  stranger,
+  submit,
+} from '../helpers/operations';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { openSql } from '../helpers/sql';
 
@@ -26,7 +42,7 @@ describe('step tokens', () => {
     await expectTokenStillValid(second);
   });
 
-  it("rejects the token of another operation and changes nothing in either", async () => {
+  it('rejects the token of another operation and changes nothing in either', async () => {
     const a = await createAt(2);
     const b = await createAt(2);
     expectError(await submit(owner.token, a.operation_id, b.token, createSubmissions()[1]), 409, 'STALE_STEP_TOKEN');
@@ -80,7 +96,15 @@ describe('lifecycle', () => {
     const op = await createAt(3);
     const first = await cancel(owner.token, op.operation_id);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ operation_id: op.operation_id, status: 'cancelled', step: null, done: false, result: null, prompt: null, submission_schema: null });
+    expect(first.body).toMatchObject({
+      operation_id: op.operation_id,
+      status: 'cancelled',
+      step: null,
+      done: false,
+      result: null,
+      prompt: null,
+      submission_schema: null,
+    });
     expect(first.body).not.toHaveProperty('token');
     const again = await cancel(owner.token, op.operation_id);
     expect(again.status).toBe(200);
@@ -130,7 +154,9 @@ describe('expiry', () => {
     expect(res.body.error.details).toEqual({ status: 'expired' });
     const sql = await openSql(idle.databaseUrl);
     try {
-      expect(await sql.rows('select status, token_hash from tool_operation where id = $1', [op.operation_id])).toEqual([{ status: 'expired', token_hash: null }]);
+      expect(await sql.rows('select status, token_hash from tool_operation where id = $1', [op.operation_id])).toEqual([
+        { status: 'expired', token_hash: null },
+      ]);
     } finally {
       await sql.close();
     }
@@ -138,7 +164,7 @@ describe('expiry', () => {
 });
 
 describe('access', () => {
-  it("answers 404 to another agent for status, submit and cancel, and changes nothing", async () => {
+  it('answers 404 to another agent for status, submit and cancel, and changes nothing', async () => {
     const op = await createAt(2);
     expectError(await status(stranger.token, op.operation_id), 404, 'NOT_FOUND');
     expectError(await submit(stranger.token, op.operation_id, op.token, createSubmissions()[1]), 404, 'NOT_FOUND');

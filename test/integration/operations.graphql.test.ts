@@ -80,7 +80,15 @@ describe('the create flow over GraphQL', () => {
     const started = await startOp({ toolType: 'CREATE', params: { language: 'go', framework: 'chi', description: 'A URL shortener' } });
     expect(started.errors).toBeUndefined();
     let op = started.data!.startToolOperation;
-    expect(op).toMatchObject({ toolType: 'CREATE', status: 'ACTIVE', step: 1, totalSteps: 5, done: false, result: null, token: expect.stringMatching(/^bwt_/) });
+    expect(op).toMatchObject({
+      toolType: 'CREATE',
+      status: 'ACTIVE',
+      step: 1,
+      totalSteps: 5,
+      done: false,
+      result: null,
+      token: expect.stringMatching(/^bwt_/),
+    });
     const submissions = createSubmissions({
       modules: [
         { key: 'store', name: 'Store', kind: 'data' },
@@ -160,9 +168,25 @@ describe('bad input over GraphQL', () => {
     const op = await createAt(1);
     const cases: Array<[Record<string, any>, string]> = [
       [{ modules: [{ key: 'Bad Key', name: 'X', kind: 'service' }] }, 'submission/modules/0/key'],
-      [{ modules: [{ key: 'a', name: 'A', kind: 'service' }, { key: 'a', name: 'B', kind: 'service' }] }, 'submission/modules/1/key'],
+      [
+        {
+          modules: [
+            { key: 'a', name: 'A', kind: 'service' },
+            { key: 'a', name: 'B', kind: 'service' },
+          ],
+        },
+        'submission/modules/1/key',
+      ],
       [{ modules: [{ key: 'a', name: 'A', kind: 'service', depends_on: ['nowhere'] }] }, 'submission/modules/0/depends_on/0'],
-      [{ modules: [{ key: 'a', name: 'A', kind: 'service', depends_on: ['b'] }, { key: 'b', name: 'B', kind: 'service', depends_on: ['a'] }] }, 'submission/modules'],
+      [
+        {
+          modules: [
+            { key: 'a', name: 'A', kind: 'service', depends_on: ['b'] },
+            { key: 'b', name: 'B', kind: 'service', depends_on: ['a'] },
+          ],
+        },
+        'submission/modules',
+      ],
     ];
     for (const [submission, path] of cases) expectError(await submitOp(op.id, op.token!, submission), 'VALIDATION_FAILED', path);
     // Not an object: refused by the JSONObject scalar before the service runs.
@@ -183,7 +207,10 @@ describe('bad input over GraphQL', () => {
     const op = await createAt(1);
     const res = await server.rest.post('/graphql', {
       token: owner.token,
-      body: { query: 'mutation($id: ID!, $t: String!, $s: JSONObject!) { submitToolStep(operationId: $id, token: $t, submission: $s) { id } }', variables: { id: op.id, t: op.token, s: { modules: [{ key: 'big', name: 'x'.repeat(1024 * 1024), kind: 'service' }] } } },
+      body: {
+        query: 'mutation($id: ID!, $t: String!, $s: JSONObject!) { submitToolStep(operationId: $id, token: $t, submission: $s) { id } }',
+        variables: { id: op.id, t: op.token, s: { modules: [{ key: 'big', name: 'x'.repeat(1024 * 1024), kind: 'service' }] } },
+      },
     });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');

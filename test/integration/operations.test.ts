@@ -1,6 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { createSubmissions } from '../fixtures/blueprints';
-import { OPS, useOperationsServer, ajv, createAt, db, expectError, expectSatisfies, expectTokenStillValid, expectUntouched, owner, server, start, status, stranger, submit } from '../helpers/operations';
+import {
+  OPS,
+  useOperationsServer,
+  ajv,
+  createAt,
+  db,
+  expectError,
+  expectSatisfies,
+  expectTokenStillValid,
+  expectUntouched,
+  owner,
+  server,
+  start,
+  status,
+  stranger,
+  submit,
+} from '../helpers/operations';
 
 useOperationsServer();
 
@@ -59,7 +75,14 @@ describe('the create flow', () => {
         tokens.add(op.token);
       }
     }
-    expect(op).toMatchObject({ status: 'completed', done: true, token: null, step: null, submission_schema: null, result: { blueprint_ids: [expect.any(String)] } });
+    expect(op).toMatchObject({
+      status: 'completed',
+      done: true,
+      token: null,
+      step: null,
+      submission_schema: null,
+      result: { blueprint_ids: [expect.any(String)] },
+    });
     const blueprintId = op.result.blueprint_ids[0];
 
     const bp = await server.rest.get(`/api/blueprints/${blueprintId}`, { token: owner.token });
@@ -94,7 +117,15 @@ describe('the create flow', () => {
 
     const after = await status(owner.token, op.operation_id);
     expect(after.status).toBe(200);
-    expect(after.body).toMatchObject({ operation_id: op.operation_id, tool_type: 'create', status: 'completed', step: null, total_steps: 5, done: true, result: op.result });
+    expect(after.body).toMatchObject({
+      operation_id: op.operation_id,
+      tool_type: 'create',
+      status: 'completed',
+      step: null,
+      total_steps: 5,
+      done: true,
+      result: op.result,
+    });
     expect(after.body).not.toHaveProperty('token');
   });
 
@@ -131,7 +162,11 @@ describe('bad input at start', () => {
     const before = await db.count('tool_operation');
     expectError(await server.rest.post(OPS, { token: owner.token, rawBody: '{"tool_type": "create",' }), 400, 'VALIDATION_FAILED');
     expectError(await server.rest.post(OPS, { token: owner.token, rawBody: '["create"]' }), 400, 'VALIDATION_FAILED');
-    const notJson = await server.rest.post(OPS, { token: owner.token, rawBody: 'tool_type=create', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const notJson = await server.rest.post(OPS, {
+      token: owner.token,
+      rawBody: 'tool_type=create',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectError(notJson, 400, 'VALIDATION_FAILED');
     const huge = JSON.stringify({ tool_type: 'create', params: { description: 'x'.repeat(1024 * 1024) } });
     expectError(await server.rest.post(OPS, { token: owner.token, rawBody: huge }), 413, 'PAYLOAD_TOO_LARGE');
@@ -142,11 +177,20 @@ describe('bad input at start', () => {
 describe('bad submissions', () => {
   it('rejects a missing or non-object submission and a missing step token, keeping step and token', async () => {
     const op = await createAt(1);
-    expectError(await server.rest.post(`${OPS}/${op.operation_id}/submit`, { token: owner.token, body: { token: op.token } }), 400, 'VALIDATION_FAILED', 'submission');
+    expectError(
+      await server.rest.post(`${OPS}/${op.operation_id}/submit`, { token: owner.token, body: { token: op.token } }),
+      400,
+      'VALIDATION_FAILED',
+      'submission',
+    );
     for (const submission of [[], 'modules', 42, null])
       expectError(await submit(owner.token, op.operation_id, op.token, submission), 400, 'VALIDATION_FAILED', 'submission');
     expectError(await submit(owner.token, op.operation_id, undefined, createSubmissions()[0]), 400, 'VALIDATION_FAILED', 'token');
-    expectError(await server.rest.post(`${OPS}/${op.operation_id}/submit`, { token: owner.token, rawBody: `{"token":"${op.token}",` }), 400, 'VALIDATION_FAILED');
+    expectError(
+      await server.rest.post(`${OPS}/${op.operation_id}/submit`, { token: owner.token, rawBody: `{"token":"${op.token}",` }),
+      400,
+      'VALIDATION_FAILED',
+    );
     await expectUntouched(op);
     await expectTokenStillValid(op);
   });
@@ -157,8 +201,21 @@ describe('bad submissions', () => {
     ['an unknown property', { modules: [{ key: 'api', name: 'API', kind: 'service', owner: 'me' }] }, 'submission/modules/0/owner'],
     ['no modules at all', { modules: [] }, 'submission/modules'],
     ['the wrong top-level field', { steps: [] }, 'submission/modules'],
-    ['a duplicate module key', { modules: [{ key: 'api', name: 'A', kind: 'service' }, { key: 'api', name: 'B', kind: 'service' }] }, 'submission/modules/1/key'],
-    ['a dependency on an unknown module', { modules: [{ key: 'api', name: 'A', kind: 'service', depends_on: ['ghost'] }] }, 'submission/modules/0/depends_on/0'],
+    [
+      'a duplicate module key',
+      {
+        modules: [
+          { key: 'api', name: 'A', kind: 'service' },
+          { key: 'api', name: 'B', kind: 'service' },
+        ],
+      },
+      'submission/modules/1/key',
+    ],
+    [
+      'a dependency on an unknown module',
+      { modules: [{ key: 'api', name: 'A', kind: 'service', depends_on: ['ghost'] }] },
+      'submission/modules/0/depends_on/0',
+    ],
     [
       'a dependency cycle',
       {

@@ -45,7 +45,7 @@ async function nextMessage(sub: Subscription<BroadcastReceivedSubscription>, tim
 }
 
 async function waitUntilHealthy(url: string, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     const res = await fetch(`${url}/healthz`).catch(() => null);
     if (res?.status === 200) return;
     if (Date.now() > deadline) throw new Error('not healthy again in time');

@@ -68,14 +68,14 @@ function postmasterPid(dataDir: string): number | null {
 }
 
 async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !check(); ) {
+  for (const deadline = Date.now() + timeoutMs; !check();) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 async function waitUntilAsync(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
+  for (const deadline = Date.now() + timeoutMs; !(await check());) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -158,8 +158,15 @@ describe('node dist/src/main.js', () => {
     await withPg(embeddedUrl, async (blocker) => {
       await blocker.query('begin');
       await blocker.query('lock table principal in exclusive mode');
-      const inFlight = fetch(`${second.url}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"last one"}' });
-      await waitUntilAsync(async () => (await blocker.query(`select 1 from pg_locks where relation = 'principal'::regclass and not granted`)).rowCount! > 0, 10_000);
+      const inFlight = fetch(`${second.url}/api/agent/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"last one"}',
+      });
+      await waitUntilAsync(
+        async () => (await blocker.query(`select 1 from pg_locks where relation = 'principal'::regclass and not granted`)).rowCount! > 0,
+        10_000,
+      );
       second.child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(second.child.exitCode).toBeNull(); // still draining

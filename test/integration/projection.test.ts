@@ -1,4 +1,10 @@
-import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ProjectedForksDocument, ProjectedForksWithModulesDocument, ProjectedRegistryDocument } from '../generated/graphql';
+import {
+  ForkTreeBatchedDocument,
+  ForkTreeOneStatementDocument,
+  ProjectedForksDocument,
+  ProjectedForksWithModulesDocument,
+  ProjectedRegistryDocument,
+} from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { query } from '../helpers/sql';
@@ -102,8 +108,16 @@ describe('a fork tree read in one statement', () => {
       expect(one.sqlStatements).toBe(3);
       expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
     }
-    const page2 = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor }, owner);
-    const page2Batched = await server.gql.ok(ForkTreeBatchedDocument, { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor }, owner);
+    const page2 = await server.gql.ok(
+      ForkTreeOneStatementDocument,
+      { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor },
+      owner,
+    );
+    const page2Batched = await server.gql.ok(
+      ForkTreeBatchedDocument,
+      { id: rootId, first: 1, after: (await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 1 }, owner)).blueprint!.forks.pageInfo.endCursor },
+      owner,
+    );
     expect(page2).toEqual(page2Batched);
     expect(page2.blueprint!.forks.totalCount).toBe(2);
     const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 }, owner);

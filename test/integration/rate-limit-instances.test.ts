@@ -22,7 +22,10 @@ async function pair(redis: { url: string; prefix: string } | null): Promise<[Tes
 async function viewerOverWs(server: TestServer, token: string) {
   const client = connectWs(server.url, token);
   const sub = new Subscription<any>();
-  sub.dispose = client.client.subscribe({ query: '{ viewer { id } }' }, { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined });
+  sub.dispose = client.client.subscribe(
+    { query: '{ viewer { id } }' },
+    { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
+  );
   try {
     return await sub.next();
   } finally {

@@ -64,7 +64,12 @@ describe('GET /api/registry', () => {
     invoice = await createBlueprint(server.rest, owner, { name: 'Invoice Hub', description: 'Billing and invoicing for saas teams', tags: ['saas', 'api'] });
     shop = await createBlueprint(server.rest, owner, { name: 'Shop Front', description: 'An e-commerce storefront', tags: ['e-commerce', 'dashboard'] });
     cli = await createBlueprint(server.rest, owner, { name: 'Todo CLI', description: 'A command line tool', tags: ['cli'] });
-    secret = await createBlueprint(server.rest, owner, { name: 'Secret SaaS Plan', description: 'saas saas saas', tags: ['saas', 'api', 'dashboard'], visibility: 'private' });
+    secret = await createBlueprint(server.rest, owner, {
+      name: 'Secret SaaS Plan',
+      description: 'saas saas saas',
+      tags: ['saas', 'api', 'dashboard'],
+      visibility: 'private',
+    });
     await star(shop.id, 2);
     await star(cli.id, 1);
     await sql.query('update blueprint set executions_completed = 3, executions_failed = 1 where id = $1', [cli.id]);
@@ -211,7 +216,14 @@ describe('GET /api/registry/trending', () => {
 
   beforeAll(async () => {
     const mk = (name: string, visibility: 'public' | 'private' = 'public') => createBlueprint(server.rest, owner, { name, visibility });
-    [forked, starred, executed, stale, oldFork, hidden] = [await mk('Forked'), await mk('Starred'), await mk('Executed'), await mk('Stale'), await mk('Old Fork'), await mk('Hidden', 'private')];
+    [forked, starred, executed, stale, oldFork, hidden] = [
+      await mk('Forked'),
+      await mk('Starred'),
+      await mk('Executed'),
+      await mk('Stale'),
+      await mk('Old Fork'),
+      await mk('Hidden', 'private'),
+    ];
     await fork(server.rest, await server.rest.agentToken('forker'), forked.id);
     await star(starred.id, 2);
     await run(executed.id, 0);
@@ -232,7 +244,15 @@ describe('GET /api/registry/trending', () => {
     expect(res.status).toBe(200);
     expect(res.body.window_days).toBe(7);
     expect(order(res, [forked.id, starred.id, executed.id])).toEqual([forked.id, starred.id, executed.id]);
-    expect(entry(res, forked.id)).toMatchObject({ name: 'Forked', stars: 0, module_count: 3, step_count: 3, success_rate: null, score: 3, activity: { stars: 0, forks: 1, executions: 0 } });
+    expect(entry(res, forked.id)).toMatchObject({
+      name: 'Forked',
+      stars: 0,
+      module_count: 3,
+      step_count: 3,
+      success_rate: null,
+      score: 3,
+      activity: { stars: 0, forks: 1, executions: 0 },
+    });
     expect(entry(res, starred.id)).toMatchObject({ score: 2, activity: { stars: 2, forks: 0, executions: 0 } });
     expect(entry(res, executed.id)).toMatchObject({ score: 2, activity: { stars: 0, forks: 0, executions: 1 } });
   });

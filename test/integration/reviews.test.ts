@@ -1,4 +1,10 @@
-import { BlueprintReviewsDocument, DeleteMyReviewDocument, RegistryRatingsDocument, ReviewBlueprintDocument, UpdateMyReviewDocument } from '../generated/graphql';
+import {
+  BlueprintReviewsDocument,
+  DeleteMyReviewDocument,
+  RegistryRatingsDocument,
+  ReviewBlueprintDocument,
+  UpdateMyReviewDocument,
+} from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -20,7 +26,15 @@ describe('reviews', () => {
     const bob = await server.rest.agentSession('bob');
     const first = await review(bp.id, alice.token, { rating: 5, body: 'Clear steps.' });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(String), blueprint_id: bp.id, reviewer: { id: alice.id, name: alice.username }, rating: 5, body: 'Clear steps.', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(first.body).toEqual({
+      id: expect.any(String),
+      blueprint_id: bp.id,
+      reviewer: { id: alice.id, name: alice.username },
+      rating: 5,
+      body: 'Clear steps.',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect((await review(bp.id, bob.token, { rating: 2, body: '' })).status).toBe(201);
 
     const second = await review(bp.id, alice.token, { rating: 1, body: 'again' });
@@ -54,7 +68,14 @@ describe('reviews', () => {
     const own = await review(bp.id, owner, { rating: 5, body: 'mine is great' });
     expect(own.status).toBe(403);
     const critic = await server.rest.agentToken('critic');
-    for (const body of [{ rating: 0, body: '' }, { rating: 6, body: '' }, { rating: 3.5, body: '' }, { rating: 3 }, { rating: 3, body: 'x', stars: 1 }, { rating: 3, body: 'x'.repeat(10_001) }])
+    for (const body of [
+      { rating: 0, body: '' },
+      { rating: 6, body: '' },
+      { rating: 3.5, body: '' },
+      { rating: 3 },
+      { rating: 3, body: 'x', stars: 1 },
+      { rating: 3, body: 'x'.repeat(10_001) },
+    ])
       expect((await review(bp.id, critic, body)).status).toBe(400);
     expect((await server.rest.patch(`/api/blueprints/${bp.id}/reviews/mine`, { token: critic, body: {} })).status).toBe(400);
     const secret = await createBlueprint(server.rest, owner, { name: 'Private reviewed', visibility: 'private' });
@@ -79,9 +100,16 @@ describe('reviews', () => {
     expect(made.reviewBlueprint).toMatchObject({ rating: 4, body: 'solid' });
     const again = await server.gql.request(ReviewBlueprintDocument, { blueprintId: bp.id, rating: 4, body: 'solid' }, critic.token);
     expect(again.errors?.[0]?.extensions?.code).toBe('CONFLICT');
-    expect((await server.gql.ok(UpdateMyReviewDocument, { blueprintId: bp.id, body: 'solider' }, critic.token)).updateMyReview).toMatchObject({ rating: 4, body: 'solider' });
+    expect((await server.gql.ok(UpdateMyReviewDocument, { blueprintId: bp.id, body: 'solider' }, critic.token)).updateMyReview).toMatchObject({
+      rating: 4,
+      body: 'solider',
+    });
     const read = await server.gql.ok(BlueprintReviewsDocument, { id: bp.id }, owner);
-    expect(read.blueprint).toMatchObject({ reviewCount: 1, ratingAverage: 4, reviews: { totalCount: 1, edges: [{ node: { rating: 4, body: 'solider', reviewer: { id: critic.id, name: critic.username } } }] } });
+    expect(read.blueprint).toMatchObject({
+      reviewCount: 1,
+      ratingAverage: 4,
+      reviews: { totalCount: 1, edges: [{ node: { rating: 4, body: 'solider', reviewer: { id: critic.id, name: critic.username } } }] },
+    });
     expect((await server.gql.ok(DeleteMyReviewDocument, { blueprintId: bp.id }, critic.token)).deleteMyReview).toBe(true);
     expect((await server.gql.ok(BlueprintReviewsDocument, { id: bp.id }, owner)).blueprint).toMatchObject({ reviewCount: 0, ratingAverage: null });
   });

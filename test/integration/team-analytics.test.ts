@@ -49,7 +49,16 @@ async function forkAt(blueprintId: string, who: string, daysAgo: number): Promis
   await db.query(`update lineage_link set created_at = ${noon(daysAgo)} where child_id = $1`, [child.id]);
 }
 
-const zero = { blueprints_created: 0, forks: 0, stars_received: 0, executions_started: 0, executions_completed: 0, executions_failed: 0, executions_abandoned: 0, success_rate: null };
+const zero = {
+  blueprints_created: 0,
+  forks: 0,
+  stars_received: 0,
+  executions_started: 0,
+  executions_completed: 0,
+  executions_failed: 0,
+  executions_abandoned: 0,
+  success_rate: null,
+};
 
 describe('GET /api/teams/:id/analytics on known data', () => {
   let teamId: string;
@@ -93,7 +102,17 @@ describe('GET /api/teams/:id/analytics on known data', () => {
       { day: days[3], ...zero },
       { day: days[4], ...zero, blueprints_created: 1, forks: 1, executions_started: 1, executions_completed: 1, success_rate: 1 },
       { day: days[5], ...zero, forks: 1, stars_received: 2, executions_started: 2, executions_failed: 1, success_rate: 0 },
-      { day: days[6], ...zero, blueprints_created: 1, forks: 1, stars_received: 1, executions_started: 2, executions_completed: 1, executions_abandoned: 1, success_rate: 0.5 },
+      {
+        day: days[6],
+        ...zero,
+        blueprints_created: 1,
+        forks: 1,
+        stars_received: 1,
+        executions_started: 2,
+        executions_completed: 1,
+        executions_abandoned: 1,
+        success_rate: 0.5,
+      },
     ]);
     expect(res.body.totals).toEqual({
       blueprints_created: 2,
@@ -141,7 +160,15 @@ describe('GET /api/teams/:id/analytics on known data', () => {
       to: gql.to,
       totals: counts(gql.totals),
       days: gql.days.map((d) => ({ day: d.day, ...counts(d) })),
-      top_blueprints: gql.topBlueprints.map((b) => ({ id: b.id, slug: b.slug, name: b.name, forks: b.forks, stars: b.stars, executions_started: b.executionsStarted, activity: b.activity })),
+      top_blueprints: gql.topBlueprints.map((b) => ({
+        id: b.id,
+        slug: b.slug,
+        name: b.name,
+        forks: b.forks,
+        stars: b.stars,
+        executions_started: b.executionsStarted,
+        activity: b.activity,
+      })),
     }).toEqual(rest);
   });
 

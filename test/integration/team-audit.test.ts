@@ -26,7 +26,18 @@ afterAll(async () => {
 });
 
 async function fullTeam(name = 'Audited'): Promise<string> {
-  return (await createTeam(server.rest, tokens.owner!, [[ids.admin!, 'admin'], [ids.member!, 'member'], [ids.viewer!, 'viewer']], name)).id;
+  return (
+    await createTeam(
+      server.rest,
+      tokens.owner!,
+      [
+        [ids.admin!, 'admin'],
+        [ids.member!, 'member'],
+        [ids.viewer!, 'viewer'],
+      ],
+      name,
+    )
+  ).id;
 }
 
 const entriesOf = (teamId: string) => db.count('team_audit_entry', 'team_id = $1', [teamId]);
@@ -60,11 +71,30 @@ describe('audit entries: one per change, right actor and target', () => {
     const created = await server.rest.post('/api/teams', { token: tokens.owner, body: { name: 'Fresh' } });
     const teamId = created.body.id as string;
     expect(await auditOf(server.rest, tokens.owner!, teamId)).toEqual([
-      expect.objectContaining({ action: 'team.created', actor: { id: ids.owner, name: 'owner' }, target_type: 'team', target_id: teamId, details: { name: 'Fresh' } }),
+      expect.objectContaining({
+        action: 'team.created',
+        actor: { id: ids.owner, name: 'owner' },
+        target_type: 'team',
+        target_id: teamId,
+        details: { name: 'Fresh' },
+      }),
     ]);
-    const add = (who: string, role: string) => () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.owner, body: { principal_id: ids[who], role } });
-    await expectOneEntry(teamId, add('admin', 'admin'), { actor: 'owner', action: 'member.added', targetType: 'member', targetId: () => ids.admin!, status: 201 });
-    await expectOneEntry(teamId, add('member', 'viewer'), { actor: 'owner', action: 'member.added', targetType: 'member', targetId: () => ids.member!, status: 201 });
+    const add = (who: string, role: string) => () =>
+      server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.owner, body: { principal_id: ids[who], role } });
+    await expectOneEntry(teamId, add('admin', 'admin'), {
+      actor: 'owner',
+      action: 'member.added',
+      targetType: 'member',
+      targetId: () => ids.admin!,
+      status: 201,
+    });
+    await expectOneEntry(teamId, add('member', 'viewer'), {
+      actor: 'owner',
+      action: 'member.added',
+      targetType: 'member',
+      targetId: () => ids.member!,
+      status: 201,
+    });
     const changed = await expectOneEntry(
       teamId,
       () => server.rest.patch(`/api/teams/${teamId}/members/${ids.member}`, { token: tokens.admin, body: { role: 'member' } }),
@@ -77,11 +107,13 @@ describe('audit entries: one per change, right actor and target', () => {
       { actor: 'admin', action: 'team.updated', targetType: 'team', targetId: () => teamId, status: 200 },
     );
     expect(patched.details).toEqual({ name: { from: 'Fresh', to: 'Renamed' }, conventions: { from: '', to: 'Use tabs.' } });
-    await expectOneEntry(
-      teamId,
-      () => server.rest.patch(`/api/teams/${teamId}/members/${ids.admin}`, { token: tokens.owner, body: { role: 'owner' } }),
-      { actor: 'owner', action: 'team.owner_changed', targetType: 'member', targetId: () => ids.admin!, status: 200 },
-    );
+    await expectOneEntry(teamId, () => server.rest.patch(`/api/teams/${teamId}/members/${ids.admin}`, { token: tokens.owner, body: { role: 'owner' } }), {
+      actor: 'owner',
+      action: 'team.owner_changed',
+      targetType: 'member',
+      targetId: () => ids.admin!,
+      status: 200,
+    });
     await expectOneEntry(teamId, () => server.rest.delete(`/api/teams/${teamId}/members/${ids.member}`, { token: tokens.member }), {
       actor: 'member',
       action: 'member.removed',
@@ -103,37 +135,54 @@ describe('audit entries: one per change, right actor and target', () => {
     const before = await entriesOf(teamId);
     const made = await createTeamBlueprint(server.rest, tokens.member!, teamId, { name: 'Born in the team' });
     expect(await entriesOf(teamId)).toBe(before + 1);
-    expect((await auditOf(server.rest, tokens.owner!, teamId))[0]).toMatchObject({ action: 'blueprint.created', actor: { id: ids.member }, target_type: 'blueprint', target_id: made.id });
+    expect((await auditOf(server.rest, tokens.owner!, teamId))[0]).toMatchObject({
+      action: 'blueprint.created',
+      actor: { id: ids.member },
+      target_type: 'blueprint',
+      target_id: made.id,
+    });
 
     const own = await createBlueprint(server.rest, tokens.admin!, { name: 'Brought in', visibility: 'private' });
-    const inEntry = await expectOneEntry(teamId, () => server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.admin, body: { team_id: teamId } }), {
-      actor: 'admin',
-      action: 'blueprint.transferred_in',
-      targetType: 'blueprint',
-      targetId: () => own.id,
-      status: 200,
-    });
+    const inEntry = await expectOneEntry(
+      teamId,
+      () => server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.admin, body: { team_id: teamId } }),
+      {
+        actor: 'admin',
+        action: 'blueprint.transferred_in',
+        targetType: 'blueprint',
+        targetId: () => own.id,
+        status: 200,
+      },
+    );
     expect(inEntry.details).toEqual({ from_team_id: null });
 
     const op = await startTool(server.rest, tokens.member!, 'fuzz', [made.id]);
-    const tool = await expectOneEntry(teamId, () => submit(server.rest, tokens.member!, op, { checks: [{ step_key: 'endpoints', acceptance: ['rejects bad input'] }] }), {
-      actor: 'member',
-      action: 'blueprint.tool_applied',
-      targetType: 'blueprint',
-      targetId: () => made.id,
-      status: 200,
-    });
+    const tool = await expectOneEntry(
+      teamId,
+      () => submit(server.rest, tokens.member!, op, { checks: [{ step_key: 'endpoints', acceptance: ['rejects bad input'] }] }),
+      {
+        actor: 'member',
+        action: 'blueprint.tool_applied',
+        targetType: 'blueprint',
+        targetId: () => made.id,
+        status: 200,
+      },
+    );
     expect(tool.details).toEqual({ tool_type: 'fuzz', operation_id: op.operation_id, version: 2 });
 
     // Between teams: one entry in each.
     const otherBefore = await entriesOf(otherTeam);
-    const out = await expectOneEntry(teamId, () => server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.owner, body: { team_id: otherTeam } }), {
-      actor: 'owner',
-      action: 'blueprint.transferred_out',
-      targetType: 'blueprint',
-      targetId: () => own.id,
-      status: 200,
-    });
+    const out = await expectOneEntry(
+      teamId,
+      () => server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.owner, body: { team_id: otherTeam } }),
+      {
+        actor: 'owner',
+        action: 'blueprint.transferred_out',
+        targetType: 'blueprint',
+        targetId: () => own.id,
+        status: 200,
+      },
+    );
     expect(out.details).toEqual({ to_team_id: otherTeam });
     expect(await entriesOf(otherTeam)).toBe(otherBefore + 1);
     expect((await auditOf(server.rest, tokens.owner!, otherTeam))[0]).toMatchObject({ action: 'blueprint.transferred_in', details: { from_team_id: teamId } });
@@ -146,31 +195,43 @@ describe('audit entries: one per change, right actor and target', () => {
       targetId: () => arch.id,
       status: 200,
     });
-    const edited = await expectOneEntry(teamId, () => server.rest.post(`/api/architectures/${arch.slug}/nodes`, { token: tokens.admin, body: { blueprint_id: made.id } }), {
-      actor: 'admin',
-      action: 'architecture.changed',
-      targetType: 'architecture',
-      targetId: () => arch.id,
-      status: 201,
-    });
+    const edited = await expectOneEntry(
+      teamId,
+      () => server.rest.post(`/api/architectures/${arch.slug}/nodes`, { token: tokens.admin, body: { blueprint_id: made.id } }),
+      {
+        actor: 'admin',
+        action: 'architecture.changed',
+        targetType: 'architecture',
+        targetId: () => arch.id,
+        status: 201,
+      },
+    );
     expect(edited.details).toMatchObject({ change: 'node_added' });
 
     // Metadata edits and deletions of team blueprints and architectures (DESIGN 11's PATCH / DELETE).
-    const bpEdit = await expectOneEntry(teamId, () => server.rest.patch(`/api/blueprints/${made.id}`, { token: tokens.member, body: { name: 'Renamed in the team', tags: ['api'] } }), {
-      actor: 'member',
-      action: 'blueprint.edited',
-      targetType: 'blueprint',
-      targetId: () => made.id,
-      status: 200,
-    });
+    const bpEdit = await expectOneEntry(
+      teamId,
+      () => server.rest.patch(`/api/blueprints/${made.id}`, { token: tokens.member, body: { name: 'Renamed in the team', tags: ['api'] } }),
+      {
+        actor: 'member',
+        action: 'blueprint.edited',
+        targetType: 'blueprint',
+        targetId: () => made.id,
+        status: 200,
+      },
+    );
     expect(bpEdit.details).toEqual({ changes: { name: { from: 'Born in the team', to: 'Renamed in the team' }, tags: { from: [], to: ['api'] } } });
-    const archEdit = await expectOneEntry(teamId, () => server.rest.patch(`/api/architectures/${arch.slug}`, { token: tokens.admin, body: { description: 'Now described' } }), {
-      actor: 'admin',
-      action: 'architecture.edited',
-      targetType: 'architecture',
-      targetId: () => arch.id,
-      status: 200,
-    });
+    const archEdit = await expectOneEntry(
+      teamId,
+      () => server.rest.patch(`/api/architectures/${arch.slug}`, { token: tokens.admin, body: { description: 'Now described' } }),
+      {
+        actor: 'admin',
+        action: 'architecture.edited',
+        targetType: 'architecture',
+        targetId: () => arch.id,
+        status: 200,
+      },
+    );
     expect(archEdit.details).toEqual({ changes: { description: { from: '', to: 'Now described' } } });
     await expectOneEntry(teamId, () => server.rest.delete(`/api/architectures/${arch.slug}`, { token: tokens.admin }), {
       actor: 'admin',
@@ -204,14 +265,38 @@ describe('audit entries: one per change, right actor and target', () => {
       ['a viewer transferring in', () => server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.viewer, body: { team_id: teamId } }), 403],
       ['a member transferring out', () => server.rest.post(`/api/blueprints/${held.id}/transfer`, { token: tokens.member, body: { team_id: null } }), 403],
       ['a transfer to the same team', () => server.rest.post(`/api/blueprints/${held.id}/transfer`, { token: tokens.member, body: { team_id: teamId } }), 200],
-      ['an outsider transferring an architecture in', () => server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.outsider, body: { team_id: teamId } }), 404],
-      ['adding someone already in', () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.owner, body: { principal_id: ids.member, role: 'viewer' } }), 409],
-      ['a viewer adding a member', () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.viewer, body: { principal_id: ids.newcomer, role: 'viewer' } }), 403],
-      ['a role changed to itself', () => server.rest.patch(`/api/teams/${teamId}/members/${ids.member}`, { token: tokens.owner, body: { role: 'member' } }), 200],
+      [
+        'an outsider transferring an architecture in',
+        () => server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: tokens.outsider, body: { team_id: teamId } }),
+        404,
+      ],
+      [
+        'adding someone already in',
+        () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.owner, body: { principal_id: ids.member, role: 'viewer' } }),
+        409,
+      ],
+      [
+        'a viewer adding a member',
+        () => server.rest.post(`/api/teams/${teamId}/members`, { token: tokens.viewer, body: { principal_id: ids.newcomer, role: 'viewer' } }),
+        403,
+      ],
+      [
+        'a role changed to itself',
+        () => server.rest.patch(`/api/teams/${teamId}/members/${ids.member}`, { token: tokens.owner, body: { role: 'member' } }),
+        200,
+      ],
       ['removing the owner', () => server.rest.delete(`/api/teams/${teamId}/members/${ids.owner}`, { token: tokens.admin }), 403],
-      ['a viewer editing a team blueprint', () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.viewer, body: { name: 'Viewer was here' } }), 403],
+      [
+        'a viewer editing a team blueprint',
+        () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.viewer, body: { name: 'Viewer was here' } }),
+        403,
+      ],
       ['a viewer deleting a team blueprint', () => server.rest.delete(`/api/blueprints/${held.id}`, { token: tokens.viewer }), 403],
-      ['an edit that changes nothing', () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.member, body: { name: 'Keeps the team alive' } }), 200],
+      [
+        'an edit that changes nothing',
+        () => server.rest.patch(`/api/blueprints/${held.id}`, { token: tokens.member, body: { name: 'Keeps the team alive' } }),
+        200,
+      ],
     ];
     const before = await db.count('team_audit_entry');
     for (const [what, attempt, status] of attempts) {
@@ -219,7 +304,9 @@ describe('audit entries: one per change, right actor and target', () => {
       expect({ what, status: res.status }).toEqual({ what, status });
     }
     // A viewer's INPLACE tool is refused at start; a tool whose source moved on fails at its last step.
-    expect((await server.rest.post('/api/tools/operations', { token: tokens.viewer, body: { tool_type: 'fuzz', source_blueprint_ids: [held.id] } })).status).toBe(403);
+    expect(
+      (await server.rest.post('/api/tools/operations', { token: tokens.viewer, body: { tool_type: 'fuzz', source_blueprint_ids: [held.id] } })).status,
+    ).toBe(403);
     const first = await startTool(server.rest, tokens.member!, 'fuzz', [held.id]);
     const second = await startTool(server.rest, tokens.admin!, 'fuzz', [held.id]);
     expect((await submit(server.rest, tokens.member!, first, { checks: [{ step_key: 'schema', acceptance: ['one'] }] })).status).toBe(200);
@@ -230,7 +317,7 @@ describe('audit entries: one per change, right actor and target', () => {
 });
 
 describe('ownership changes by a claim', () => {
-  it("records one entry per team blueprint and architecture a person takes over from an agent session", async () => {
+  it('records one entry per team blueprint and architecture a person takes over from an agent session', async () => {
     const agent = await server.rest.agentSession('claimed agent');
     const teamId = (await createTeam(server.rest, agent.token, [[ids.member!, 'member']], 'Agent team')).id;
     const bp = await createTeamBlueprint(server.rest, agent.token, teamId, { name: 'Agent made' });

@@ -33,7 +33,18 @@ afterAll(async () => {
 });
 
 async function fullTeam(name = 'Team'): Promise<string> {
-  return (await createTeam(server.rest, tokens.owner!, [[ids.admin!, 'admin'], [ids.member!, 'member'], [ids.viewer!, 'viewer']], name)).id;
+  return (
+    await createTeam(
+      server.rest,
+      tokens.owner!,
+      [
+        [ids.admin!, 'admin'],
+        [ids.member!, 'member'],
+        [ids.viewer!, 'viewer'],
+      ],
+      name,
+    )
+  ).id;
 }
 
 describe('GET /api/teams', () => {
@@ -154,7 +165,10 @@ describe('POST /api/blueprints/:id/transfer', () => {
     const theirs = await createBlueprint(server.rest, tokens.outsider!, { name: 'Not yours' });
     expect((await server.rest.post(`/api/blueprints/${theirs.id}/transfer`, { token: tokens.member, body: { team_id: teamId } })).status).toBe(403);
     const own = await createBlueprint(server.rest, tokens.member!, { name: 'Nowhere to go' });
-    expect((await server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.member, body: { team_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(404);
+    expect(
+      (await server.rest.post(`/api/blueprints/${own.id}/transfer`, { token: tokens.member, body: { team_id: '00000000-0000-4000-8000-000000000000' } }))
+        .status,
+    ).toBe(404);
   });
 
   it('ends the live stream of a member who loses sight of the blueprint, and tells those who keep it', async () => {
@@ -190,11 +204,20 @@ describe('creating a blueprint directly in a team (create tool, last step)', () 
     const op = await toLastStep(tokens.viewer!);
     expect(op.submission_schema.properties.team_id).toBeDefined();
     const last = { ...createSubmissions({ name: 'Viewer made' })[4] };
-    const asViewer = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, { token: tokens.viewer, body: { token: op.token, submission: { ...last, team_id: teamId } } });
+    const asViewer = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, {
+      token: tokens.viewer,
+      body: { token: op.token, submission: { ...last, team_id: teamId } },
+    });
     expect(asViewer.status).toBe(403);
-    const foreignTeam = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, { token: tokens.viewer, body: { token: op.token, submission: { ...last, team_id: foreign } } });
+    const foreignTeam = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, {
+      token: tokens.viewer,
+      body: { token: op.token, submission: { ...last, team_id: foreign } },
+    });
     expect(foreignTeam.status).toBe(404);
-    const personal = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, { token: tokens.viewer, body: { token: op.token, submission: last } });
+    const personal = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, {
+      token: tokens.viewer,
+      body: { token: op.token, submission: last },
+    });
     expect(personal.status).toBe(200);
     const made = await server.rest.get(`/api/blueprints/${personal.body.result.blueprint_ids[0]}`, { token: tokens.viewer });
     expect(made.body.team_id).toBeNull();

@@ -30,7 +30,10 @@ function parseTable(markdown: string): Map<string, Record<Role, string>> {
   const lines = markdown.trim().split('\n').slice(2);
   return new Map(
     lines.map((line) => {
-      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       return [cells[0]!, { owner: cells[1]!, admin: cells[2]!, member: cells[3]!, viewer: cells[4]! }];
     }),
   );
@@ -61,9 +64,24 @@ interface Action {
 }
 
 const actions: Action[] = [
-  { name: 'read a team blueprint', row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/blueprints/${teamBlueprint.id}`, { token: tokens[who] }) },
-  { name: 'read a team architecture', row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/architectures/${teamArchitectureSlug}`, { token: tokens[who] }) },
-  { name: "list the team's blueprints", row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/teams/${teamId}/blueprints`, { token: tokens[who] }) },
+  {
+    name: 'read a team blueprint',
+    row: 'read team',
+    success: 200,
+    attempt: (who) => server.rest.get(`/api/blueprints/${teamBlueprint.id}`, { token: tokens[who] }),
+  },
+  {
+    name: 'read a team architecture',
+    row: 'read team',
+    success: 200,
+    attempt: (who) => server.rest.get(`/api/architectures/${teamArchitectureSlug}`, { token: tokens[who] }),
+  },
+  {
+    name: "list the team's blueprints",
+    row: 'read team',
+    success: 200,
+    attempt: (who) => server.rest.get(`/api/teams/${teamId}/blueprints`, { token: tokens[who] }),
+  },
   {
     name: 'edit a team blueprint (PATCH)',
     row: 'edit team',
@@ -74,7 +92,8 @@ const actions: Action[] = [
     name: 'edit a team architecture (layout)',
     row: 'edit team',
     success: 200,
-    attempt: (who) => server.rest.put(`/api/architectures/${teamArchitectureSlug}/layout`, { token: tokens[who], body: [{ nodeId, position: { x: 40, y: 80 } }] }),
+    attempt: (who) =>
+      server.rest.put(`/api/architectures/${teamArchitectureSlug}/layout`, { token: tokens[who], body: [{ nodeId, position: { x: 40, y: 80 } }] }),
   },
   {
     name: 'run an INPLACE tool (fuzz) on a team blueprint',
@@ -126,7 +145,13 @@ const actions: Action[] = [
       return server.rest.post(`/api/blueprints/${inTeam.id}/transfer`, { token: tokens[who], body: { team_id: null } });
     },
   },
-  { name: 'read the audit log', row: 'read team', audit: true, success: 200, attempt: (who) => server.rest.get(`/api/teams/${teamId}/audit`, { token: tokens[who] }) },
+  {
+    name: 'read the audit log',
+    row: 'read team',
+    audit: true,
+    success: 200,
+    attempt: (who) => server.rest.get(`/api/teams/${teamId}/audit`, { token: tokens[who] }),
+  },
   { name: 'read the analytics', row: 'read team', success: 200, attempt: (who) => server.rest.get(`/api/teams/${teamId}/analytics`, { token: tokens[who] }) },
 ];
 
@@ -139,11 +164,16 @@ function expectedStatus(action: Action, who: Who): number {
 
 /** A team with one principal in each role. */
 async function fullTeam(name = 'Matrix'): Promise<string> {
-  const team = await createTeam(server.rest, tokens.owner, [
-    [ids.admin, 'admin'],
-    [ids.member, 'member'],
-    [ids.viewer, 'viewer'],
-  ], name);
+  const team = await createTeam(
+    server.rest,
+    tokens.owner,
+    [
+      [ids.admin, 'admin'],
+      [ids.member, 'member'],
+      [ids.viewer, 'viewer'],
+    ],
+    name,
+  );
   return team.id;
 }
 
@@ -182,13 +212,25 @@ describe('the role matrix of docs/teams.md', () => {
 
 describe('the same matrix over MCP (the tools call the same services)', () => {
   const mcpActions: Array<{ name: string; base: Action; tool: string; args: () => Record<string, unknown> }> = [
-    { name: 'blueprint_get of a team blueprint', base: actions.find((a) => a.name === 'read a team blueprint')!, tool: 'blueprint_get', args: () => ({ blueprint_id: teamBlueprint.id }) },
-    { name: 'tool_operation_start of an INPLACE tool', base: actions.find((a) => a.name.startsWith('run an INPLACE'))!, tool: 'tool_operation_start', args: () => ({ tool_type: 'fuzz', source_blueprint_ids: [teamBlueprint.id] }) },
+    {
+      name: 'blueprint_get of a team blueprint',
+      base: actions.find((a) => a.name === 'read a team blueprint')!,
+      tool: 'blueprint_get',
+      args: () => ({ blueprint_id: teamBlueprint.id }),
+    },
+    {
+      name: 'tool_operation_start of an INPLACE tool',
+      base: actions.find((a) => a.name.startsWith('run an INPLACE'))!,
+      tool: 'tool_operation_start',
+      args: () => ({ tool_type: 'fuzz', source_blueprint_ids: [teamBlueprint.id] }),
+    },
   ];
   const cells = mcpActions.flatMap((a) => ([...roles, 'outsider'] as const).map((who) => [a.name, who, a] as const));
   it.each(cells)('%s as %s', async (_name, who, action) => {
     const client = new Client({ name: 'roles', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens[who]}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens[who]}` } } }),
+    );
     try {
       const result = (await client.callTool({ name: action.tool, arguments: action.args() })) as { isError?: boolean; content: Array<{ text: string }> };
       const expected = expectedStatus(action.base, who);

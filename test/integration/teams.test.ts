@@ -27,7 +27,9 @@ async function fullTeam(): Promise<string> {
 }
 
 const membersOf = async (teamId: string) =>
-  sql<{ principal_id: string; role: string }>(server.databaseUrl, 'select principal_id, role from team_member where team_id = $1 order by principal_id', [teamId]);
+  sql<{ principal_id: string; role: string }>(server.databaseUrl, 'select principal_id, role from team_member where team_id = $1 order by principal_id', [
+    teamId,
+  ]);
 
 describe('POST /api/teams', () => {
   it('creates a team whose owner is the caller', async () => {
@@ -116,7 +118,14 @@ describe('POST /api/teams/:id/members', () => {
   it('is 401 anonymous and 404 for an unknown team', async () => {
     const teamId = await fullTeam();
     expect((await server.rest.post(`/api/teams/${teamId}/members`, { body: { principal_id: ids.newcomer, role: 'viewer' } })).status).toBe(401);
-    expect((await server.rest.post('/api/teams/00000000-0000-4000-8000-000000000000/members', { token: tokens.owner, body: { principal_id: ids.newcomer, role: 'viewer' } })).status).toBe(404);
+    expect(
+      (
+        await server.rest.post('/api/teams/00000000-0000-4000-8000-000000000000/members', {
+          token: tokens.owner,
+          body: { principal_id: ids.newcomer, role: 'viewer' },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 

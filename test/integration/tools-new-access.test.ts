@@ -61,10 +61,22 @@ describe('sources of NEW-output tools', () => {
 
 describe('provenance in GraphQL', () => {
   it('hides a source the viewer may not read, and shows the readable one', async () => {
-    const final = await runTool(server.rest, alice, 'breed', [secret.id, open.id], [
-      { modules: [{ key: 'web', from: secret.id }, { key: 'api', from: secret.id }, { key: 'db', from: open.id }] },
-      { visibility: 'public', name: 'Public child' },
-    ]);
+    const final = await runTool(
+      server.rest,
+      alice,
+      'breed',
+      [secret.id, open.id],
+      [
+        {
+          modules: [
+            { key: 'web', from: secret.id },
+            { key: 'api', from: secret.id },
+            { key: 'db', from: open.id },
+          ],
+        },
+        { visibility: 'public', name: 'Public child' },
+      ],
+    );
     const childId = final.result.blueprint_ids[0];
     const asAlice = await server.gql.ok(BlueprintProvenanceDocument, { id: childId }, alice);
     expect(asAlice.blueprint!.provenance.map((p) => [p.moduleKey, p.sourceBlueprint?.id])).toEqual([
@@ -83,7 +95,13 @@ describe('provenance in GraphQL', () => {
 
   it('loads the provenance of a whole page of blueprints in a constant number of statements', async () => {
     for (let i = 0; i < 3; i++) {
-      await runTool(server.rest, alice, 'weave', [open.id, (await createBlueprint(server.rest, alice, { ...shopSpec, name: `Shop ${i}` })).id], [{ dependencies: [] }, {}]);
+      await runTool(
+        server.rest,
+        alice,
+        'weave',
+        [open.id, (await createBlueprint(server.rest, alice, { ...shopSpec, name: `Shop ${i}` })).id],
+        [{ dependencies: [] }, {}],
+      );
     }
     const one = await server.gql.request(RegistryProvenanceDocument, { first: 1 }, bob);
     const many = await server.gql.request(RegistryProvenanceDocument, { first: 20 }, bob);

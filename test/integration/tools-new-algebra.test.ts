@@ -31,7 +31,11 @@ describe('subtract', () => {
     const final = await runTool(server.rest, token, 'subtract', [blog.id, shop.id], [{ name: 'Blog extras', visibility: 'private' }]);
     expect(final.result).toMatchObject({ modules_removed: ['db', 'api'] });
     const bp = await resultBlueprint(final);
-    expect({ name: bp.name, visibility: bp.visibility, forked_from: bp.forked_from }).toEqual({ name: 'Blog extras', visibility: 'private', forked_from: null });
+    expect({ name: bp.name, visibility: bp.visibility, forked_from: bp.forked_from }).toEqual({
+      name: 'Blog extras',
+      visibility: 'private',
+      forked_from: null,
+    });
     expect(planOf(bp)).toEqual({
       modules: [
         { key: 'admin', name: 'Admin', kind: 'frontend', summary: 'Editor UI', depends_on: [] },
@@ -48,7 +52,11 @@ describe('subtract', () => {
 
   it('takes defaults for a confirmation of {}', async () => {
     const bp = await resultBlueprint(await runTool(server.rest, token, 'subtract', [shop.id, blog.id], [{}]));
-    expect({ name: bp.name, tags: bp.tags, visibility: bp.visibility }).toEqual({ name: 'Shop without Blog', tags: ['e-commerce', 'cms'], visibility: 'public' });
+    expect({ name: bp.name, tags: bp.tags, visibility: bp.visibility }).toEqual({
+      name: 'Shop without Blog',
+      tags: ['e-commerce', 'cms'],
+      visibility: 'public',
+    });
     expect(bp.modules.map((m: any) => m.key)).toEqual(['web']);
   });
 
@@ -96,7 +104,11 @@ describe('intersect', () => {
   });
 
   it('refuses sources with no module in common and writes nothing', async () => {
-    const other = await createBlueprint(server.rest, token, { name: 'Other', modules: [{ key: 'x', kind: 'service' }], steps: [{ key: 'x1', module_key: 'x' }] });
+    const other = await createBlueprint(server.rest, token, {
+      name: 'Other',
+      modules: [{ key: 'x', kind: 'service' }],
+      steps: [{ key: 'x1', module_key: 'x' }],
+    });
     const before = await writtenRows(server.databaseUrl);
     const res = await server.rest.post('/api/tools/operations', { token, body: { tool_type: 'intersect', source_blueprint_ids: [shop.id, other.id] } });
     expect(res.status).toBe(400);
@@ -137,10 +149,16 @@ describe('mutate', () => {
 
   it('rejects a rate out of range and a missing seed, starting nothing', async () => {
     const before = await writtenRows(server.databaseUrl);
-    const high = await server.rest.post('/api/tools/operations', { token, body: { tool_type: 'mutate', source_blueprint_ids: [shop.id], params: { seed: 1, rate: 1.5 } } });
+    const high = await server.rest.post('/api/tools/operations', {
+      token,
+      body: { tool_type: 'mutate', source_blueprint_ids: [shop.id], params: { seed: 1, rate: 1.5 } },
+    });
     expect(high.status).toBe(400);
     expect(high.body.error.details.issues.map((i: any) => i.path)).toContain('params/rate');
-    const noSeed = await server.rest.post('/api/tools/operations', { token, body: { tool_type: 'mutate', source_blueprint_ids: [shop.id], params: { rate: 0.5 } } });
+    const noSeed = await server.rest.post('/api/tools/operations', {
+      token,
+      body: { tool_type: 'mutate', source_blueprint_ids: [shop.id], params: { rate: 0.5 } },
+    });
     expect(noSeed.status).toBe(400);
     expect(noSeed.body.error.details.issues.map((i: any) => i.path)).toContain('params/seed');
     expect(await writtenRows(server.databaseUrl)).toEqual(before);

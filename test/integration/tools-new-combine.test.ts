@@ -59,7 +59,12 @@ describe('breed', () => {
     ]);
     expect(chosen.prompt).toContain('db from source 2, api from source 1, mailer from source 2, web from source 1');
     const bp = await resultBlueprint(final);
-    expect({ name: bp.name, tags: bp.tags, visibility: bp.visibility, forked_from: bp.forked_from }).toEqual({ name: 'Newsletter shop', tags: ['e-commerce'], visibility: 'public', forked_from: null });
+    expect({ name: bp.name, tags: bp.tags, visibility: bp.visibility, forked_from: bp.forked_from }).toEqual({
+      name: 'Newsletter shop',
+      tags: ['e-commerce'],
+      visibility: 'public',
+      forked_from: null,
+    });
     expect(planOf(bp)).toEqual({
       modules: [
         { key: 'db', name: 'Database', kind: 'data', summary: 'Posts and comments', depends_on: [] },
@@ -95,9 +100,7 @@ describe('breed', () => {
         changes: expect.objectContaining({ operation_id: started.operation_id, bred_from: [shop.id, blog.id], modules_added: ['db', 'api', 'mailer', 'web'] }),
       },
     ]);
-    expect(origin.links).toEqual(
-      [shop.id, blog.id].sort().map((parent_id) => ({ parent_id, kind: 'breed', operation_id: started.operation_id })),
-    );
+    expect(origin.links).toEqual([shop.id, blog.id].sort().map((parent_id) => ({ parent_id, kind: 'breed', operation_id: started.operation_id })));
   });
 
   it('renames a step key that two parents use for different modules', async () => {
@@ -106,10 +109,23 @@ describe('breed', () => {
       modules: [{ key: 'worker', kind: 'service' }],
       steps: [{ key: 'pages', module_key: 'worker', title: 'Paging jobs' }],
     });
-    const final = await runTool(server.rest, token, 'breed', [shop.id, other.id], [
-      { modules: [{ key: 'db', from: shop.id }, { key: 'api', from: shop.id }, { key: 'web', from: shop.id }, { key: 'worker', from: other.id }] },
-      {},
-    ]);
+    const final = await runTool(
+      server.rest,
+      token,
+      'breed',
+      [shop.id, other.id],
+      [
+        {
+          modules: [
+            { key: 'db', from: shop.id },
+            { key: 'api', from: shop.id },
+            { key: 'web', from: shop.id },
+            { key: 'worker', from: other.id },
+          ],
+        },
+        {},
+      ],
+    );
     expect(final.result.renamed_steps).toEqual([{ from: 'pages', source_blueprint_id: other.id, key: 'pages-2' }]);
     const bp = await resultBlueprint(final);
     expect(bp.steps.map((s: any) => `${s.key}:${s.module_key}`)).toEqual(['schema:db', 'endpoints:api', 'pages:web', 'pages-2:worker']);
@@ -125,25 +141,59 @@ describe('breed', () => {
     expect({ status: six.status, path: six.body.error.details.issues[0].path }).toEqual({ status: 400, path: 'source_blueprint_ids' });
     const before = await writtenRows(server.databaseUrl);
     const started = await startTool(server.rest, token, 'breed', [shop.id, blog.id]);
-    const lacks = await submit(server.rest, token, started, { modules: [{ key: 'db', from: shop.id }, { key: 'web', from: blog.id }] });
+    const lacks = await submit(server.rest, token, started, {
+      modules: [
+        { key: 'db', from: shop.id },
+        { key: 'web', from: blog.id },
+      ],
+    });
     await expectRejected(server.rest, token, started, lacks, 'submission/modules/1/key');
     expect(lacks.body.error.message).toContain('parent "Blog" has no module "web"');
-    const notParent = await submit(server.rest, token, started, { modules: [{ key: 'db', from: shop.id }, { key: 'x', from: '00000000-0000-4000-8000-000000000000' }] });
+    const notParent = await submit(server.rest, token, started, {
+      modules: [
+        { key: 'db', from: shop.id },
+        { key: 'x', from: '00000000-0000-4000-8000-000000000000' },
+      ],
+    });
     await expectRejected(server.rest, token, started, notParent, 'submission/modules/1/from');
     const oneSided = await submit(server.rest, token, started, { modules: [{ key: 'db', from: shop.id }] });
     await expectRejected(server.rest, token, started, oneSided, 'submission/modules');
     expect(await writtenRows(server.databaseUrl)).toEqual(before);
-    const ok = await submit(server.rest, token, started, { modules: [{ key: 'db', from: shop.id }, { key: 'mailer', from: blog.id }] });
+    const ok = await submit(server.rest, token, started, {
+      modules: [
+        { key: 'db', from: shop.id },
+        { key: 'mailer', from: blog.id },
+      ],
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.step).toBe(2);
   });
 
   it('rejects choices whose dependencies form a cycle, naming the module that closes it', async () => {
-    const p1 = await createBlueprint(server.rest, token, { name: 'P1', modules: [{ key: 'x', kind: 'service', depends_on: ['y'] }, { key: 'y', kind: 'service' }], steps: [{ key: 's1', module_key: 'x' }] });
-    const p2 = await createBlueprint(server.rest, token, { name: 'P2', modules: [{ key: 'y', kind: 'service', depends_on: ['x'] }, { key: 'x', kind: 'service' }], steps: [{ key: 's2', module_key: 'y' }] });
+    const p1 = await createBlueprint(server.rest, token, {
+      name: 'P1',
+      modules: [
+        { key: 'x', kind: 'service', depends_on: ['y'] },
+        { key: 'y', kind: 'service' },
+      ],
+      steps: [{ key: 's1', module_key: 'x' }],
+    });
+    const p2 = await createBlueprint(server.rest, token, {
+      name: 'P2',
+      modules: [
+        { key: 'y', kind: 'service', depends_on: ['x'] },
+        { key: 'x', kind: 'service' },
+      ],
+      steps: [{ key: 's2', module_key: 'y' }],
+    });
     const started = await startTool(server.rest, token, 'breed', [p1.id, p2.id]);
     const before = await writtenRows(server.databaseUrl);
-    const res = await submit(server.rest, token, started, { modules: [{ key: 'x', from: p1.id }, { key: 'y', from: p2.id }] });
+    const res = await submit(server.rest, token, started, {
+      modules: [
+        { key: 'x', from: p1.id },
+        { key: 'y', from: p2.id },
+      ],
+    });
     await expectRejected(server.rest, token, started, res, 'submission/modules/1/from');
     expect(res.body.error.message).toContain('cycle: y -> x -> y');
     expect(await writtenRows(server.databaseUrl)).toEqual(before);
@@ -155,7 +205,10 @@ describe('splice', () => {
     const started = await startTool(server.rest, token, 'splice', [shop.id, blog.id]);
     expect(started.total_steps).toBe(2);
     expect(started.prompt).toContain('HOST — Source 1: "Shop"');
-    const [, final] = await submitAll(server.rest, token, started, [{ modules: [{ key: 'mailer' }, { key: 'admin' }, { key: 'api', as: 'posts-api' }] }, { name: 'Shop with CMS' }]);
+    const [, final] = await submitAll(server.rest, token, started, [
+      { modules: [{ key: 'mailer' }, { key: 'admin' }, { key: 'api', as: 'posts-api' }] },
+      { name: 'Shop with CMS' },
+    ]);
     const bp = await resultBlueprint(final);
     expect(planOf(bp)).toEqual({
       modules: [
@@ -181,7 +234,14 @@ describe('splice', () => {
       { key: 'admin', as: 'admin' },
       { key: 'api', as: 'posts-api' },
     ]);
-    expect(await provenanceLines(bp.id)).toEqual(['db <- shop:db', 'api <- shop:api', 'web <- shop:web', 'mailer <- blog:mailer', 'admin <- blog:admin', 'posts-api <- blog:api']);
+    expect(await provenanceLines(bp.id)).toEqual([
+      'db <- shop:db',
+      'api <- shop:api',
+      'web <- shop:web',
+      'mailer <- blog:mailer',
+      'admin <- blog:admin',
+      'posts-api <- blog:api',
+    ]);
     await expectBreedLineage(bp.id, [shop.id, blog.id]);
   });
 
@@ -202,7 +262,15 @@ describe('weave', () => {
     const started = await startTool(server.rest, token, 'weave', [shop.id, blog.id]);
     expect(started.total_steps).toBe(2);
     expect(started.prompt).toContain("modules several sources hold keep the first source's version: db, api");
-    const [, final] = await submitAll(server.rest, token, started, [{ dependencies: [{ module: 'mailer', depends_on: ['api', 'db'] }, { module: 'admin', depends_on: ['api'] }] }, {}]);
+    const [, final] = await submitAll(server.rest, token, started, [
+      {
+        dependencies: [
+          { module: 'mailer', depends_on: ['api', 'db'] },
+          { module: 'admin', depends_on: ['api'] },
+        ],
+      },
+      {},
+    ]);
     expect(final.result.dependencies_added).toEqual([
       { module: 'mailer', depends_on: 'api' },
       { module: 'mailer', depends_on: 'db' },
@@ -219,7 +287,12 @@ describe('weave', () => {
   it('rejects a dependency that closes a cycle and an order that breaks dependencies; nothing is written', async () => {
     const started = await startTool(server.rest, token, 'weave', [shop.id, blog.id]);
     const before = await writtenRows(server.databaseUrl);
-    const cycle = await submit(server.rest, token, started, { dependencies: [{ module: 'mailer', depends_on: ['web'] }, { module: 'db', depends_on: ['mailer'] }] });
+    const cycle = await submit(server.rest, token, started, {
+      dependencies: [
+        { module: 'mailer', depends_on: ['web'] },
+        { module: 'db', depends_on: ['mailer'] },
+      ],
+    });
     await expectRejected(server.rest, token, started, cycle, 'submission/dependencies/1/depends_on/0');
     expect(cycle.body.error.message).toContain('would make a dependency cycle: db -> mailer -> web -> api -> db');
     const unknown = await submit(server.rest, token, started, { dependencies: [{ module: 'nope', depends_on: ['db'] }] });
@@ -262,7 +335,13 @@ describe('style_transfer', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues[0].path).toBe('source_blueprint_ids/1');
     const started = await startTool(server.rest, token, 'style_transfer', [shop.id, blog.id]);
-    await expectRejected(server.rest, token, started, await submit(server.rest, token, started, { step_updates: [{ key: 'nope', title: 'x' }] }), 'submission/step_updates/0/key');
+    await expectRejected(
+      server.rest,
+      token,
+      started,
+      await submit(server.rest, token, started, { step_updates: [{ key: 'nope', title: 'x' }] }),
+      'submission/step_updates/0/key',
+    );
     expect((await writtenRows(server.databaseUrl)).blueprints).toBe(before.blueprints);
   });
 });

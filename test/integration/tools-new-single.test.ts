@@ -54,7 +54,9 @@ describe('shatter', () => {
     for (const piece of [api, cli, docs]) await expectForkOf(piece.id, toolkit);
     const origin = await storedOrigin(server.databaseUrl, cli.id);
     expect(origin.links).toEqual([{ parent_id: toolkit.id, kind: 'fork', operation_id: started.operation_id }]);
-    expect(origin.version).toEqual([{ number: 1, cause: 'shatter', changes: expect.objectContaining({ forked_from: toolkit.id, shatter_piece: 2, shatter_pieces: 3 }) }]);
+    expect(origin.version).toEqual([
+      { number: 1, cause: 'shatter', changes: expect.objectContaining({ forked_from: toolkit.id, shatter_piece: 2, shatter_pieces: 3 }) },
+    ]);
     expect((await get(toolkit.id)).forks_count).toBe(forksBefore + 3);
   });
 
@@ -102,7 +104,12 @@ describe('transmute', () => {
     expect(noTarget.status).toBe(400);
     const started = await startTool(server.rest, token, 'transmute', [shop.id], { framework: 'fastify' });
     const before = await writtenRows(server.databaseUrl);
-    const unknown = await submit(server.rest, token, started, { steps: [{ key: 'a', module_key: 'db', title: 'A', instructions: '' }, { key: 'b', module_key: 'mobile', title: 'B', instructions: '' }] });
+    const unknown = await submit(server.rest, token, started, {
+      steps: [
+        { key: 'a', module_key: 'db', title: 'A', instructions: '' },
+        { key: 'b', module_key: 'mobile', title: 'B', instructions: '' },
+      ],
+    });
     await expectRejected(server.rest, token, started, unknown, 'submission/steps/1/module_key');
     const dropped = await submit(server.rest, token, started, { steps: [{ key: 'a', module_key: 'db', title: 'A', instructions: '' }] });
     await expectRejected(server.rest, token, started, dropped, 'submission/steps');
@@ -178,11 +185,32 @@ describe('amplify', () => {
   it('rejects an unknown step, a single finer step and a key another step keeps', async () => {
     const started = await startTool(server.rest, token, 'amplify', [shop.id]);
     const before = await writtenRows(server.databaseUrl);
-    const two = [{ key: 'x1', title: 'X1', instructions: '' }, { key: 'x2', title: 'X2', instructions: '' }];
-    await expectRejected(server.rest, token, started, await submit(server.rest, token, started, { expansions: [{ step: 'nope', into: two }] }), 'submission/expansions/0/step');
-    await expectRejected(server.rest, token, started, await submit(server.rest, token, started, { expansions: [{ step: 'pages', into: [two[0]] }] }), 'submission/expansions/0/into');
+    const two = [
+      { key: 'x1', title: 'X1', instructions: '' },
+      { key: 'x2', title: 'X2', instructions: '' },
+    ];
+    await expectRejected(
+      server.rest,
+      token,
+      started,
+      await submit(server.rest, token, started, { expansions: [{ step: 'nope', into: two }] }),
+      'submission/expansions/0/step',
+    );
+    await expectRejected(
+      server.rest,
+      token,
+      started,
+      await submit(server.rest, token, started, { expansions: [{ step: 'pages', into: [two[0]] }] }),
+      'submission/expansions/0/into',
+    );
     const clash = [two[0], { key: 'schema', title: 'S', instructions: '' }];
-    await expectRejected(server.rest, token, started, await submit(server.rest, token, started, { expansions: [{ step: 'pages', into: clash }] }), 'submission/expansions/0/into/1/key');
+    await expectRejected(
+      server.rest,
+      token,
+      started,
+      await submit(server.rest, token, started, { expansions: [{ step: 'pages', into: clash }] }),
+      'submission/expansions/0/into/1/key',
+    );
     expect(await writtenRows(server.databaseUrl)).toEqual(before);
   });
 });

@@ -41,7 +41,11 @@ describe('the web console at /', () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     }
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    const gql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const gql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(((await gql.json()) as { data: unknown }).data).toEqual({ __typename: 'Query' });
   });
 

@@ -26,7 +26,10 @@ function ws(token?: string): WsClient {
 /** One operation over graphql-ws: its first result (or error). */
 async function once(client: WsClient, query: string, variables?: Record<string, unknown>) {
   const sub = new Subscription<any>();
-  sub.dispose = client.client.subscribe({ query, variables }, { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined });
+  sub.dispose = client.client.subscribe(
+    { query, variables },
+    { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
+  );
   const result = await sub.next();
   sub.dispose();
   return result;
@@ -39,7 +42,9 @@ it(`closes a socket that sends a message over ${defaultLimits.bodyBytes} bytes w
     const socket = new WebSocket(server.url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws');
     const timer = setTimeout(() => reject(new Error('not closed')), 5000);
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    socket.on('message', () => socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(defaultLimits.bodyBytes)}` } })));
+    socket.on('message', () =>
+      socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(defaultLimits.bodyBytes)}` } })),
+    );
     socket.on('close', (c) => {
       clearTimeout(timer);
       resolve(c);
@@ -56,7 +61,10 @@ it('runs at most wsSubscriptionsMax operations at once on one socket; completing
   const client = ws(token);
   const running = [0, 1, 2].map(() => {
     const sub = new Subscription<any>();
-    sub.dispose = client.client.subscribe({ query: 'subscription S($slug: String!) { architectureChanged(slug: $slug) { kind } }', variables: { slug: bp.body.slug } }, { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined });
+    sub.dispose = client.client.subscribe(
+      { query: 'subscription S($slug: String!) { architectureChanged(slug: $slug) { kind } }', variables: { slug: bp.body.slug } },
+      { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
+    );
     return sub;
   });
   const fourth = await once(client, 'subscription S($slug: String!) { architectureChanged(slug: $slug) { kind } }', { slug: bp.body.slug });

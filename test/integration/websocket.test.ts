@@ -59,7 +59,10 @@ describe('subscriptions end to end', () => {
       const sub = ws.subscribe(OperationUpdatedDocument, { id: op.operation_id });
       // The first event is the current state: once it arrives the subscription is live, so nothing is missed.
       expect((await sub.next()).data).toMatchObject({ operationUpdated: { id: op.operation_id, status: 'ACTIVE', step: 1 } });
-      const submit = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, { token, body: { token: op.token, submission: createSubmissions()[0] } });
+      const submit = await server.rest.post(`/api/tools/operations/${op.operation_id}/submit`, {
+        token,
+        body: { token: op.token, submission: createSubmissions()[0] },
+      });
       expect(submit.status).toBe(200);
       const event = await sub.next();
       expect(event.errors).toBeUndefined();
@@ -108,7 +111,13 @@ describe('graceful shutdown', () => {
     await new Promise((resolve) => socket.on('open', resolve));
     socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
     await acked;
-    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription($id: ID!) { operationUpdated(id: $id) { id } }', variables: { id: op.operation_id } } }));
+    socket.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: { query: 'subscription($id: ID!) { operationUpdated(id: $id) { id } }', variables: { id: op.operation_id } },
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const started = Date.now();
@@ -148,13 +157,18 @@ describe('graceful shutdown', () => {
       await blocker.query('begin');
       await blocker.query('lock table principal in exclusive mode');
       const inFlight = fetch(`${url}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"late"}' });
-      await waitFor(async () => (await query(own.databaseUrl, `select count(*)::int as n from pg_locks where relation = 'principal'::regclass and not granted`))[0]!.n > 0);
+      await waitFor(
+        async () => (await query(own.databaseUrl, `select count(*)::int as n from pg_locks where relation = 'principal'::regclass and not granted`))[0]!.n > 0,
+      );
       let closedAt = 0;
       const closing = own.app.close().then(() => (closedAt = Date.now()));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(closedAt).toBe(0); // still draining
       // Meanwhile a new request is turned away (refused connection or 503), never served.
-      const during = await fetch(`${url}/healthz`).then((r) => r.status, () => 'refused');
+      const during = await fetch(`${url}/healthz`).then(
+        (r) => r.status,
+        () => 'refused',
+      );
       expect([503, 'refused']).toContain(during);
       const releasedAt = Date.now();
       await blocker.query('commit');

@@ -101,7 +101,17 @@ export function App() {
       <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />
-      <Route path="*" element={signedIn(<Text>Nothing here. <Anchor component={Link} to="/">Back to the registry</Anchor></Text>)} />
+      <Route
+        path="*"
+        element={signedIn(
+          <Text>
+            Nothing here.{' '}
+            <Anchor component={Link} to="/">
+              Back to the registry
+            </Anchor>
+          </Text>,
+        )}
+      />
     </Routes>
   );
 }

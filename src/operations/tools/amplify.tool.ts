@@ -69,7 +69,7 @@ export const amplifyTool: ToolDefinition<Record<string, never>, AmplifyState> = 
           '',
           sourceOutline(c.sources[0]!, 0, { instructions: true }),
           '',
-          'Step 1 of 2: give `expansions`: for each step to expand (ideally every coarse one, module by module), its key in `step` and `into`, two or more finer steps (key, title, instructions, acceptance) that together do what it did, in run order. They take its place and its module. A finer step may reuse the expanded step\'s key, never another step\'s. Steps you do not expand stay as they are.',
+          "Step 1 of 2: give `expansions`: for each step to expand (ideally every coarse one, module by module), its key in `step` and `into`, two or more finer steps (key, title, instructions, acceptance) that together do what it did, in run order. They take its place and its module. A finer step may reuse the expanded step's key, never another step's. Steps you do not expand stay as they are.",
         ].join('\n'),
       submissionSchema: {
         type: 'object',

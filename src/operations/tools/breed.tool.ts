@@ -40,9 +40,7 @@ function describeConflict(conflict: Conflict, sources: readonly Blueprint[]): st
   const holders = conflict.variants.map((v) => `source ${v.source + 1} ("${sources[v.source]!.name}")`).join(', ');
   if (conflict.kind === 'module' || conflict.kind === 'step') {
     const [first, ...rest] = conflict.variants.map((v) => v.value) as Array<PlanModule & PlanStep>;
-    const fields = new Set(
-      rest.flatMap((other) => (conflict.kind === 'module' ? changedModuleFields(first!, other) : changedStepFields(first!, other))),
-    );
+    const fields = new Set(rest.flatMap((other) => (conflict.kind === 'module' ? changedModuleFields(first!, other) : changedStepFields(first!, other))));
     return `- ${conflict.kind} "${conflict.key}" differs (${[...fields].join(', ')}) between ${holders}`;
   }
   const values = conflict.variants.map((v) => `source ${v.source + 1}: ${JSON.stringify(v.value)}`).join('; ');
@@ -61,10 +59,12 @@ function choosePrompt(c: Ctx): string {
     moduleConflicts.length > 0
       ? `Conflicts between the parents (the same key with different content):\n${moduleConflicts.map((x) => describeConflict(x, c.sources)).join('\n')}`
       : 'The parents hold no conflicting modules or steps.',
-    jsonConflicts.length > 0 ? `Configuration and design system values the parents disagree on:\n${jsonConflicts.map((x) => describeConflict(x, c.sources)).join('\n')}` : '',
+    jsonConflicts.length > 0
+      ? `Configuration and design system values the parents disagree on:\n${jsonConflicts.map((x) => describeConflict(x, c.sources)).join('\n')}`
+      : '',
     '',
-    'Step 1 of 2: choose the offspring\'s modules. For each module give its key and `from`, the id (or slug) of the parent to take it from; the module comes with that parent\'s steps for it (run order: the parents\' orders woven together, a step never before the steps of a module it depends on). A module key held by several parents resolves its conflict by the parent you name. Take at least one module from every parent. Dependencies on modules you do not choose are dropped; the chosen modules must not depend on each other in a cycle.',
-    'Optionally set `configuration_from` and `design_system_from` to a parent id to take that parent\'s section whole; by default the sections are merged, earlier parents winning where they disagree.',
+    "Step 1 of 2: choose the offspring's modules. For each module give its key and `from`, the id (or slug) of the parent to take it from; the module comes with that parent's steps for it (run order: the parents' orders woven together, a step never before the steps of a module it depends on). A module key held by several parents resolves its conflict by the parent you name. Take at least one module from every parent. Dependencies on modules you do not choose are dropped; the chosen modules must not depend on each other in a cycle.",
+    "Optionally set `configuration_from` and `design_system_from` to a parent id to take that parent's section whole; by default the sections are merged, earlier parents winning where they disagree.",
   ]
     .filter((line, i, all) => line !== '' || all[i - 1] !== '')
     .join('\n');
@@ -107,7 +107,8 @@ function breedPlan(c: Ctx, s: BreedSubmission): BreedState {
     chosenFrom.set(m.key, p);
   });
   sources.forEach((src, p) => {
-    if (![...chosenFrom.values()].includes(p)) throw submissionError('modules', `takes no module from parent ${p + 1} ("${src.name}"); an offspring takes something from every parent`);
+    if (![...chosenFrom.values()].includes(p))
+      throw submissionError('modules', `takes no module from parent ${p + 1} ("${src.name}"); an offspring takes something from every parent`);
   });
 
   const dropped: BreedState['droppedDependencies'] = [];
@@ -120,12 +121,25 @@ function breedPlan(c: Ctx, s: BreedSubmission): BreedState {
         continue;
       }
       const cycle = graph.cycleThrough(choice.key, dep);
-      if (cycle) throw submissionError(`modules/${i}/from`, `taking "${choice.key}" from "${sources[chosenFrom.get(choice.key)!]!.name}" makes a dependency cycle: ${[choice.key, ...cycle].join(' -> ')}`);
+      if (cycle)
+        throw submissionError(
+          `modules/${i}/from`,
+          `taking "${choice.key}" from "${sources[chosenFrom.get(choice.key)!]!.name}" makes a dependency cycle: ${[choice.key, ...cycle].join(' -> ')}`,
+        );
       graph.add(choice.key, dep);
     }
   });
 
-  const moduleOrder = sources.reduce<string[]>((order, src) => weaveOrder(order, src.plan.modules.map((m) => m.key)), []).filter((k) => chosenFrom.has(k));
+  const moduleOrder = sources
+    .reduce<string[]>(
+      (order, src) =>
+        weaveOrder(
+          order,
+          src.plan.modules.map((m) => m.key),
+        ),
+      [],
+    )
+    .filter((k) => chosenFrom.has(k));
   const modules: PlanModule[] = moduleOrder.map((key) => {
     const m = cloneJson(moduleOf(key));
     return { ...m, dependsOn: m.dependsOn.filter((d) => chosenFrom.has(d)) };
@@ -144,7 +158,14 @@ function breedPlan(c: Ctx, s: BreedSubmission): BreedState {
       }),
   );
   const byKey = new Map(stepsBySource.flat().map((st) => [st.key, st]));
-  const stepOrder = stepsBySource.reduce<string[]>((order, list) => weaveOrder(order, list.map((st) => st.key)), []);
+  const stepOrder = stepsBySource.reduce<string[]>(
+    (order, list) =>
+      weaveOrder(
+        order,
+        list.map((st) => st.key),
+      ),
+    [],
+  );
 
   const section = (field: 'configuration_from' | 'design_system_from', pick: (p: Plan) => JsonObject, merged: JsonObject): JsonObject => {
     const ref = s[field];
@@ -183,8 +204,12 @@ export const breedTool: ToolDefinition<BreedParams, BreedState> = {
     identityStep<BreedParams, BreedState>({
       summary: (c) =>
         `Offspring of ${c.sources.map((s) => `"${s.name}"`).join(' × ')}: ${c.state.provenance!.map((p) => `${p.moduleKey} from source ${c.sources.findIndex((s) => s.id === p.sourceBlueprintId) + 1}`).join(', ')}.` +
-        (c.state.renamedSteps!.length > 0 ? ` Steps renamed to keep keys unique: ${c.state.renamedSteps!.map((r) => `${r.from} -> ${r.key}`).join(', ')}.` : '') +
-        (c.state.droppedDependencies!.length > 0 ? ` Dependencies dropped (module not chosen): ${c.state.droppedDependencies!.map((d) => `${d.module} -> ${d.depends_on}`).join(', ')}.` : ''),
+        (c.state.renamedSteps!.length > 0
+          ? ` Steps renamed to keep keys unique: ${c.state.renamedSteps!.map((r) => `${r.from} -> ${r.key}`).join(', ')}.`
+          : '') +
+        (c.state.droppedDependencies!.length > 0
+          ? ` Dependencies dropped (module not chosen): ${c.state.droppedDependencies!.map((d) => `${d.module} -> ${d.depends_on}`).join(', ')}.`
+          : ''),
       plan: (c) => c.state.plan!,
       defaultName: (c) => c.sources.map((s) => s.name).join(' × '),
       defaultDescription: (c) => c.params.description ?? `Offspring of ${c.sources.map((s) => `"${s.name}"`).join(', ')}.`,

@@ -118,7 +118,8 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
       submissionSchema: edgesSchema,
       accept: (c, s: { edges: WireEdge[] }) => {
         const max = c.ctx.config.limits.architectureMaxEdges;
-        if (s.edges.length > max) throw invalid('submission/edges', `must hold at most ${max} edges`, `submission/edges has ${s.edges.length} edges; at most ${max} are allowed`);
+        if (s.edges.length > max)
+          throw invalid('submission/edges', `must hold at most ${max} edges`, `submission/edges has ${s.edges.length} edges; at most ${max} are allowed`);
         const ids = new Set(c.sources.map((b) => b.id));
         const issues: ValidationIssue[] = [];
         const seen = new Set<string>();
@@ -130,8 +131,10 @@ export const composeTool: ToolDefinition<ComposeParams, ComposeState> = {
           if (!ids.has(source)) issues.push({ path: `${at}/source_blueprint_id`, message: 'is not one of the source blueprints' });
           if (!ids.has(target)) issues.push({ path: `${at}/target_blueprint_id`, message: 'is not one of the source blueprints' });
           if (source === target) issues.push({ path: `${at}/target_blueprint_id`, message: 'must differ from source_blueprint_id' });
-          if (lineageEdgeTypes.includes(e.edge_type as EdgeType)) issues.push({ path: `${at}/edge_type`, message: 'is a lineage type; lineage edges are computed, leave them out' });
-          else if (!manualEdgeTypes.includes(e.edge_type as EdgeType)) issues.push({ path: `${at}/edge_type`, message: `must be one of: ${manualEdgeTypes.join(', ')}` });
+          if (lineageEdgeTypes.includes(e.edge_type as EdgeType))
+            issues.push({ path: `${at}/edge_type`, message: 'is a lineage type; lineage edges are computed, leave them out' });
+          else if (!manualEdgeTypes.includes(e.edge_type as EdgeType))
+            issues.push({ path: `${at}/edge_type`, message: `must be one of: ${manualEdgeTypes.join(', ')}` });
           if (e.edge_type === EdgeType.CUSTOM && label === null) issues.push({ path: `${at}/label`, message: 'is required for a custom edge' });
           const key = `${source}|${target}|${e.edge_type}|${label ?? ''}`;
           if (seen.has(key)) issues.push({ path: at, message: 'repeats an earlier edge' });

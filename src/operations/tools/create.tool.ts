@@ -60,7 +60,9 @@ function brief(c: Ctx): string {
 }
 
 function moduleList(c: Ctx): string {
-  return (c.state.modules ?? []).map((m) => `- ${m.key} (${m.kind}): ${m.name}${m.dependsOn.length ? ` — depends on ${m.dependsOn.join(', ')}` : ''}`).join('\n');
+  return (c.state.modules ?? [])
+    .map((m) => `- ${m.key} (${m.kind}): ${m.name}${m.dependsOn.length ? ` — depends on ${m.dependsOn.join(', ')}` : ''}`)
+    .join('\n');
 }
 
 /** The `create` tool: exactly five submissions (docs/api.md), then a new blueprint and its version 1. */
@@ -124,7 +126,8 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
     },
     {
       title: 'Design system',
-      prompt: (c) => `${brief(c)}\n\nStep 4 of 5: describe the design system as a JSON object (colours, typography, spacing, components, tone). Use {} for a system with no user interface.`,
+      prompt: (c) =>
+        `${brief(c)}\n\nStep 4 of 5: describe the design system as a JSON object (colours, typography, spacing, components, tone). Use {} for a system with no user interface.`,
       submissionSchema: {
         type: 'object',
         additionalProperties: false,
@@ -176,7 +179,14 @@ export const createTool: ToolDefinition<CreateParams, CreateState> = {
       { operation_id: c.operation.id, modules_added: plan.modules.map((m) => m.key), steps_added: plan.steps.map((s) => s.key) },
     );
     if (teamId)
-      await recordAudit(c.tx, { teamId, actor: actorOf(c.ctx), action: 'blueprint.created', targetType: 'blueprint', targetId: bp.id, details: { tool_type: 'create', operation_id: c.operation.id } });
+      await recordAudit(c.tx, {
+        teamId,
+        actor: actorOf(c.ctx),
+        action: 'blueprint.created',
+        targetType: 'blueprint',
+        targetId: bp.id,
+        details: { tool_type: 'create', operation_id: c.operation.id },
+      });
     return { blueprint_ids: [bp.id], blueprint: { id: bp.id, slug: bp.slug, name: bp.name } };
   },
 };

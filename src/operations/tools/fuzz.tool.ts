@@ -40,7 +40,10 @@ export const fuzzTool: ToolDefinition<Record<string, never>, FuzzState> = {
               type: 'object',
               additionalProperties: false,
               required: ['step_key', 'acceptance'],
-              properties: { step_key: { type: 'string', minLength: 1, maxLength: 100 }, acceptance: { type: 'array', minItems: 1, maxItems: 50, items: checkSchema } },
+              properties: {
+                step_key: { type: 'string', minLength: 1, maxLength: 100 },
+                acceptance: { type: 'array', minItems: 1, maxItems: 50, items: checkSchema },
+              },
             },
           },
         },
@@ -51,9 +54,18 @@ export const fuzzTool: ToolDefinition<Record<string, never>, FuzzState> = {
         const seenKeys = new Set<string>();
         s.checks.forEach((entry, i) => {
           const step = steps.get(entry.step_key);
-          if (!step) throw invalid(`submission/checks/${i}/step_key`, `names no step: "${entry.step_key}"`, `submission/checks/${i}/step_key names no step of this blueprint: "${entry.step_key}"`);
+          if (!step)
+            throw invalid(
+              `submission/checks/${i}/step_key`,
+              `names no step: "${entry.step_key}"`,
+              `submission/checks/${i}/step_key names no step of this blueprint: "${entry.step_key}"`,
+            );
           if (seenKeys.has(entry.step_key))
-            throw invalid(`submission/checks/${i}/step_key`, 'repeats a step', `submission/checks/${i}/step_key repeats step "${entry.step_key}"; give each step once`);
+            throw invalid(
+              `submission/checks/${i}/step_key`,
+              'repeats a step',
+              `submission/checks/${i}/step_key repeats step "${entry.step_key}"; give each step once`,
+            );
           seenKeys.add(entry.step_key);
           const have = new Set(step.acceptance);
           const fresh = [...new Set(entry.acceptance.map((a) => a.trim()))].filter((a) => !have.has(a));

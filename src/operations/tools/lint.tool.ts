@@ -30,7 +30,9 @@ export const lintTool: ToolDefinition<Record<string, never>, LintState> = {
       title: 'Suggest fixes',
       prompt: (c) => {
         const findings = lintPlan(c.sources[0]!.plan);
-        const list = findings.length ? findings.map((f, i) => `${i}. [${f.severity}] ${f.code} at ${f.path}: ${f.message}`).join('\n') : '(no findings: the plan is clean)';
+        const list = findings.length
+          ? findings.map((f, i) => `${i}. [${f.severity}] ${f.code} at ${f.path}: ${f.message}`).join('\n')
+          : '(no findings: the plan is clean)';
         return `Blueprint "${c.sources[0]!.name}". The server found:\n${list}\n\nStep 1 of 1: summarise the health of the plan and, for the findings worth fixing, suggest a fix (refer to a finding by its number). The findings are kept as computed.`;
       },
       submissionSchema: narrativeSchema('summary', {

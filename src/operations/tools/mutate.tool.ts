@@ -35,7 +35,10 @@ export const mutateTool: ToolDefinition<MutateParams, MutateState> = {
     additionalProperties: false,
     required: ['seed'],
     properties: {
-      seed: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1, maxLength: 200 }], description: 'Any integer or string; the same seed gives the same mutation.' },
+      seed: {
+        anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1, maxLength: 200 }],
+        description: 'Any integer or string; the same seed gives the same mutation.',
+      },
       rate: { type: 'number', minimum: 0, maximum: 1, default: 0.3, description: 'Probability of each variation, from 0 (none) to 1.' },
     },
   },
@@ -56,7 +59,9 @@ export const mutateTool: ToolDefinition<MutateParams, MutateState> = {
   ],
   async finish(c) {
     const summary = c.state.changes;
-    const written = await writeNewBlueprints(c, [{ plan: c.state.plan, identity: c.state.identity!, changes: { seed: c.params.seed, rate: c.params.rate, ...summary } }]);
+    const written = await writeNewBlueprints(c, [
+      { plan: c.state.plan, identity: c.state.identity!, changes: { seed: c.params.seed, rate: c.params.rate, ...summary } },
+    ]);
     return newResult(written, { seed: c.params.seed, rate: c.params.rate, ...summary });
   },
 };

@@ -63,8 +63,7 @@ export const phenotypingTool: ToolDefinition<Record<string, never>, PhenotypingS
       }),
       accept: (c, s: { narrative: string; effort_estimate?: { low: number; high: number; unit: string } }) => {
         const e = s.effort_estimate;
-        if (e && e.low > e.high)
-          throw invalid('submission/effort_estimate/low', 'must not exceed high');
+        if (e && e.low > e.high) throw invalid('submission/effort_estimate/low', 'must not exceed high');
         return { narrative: s.narrative, ...(e ? { estimate: e } : {}) };
       },
     },

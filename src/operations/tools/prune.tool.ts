@@ -44,13 +44,24 @@ export const pruneTool: ToolDefinition<PruneParams, PruneState> = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      roots: { type: 'array', minItems: 1, uniqueItems: true, maxItems: 500, items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Module keys the system is for; defaults to configuration.roots.' },
+      roots: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        maxItems: 500,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+        description: 'Module keys the system is for; defaults to configuration.roots.',
+      },
     },
   },
   checkStart(c) {
     const declared = declaredRoots(c);
     if (!declared || declared.roots.length === 0)
-      throw invalid('params/roots', 'is required when the plan declares no configuration.roots', 'params/roots is required: declare the root modules (or set configuration.roots in the plan)');
+      throw invalid(
+        'params/roots',
+        'is required when the plan declares no configuration.roots',
+        'params/roots is required: declare the root modules (or set configuration.roots in the plan)',
+      );
     const keys = new Set(c.sources[0]!.plan.modules.map((m) => m.key));
     declared.roots.forEach((r, i) => {
       if (!keys.has(r)) {

@@ -42,7 +42,10 @@ export function restorePlan(current: Plan, snapshot: Plan, sections: PlanSection
     // Steps both versions have stay where they run now; steps only the old version had are woven in.
     const kept = plan.steps.filter((s) => s.moduleKey !== key || back.has(s.key));
     const byKey = new Map([...kept.map((s) => [s.key, s] as const), ...back]);
-    plan.steps = weaveOrder(kept.map((s) => s.key), snapshot.steps.map((s) => s.key))
+    plan.steps = weaveOrder(
+      kept.map((s) => s.key),
+      snapshot.steps.map((s) => s.key),
+    )
       .filter((k) => byKey.has(k))
       .map((k) => byKey.get(k)!);
   }
@@ -72,7 +75,9 @@ export const semanticRollbackTool: ToolDefinition<RollbackParams, RollbackState>
     const latest = await latestVersionNumber(c.tx, c.sources[0]!.id);
     if (c.params.version > latest) throw badVersion(`names no version of this blueprint (it has versions 1 to ${latest})`);
     if (c.params.version === latest)
-      throw badVersion(latest === 1 ? 'is the only version; there is nothing earlier to restore' : `is the current version; choose an earlier one (1 to ${latest - 1})`);
+      throw badVersion(
+        latest === 1 ? 'is the only version; there is nothing earlier to restore' : `is the current version; choose an earlier one (1 to ${latest - 1})`,
+      );
   },
   async initialState(c) {
     const snapshot = (await versionSnapshot(c.tx, c.sources[0]!.id, c.params.version))!;
@@ -106,7 +111,8 @@ export const semanticRollbackTool: ToolDefinition<RollbackParams, RollbackState>
           throw invalid('submission/sections', 'choose at least one section or module', 'submission must choose at least one section or module to restore');
         const known = new Set([...c.state.snapshotModules, ...c.sources[0]!.plan.modules.map((m) => m.key)]);
         modules.forEach((k, i) => {
-          if (!known.has(k)) throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of either version: "${k}"`);
+          if (!known.has(k))
+            throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of either version: "${k}"`);
         });
         return { ...c.state, choice: { sections, modules } };
       },

@@ -63,7 +63,9 @@ export const shatterTool: ToolDefinition<Record<string, never>, ShatterState> = 
         type: 'object',
         additionalProperties: false,
         required: ['blueprints'],
-        properties: { blueprints: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'object', additionalProperties: false, properties: identityProperties } } },
+        properties: {
+          blueprints: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'object', additionalProperties: false, properties: identityProperties } },
+        },
       },
       accept: (c, s: { blueprints: Array<Partial<Identity>> }) => {
         const plans = c.state.plans;

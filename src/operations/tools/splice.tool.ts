@@ -64,7 +64,10 @@ function splicePlan(c: Ctx, s: SpliceSubmission): SpliceState {
     if (!donorModules.has(m.key)) throw submissionError(`modules/${i}/key`, `the donor "${donor.name}" has no module "${m.key}"`);
     const as = m.as ?? m.key;
     if (hostKeys.has(as))
-      throw submissionError(`modules/${i}/${m.as ? 'as' : 'key'}`, `the host "${host.name}" already has a module "${as}"; give the donor module another key with \`as\``);
+      throw submissionError(
+        `modules/${i}/${m.as ? 'as' : 'key'}`,
+        `the host "${host.name}" already has a module "${as}"; give the donor module another key with \`as\``,
+      );
     if ([...target.values()].includes(as)) throw submissionError(`modules/${i}/as`, `two donor modules would both get the key "${as}"`);
     target.set(m.key, as);
   });
@@ -96,7 +99,10 @@ function splicePlan(c: Ctx, s: SpliceSubmission): SpliceState {
   // Donor steps keep their donor order; a donor step the host also has anchors its neighbours next to the host's.
   const donorOrder = donor.plan.steps.flatMap((st) => (target.has(st.moduleKey) ? [newKey.get(st.key)!] : hostStepKeys.has(st.key) ? [st.key] : []));
   const byKey = new Map([...base.steps, ...donorSteps].map((st) => [st.key, st]));
-  const order = weaveOrder(base.steps.map((st) => st.key), donorOrder);
+  const order = weaveOrder(
+    base.steps.map((st) => st.key),
+    donorOrder,
+  );
   const modules = [...base.modules, ...inserted];
   const plan: Plan = { ...base, modules, steps: runnableOrder({ modules, steps: order.map((k) => byKey.get(k)!) }) };
   assertResultPlan(plan, c.ctx.config.limits);
@@ -137,7 +143,7 @@ export const spliceTool: ToolDefinition<SpliceParams, SpliceState> = {
           '',
           `DONOR — ${sourceOutline(c.sources[1]!, 1, { instructions: true })}`,
           '',
-          'Step 1 of 2: choose the donor modules to insert into the host; each comes with the donor\'s steps for it, in the donor\'s order after the host\'s steps (next to any step key the host shares with the donor). A donor key the host already uses needs a new key in `as`. A donor module\'s dependency on a donor module you do not choose binds to the host\'s module of the same key when the host has one, and is dropped otherwise. The host keeps its configuration and design system.',
+          "Step 1 of 2: choose the donor modules to insert into the host; each comes with the donor's steps for it, in the donor's order after the host's steps (next to any step key the host shares with the donor). A donor key the host already uses needs a new key in `as`. A donor module's dependency on a donor module you do not choose binds to the host's module of the same key when the host has one, and is dropped otherwise. The host keeps its configuration and design system.",
         ].join('\n'),
       submissionSchema: chooseSchema,
       accept: splicePlan,
@@ -145,8 +151,12 @@ export const spliceTool: ToolDefinition<SpliceParams, SpliceState> = {
     identityStep<SpliceParams, SpliceState>({
       summary: (c) =>
         `"${c.sources[0]!.name}" with ${c.state.inserted!.map((m) => (m.as === m.key ? m.key : `${m.key} (as ${m.as})`)).join(', ')} from "${c.sources[1]!.name}".` +
-        (c.state.renamedSteps!.length > 0 ? ` Donor steps renamed to keep keys unique: ${c.state.renamedSteps!.map((r) => `${r.from} -> ${r.key}`).join(', ')}.` : '') +
-        (c.state.droppedDependencies!.length > 0 ? ` Dependencies dropped: ${c.state.droppedDependencies!.map((d) => `${d.module} -> ${d.depends_on}`).join(', ')}.` : ''),
+        (c.state.renamedSteps!.length > 0
+          ? ` Donor steps renamed to keep keys unique: ${c.state.renamedSteps!.map((r) => `${r.from} -> ${r.key}`).join(', ')}.`
+          : '') +
+        (c.state.droppedDependencies!.length > 0
+          ? ` Dependencies dropped: ${c.state.droppedDependencies!.map((d) => `${d.module} -> ${d.depends_on}`).join(', ')}.`
+          : ''),
       plan: (c) => c.state.plan!,
       defaultName: (c) => `${c.sources[0]!.name} + ${c.sources[1]!.name}`,
       defaultDescription: (c) => c.params.description ?? `"${c.sources[0]!.name}" with modules spliced in from "${c.sources[1]!.name}".`,
@@ -155,7 +165,12 @@ export const spliceTool: ToolDefinition<SpliceParams, SpliceState> = {
   async finish(c) {
     const { plan, identity, provenance, inserted, renamedSteps, droppedDependencies } = c.state;
     const written = await writeNewBlueprints(c, [
-      { plan: plan!, identity: identity!, provenance, changes: { host: c.sources[0]!.id, donor: c.sources[1]!.id, inserted, renamed_steps: renamedSteps, dropped_dependencies: droppedDependencies } },
+      {
+        plan: plan!,
+        identity: identity!,
+        provenance,
+        changes: { host: c.sources[0]!.id, donor: c.sources[1]!.id, inserted, renamed_steps: renamedSteps, dropped_dependencies: droppedDependencies },
+      },
     ]);
     return newResult(written, { inserted, renamed_steps: renamedSteps, dropped_dependencies: droppedDependencies });
   },

@@ -56,7 +56,8 @@ export const styleTransferTool: ToolDefinition<Record<string, never>, StyleState
   output: 'new',
   paramsSchema: { type: 'object', additionalProperties: false, properties: {} },
   checkStart(c) {
-    if (Object.keys(c.sources[1]!.plan.designSystem).length === 0) throw sourcesError(`"${c.sources[1]!.name}" has an empty design system; there is no style to transfer`, 1);
+    if (Object.keys(c.sources[1]!.plan.designSystem).length === 0)
+      throw sourcesError(`"${c.sources[1]!.name}" has an empty design system; there is no style to transfer`, 1);
   },
   initialState: () => ({}),
   steps: () => [
@@ -96,8 +97,7 @@ export const styleTransferTool: ToolDefinition<Record<string, never>, StyleState
       accept: adapt,
     },
     identityStep<Record<string, never>, StyleState>({
-      summary: (c) =>
-        `"${c.sources[0]!.name}" in the style of "${c.sources[1]!.name}"; steps adapted: ${c.state.adapted!.join(', ') || '(none)'}.`,
+      summary: (c) => `"${c.sources[0]!.name}" in the style of "${c.sources[1]!.name}"; steps adapted: ${c.state.adapted!.join(', ') || '(none)'}.`,
       plan: (c) => c.state.plan!,
       defaultName: (c) => `${c.sources[0]!.name} in the style of ${c.sources[1]!.name}`,
       defaultDescription: (c) => `"${c.sources[0]!.name}" with the design system of "${c.sources[1]!.name}".`,

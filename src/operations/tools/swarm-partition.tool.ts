@@ -75,7 +75,13 @@ export const swarmPartitionTool: ToolDefinition<SwarmParams, SwarmState> = {
       prompt: (c) => {
         const plan = c.sources[0]!.plan;
         const lanes = lanesOf(plan, c.params.lanes);
-        return `Blueprint "${c.sources[0]!.name}" split by the server into ${c.params.lanes} lane(s), balancing steps per level:\n${lanes.map((l) => `Lane ${l.lane} (${l.step_count} steps): modules ${l.modules.join(', ') || '-'}`).join('\n')}\n\nLevels: ${levelList(plan).map((l) => `${l.level}: ${l.modules.join(', ')}`).join(' | ')}\nRule: ${barrier}\n\nStep 1 of 1: confirm the partition (an empty "moves" list), or move whole modules to other lanes (for instance to keep related modules with one agent), and optionally add notes for the swarm.`;
+        return `Blueprint "${c.sources[0]!.name}" split by the server into ${c.params.lanes} lane(s), balancing steps per level:\n${lanes.map((l) => `Lane ${l.lane} (${l.step_count} steps): modules ${l.modules.join(', ') || '-'}`).join('\n')}\n\nLevels: ${levelList(
+          plan,
+        )
+          .map((l) => `${l.level}: ${l.modules.join(', ')}`)
+          .join(
+            ' | ',
+          )}\nRule: ${barrier}\n\nStep 1 of 1: confirm the partition (an empty "moves" list), or move whole modules to other lanes (for instance to keep related modules with one agent), and optionally add notes for the swarm.`;
       },
       submissionSchema: {
         type: 'object',
@@ -99,9 +105,12 @@ export const swarmPartitionTool: ToolDefinition<SwarmParams, SwarmState> = {
         const withSteps = new Set(c.sources[0]!.plan.steps.map((st) => st.moduleKey));
         s.moves.forEach((m, i) => {
           if (!withSteps.has(m.module_key))
-            throw invalid(`submission/moves/${i}/module_key`, 'names no module with steps', `submission/moves/${i}/module_key names no module with steps: "${m.module_key}"`);
-          if (m.lane > c.params.lanes)
-            throw invalid(`submission/moves/${i}/lane`, `must be at most ${c.params.lanes}`);
+            throw invalid(
+              `submission/moves/${i}/module_key`,
+              'names no module with steps',
+              `submission/moves/${i}/module_key names no module with steps: "${m.module_key}"`,
+            );
+          if (m.lane > c.params.lanes) throw invalid(`submission/moves/${i}/lane`, `must be at most ${c.params.lanes}`);
         });
         return { moves: s.moves, ...(s.notes ? { notes: s.notes } : {}) };
       },

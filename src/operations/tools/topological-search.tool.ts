@@ -7,7 +7,6 @@ import { CANDIDATES_MAX, relatedCandidates } from '../../registry/candidates';
 import { blueprintRef, reportResult, round } from '../tool-output.report';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 
-
 interface QueryModule {
   key: string;
   kind: string;
@@ -110,7 +109,11 @@ export const topologicalSearchTool: ToolDefinition<SearchParams, SearchState> = 
     if (c.sources.length === 0 && !c.params.query)
       throw invalid('params/query', 'is required without a source blueprint', 'params/query is required when no source blueprint is given');
     if (c.sources.length === 1 && c.params.query)
-      throw invalid('params/query', 'must be absent with a source blueprint', 'params/query must be absent when a source blueprint is given (its graph is the query)');
+      throw invalid(
+        'params/query',
+        'must be absent with a source blueprint',
+        'params/query must be absent when a source blueprint is given (its graph is the query)',
+      );
   },
   initialState: (c) => search(c),
   steps: () => [
@@ -118,7 +121,12 @@ export const topologicalSearchTool: ToolDefinition<SearchParams, SearchState> = 
       title: 'Review the matches',
       prompt: (c) => {
         const what = c.sources[0] ? `blueprint "${c.sources[0].name}"` : `the query graph (${c.params.query!.modules.map((m) => m.key).join(', ')})`;
-        const list = c.state.matches.map((m, i) => `${i + 1}. ${m.name} (${m.id}) score ${m.score} — modules ${m.breakdown.modules}, edges ${m.breakdown.edges}, kinds ${m.breakdown.kinds}, shape ${m.breakdown.shape}`).join('\n');
+        const list = c.state.matches
+          .map(
+            (m, i) =>
+              `${i + 1}. ${m.name} (${m.id}) score ${m.score} — modules ${m.breakdown.modules}, edges ${m.breakdown.edges}, kinds ${m.breakdown.kinds}, shape ${m.breakdown.shape}`,
+          )
+          .join('\n');
         return `The server scored ${c.state.considered} readable blueprint(s) sharing a module key or kind with ${what}; the best:\n${list || '(no similar blueprint found)'}\n\nStep 1 of 1: confirm the ranking, or exclude matches that are similar in shape only by accident (give their ids), and optionally add notes.`;
       },
       submissionSchema: {
@@ -144,11 +152,16 @@ export const topologicalSearchTool: ToolDefinition<SearchParams, SearchState> = 
     // Visibility may have changed since the start: only matches still readable are reported.
     const readable = readableSql('b', c.ctx.viewer);
     const rows: Array<{ id: string }> = kept.length
-      ? await c.tx.execute(`select b.id from blueprint b where b.id = any(?::uuid[]) and ${readable.sql}`, [`{${kept.map((m) => m.id).join(',')}}`, ...readable.params])
+      ? await c.tx.execute(`select b.id from blueprint b where b.id = any(?::uuid[]) and ${readable.sql}`, [
+          `{${kept.map((m) => m.id).join(',')}}`,
+          ...readable.params,
+        ])
       : [];
     const still = new Set(rows.map((r) => r.id));
     return reportResult({
-      query: c.sources[0] ? { blueprint: blueprintRef(c.sources[0]), modules: c.sources[0].plan.modules.length } : { blueprint: null, modules: c.params.query!.modules.length },
+      query: c.sources[0]
+        ? { blueprint: blueprintRef(c.sources[0]), modules: c.sources[0].plan.modules.length }
+        : { blueprint: null, modules: c.params.query!.modules.length },
       candidates_considered: c.state.considered,
       candidates_max: CANDIDATES_MAX,
       matches: kept

@@ -38,7 +38,8 @@ function rewriteSteps(c: Ctx, s: { steps: WireStep[] }): TransmuteState {
   const moduleKeys = new Set(source.plan.modules.map((m) => m.key));
   for (const i of repeatedAt(s.steps, (st) => st.key)) throw submissionError(`steps/${i}/key`, `duplicates step key "${s.steps[i]!.key}"`);
   s.steps.forEach((st, i) => {
-    if (!moduleKeys.has(st.module_key)) throw submissionError(`steps/${i}/module_key`, `names no module of "${source.name}": "${st.module_key}" (transmute keeps the modules)`);
+    if (!moduleKeys.has(st.module_key))
+      throw submissionError(`steps/${i}/module_key`, `names no module of "${source.name}": "${st.module_key}" (transmute keeps the modules)`);
   });
   const covered = new Set(s.steps.map((st) => st.module_key));
   const uncovered = [...new Set(source.plan.steps.map((st) => st.moduleKey))].filter((k) => !covered.has(k));

@@ -1,5 +1,15 @@
 import { getBlueprint } from '../../blueprints/blueprint.service';
-import { cloneJson, diffPlans, isJsonObject, mergeThreeWay, repairPlan, weaveOrder, type MergeConflict, type MergeResult, type PlanRepair } from '../../plans/algebra';
+import {
+  cloneJson,
+  diffPlans,
+  isJsonObject,
+  mergeThreeWay,
+  repairPlan,
+  weaveOrder,
+  type MergeConflict,
+  type MergeResult,
+  type PlanRepair,
+} from '../../plans/algebra';
 import type { JsonObject, Plan, PlanModule, PlanStep } from '../../plans/plan';
 import { invalid } from '../../platform/errors';
 import { mergeBaseVersion, readShields } from '../../versions/upstream.service';
@@ -31,8 +41,7 @@ interface MergeState extends InplaceState {
 
 type Ctx = ToolContext<Record<string, never>, MergeState>;
 
-const decidable = (c: MergeConflict) =>
-  c.kind === 'stepOrder' || ['both-changed', 'both-added', 'changed-and-removed'].includes(c.reason);
+const decidable = (c: MergeConflict) => c.kind === 'stepOrder' || ['both-changed', 'both-added', 'changed-and-removed'].includes(c.reason);
 
 /** Parses the JSON paths the merge reports (`a.b`, `a["x.y"]`) into keys. */
 export function pathKeys(path: string): string[] {
@@ -73,12 +82,18 @@ function takeTheirs(plan: Plan, theirs: Plan, conflict: MergeConflict): void {
     const rest = plan.steps.filter((s) => s.key !== conflict.key);
     const byKey = new Map(rest.map((s) => [s.key, s]));
     if (value) byKey.set(value.key, cloneJson(value));
-    plan.steps = weaveOrder(plan.steps.map((s) => s.key), theirs.steps.map((s) => s.key))
+    plan.steps = weaveOrder(
+      plan.steps.map((s) => s.key),
+      theirs.steps.map((s) => s.key),
+    )
       .filter((k) => byKey.has(k))
       .map((k) => byKey.get(k)!);
   } else if (conflict.kind === 'stepOrder') {
     const byKey = new Map(plan.steps.map((s) => [s.key, s]));
-    plan.steps = weaveOrder(theirs.steps.map((s) => s.key), plan.steps.map((s) => s.key))
+    plan.steps = weaveOrder(
+      theirs.steps.map((s) => s.key),
+      plan.steps.map((s) => s.key),
+    )
       .filter((k) => byKey.has(k))
       .map((k) => byKey.get(k)!);
   } else {
@@ -191,12 +206,17 @@ export const upstreamMergeTool: ToolDefinition<Record<string, never>, MergeState
         s.resolutions.forEach((r, i) => {
           const path = `submission/resolutions/${i}/conflict`;
           if (!ids.has(r.conflict)) throw invalid(path, 'names no open conflict', `${path} names no open conflict: "${r.conflict}"`);
-          if (Object.prototype.hasOwnProperty.call(choices, r.conflict)) throw invalid(path, 'resolves a conflict twice', `${path} resolves "${r.conflict}" twice`);
+          if (Object.prototype.hasOwnProperty.call(choices, r.conflict))
+            throw invalid(path, 'resolves a conflict twice', `${path} resolves "${r.conflict}" twice`);
           choices[r.conflict] = r.choose;
         });
         const missing = [...ids].filter((id) => !Object.prototype.hasOwnProperty.call(choices, id));
         if (missing.length > 0)
-          throw invalid('submission/resolutions', `misses ${missing.join(', ')}`, `submission/resolutions must resolve every conflict; missing: ${missing.join(', ')}`);
+          throw invalid(
+            'submission/resolutions',
+            `misses ${missing.join(', ')}`,
+            `submission/resolutions must resolve every conflict; missing: ${missing.join(', ')}`,
+          );
         return { ...c.state, choices };
       },
     },
@@ -217,7 +237,9 @@ export const upstreamMergeTool: ToolDefinition<Record<string, never>, MergeState
           upstream_version: s.upstreamVersion,
           shielded: result.shielded,
           conflicts: open.map((o) => ({ id: o.id, kind: o.kind, key: o.key, reason: o.reason, chosen: s.choices?.[o.id] ?? 'ours' })),
-          settled: result.conflicts.filter((x) => !decidable(x)).map((x) => ({ kind: x.kind, key: x.key, reason: x.reason, ...(x.dependency ? { dependency: x.dependency } : {}) })),
+          settled: result.conflicts
+            .filter((x) => !decidable(x))
+            .map((x) => ({ kind: x.kind, key: x.key, reason: x.reason, ...(x.dependency ? { dependency: x.dependency } : {}) })),
           repairs,
         },
       };

@@ -69,7 +69,8 @@ export const upstreamShieldTool: ToolDefinition<Record<string, never>, ShieldSta
       accept: (c, s: WireShields) => {
         const pinnable = new Set(c.state.pinnable);
         s.modules.forEach((k, i) => {
-          if (!pinnable.has(k)) throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of the fork or its upstream: "${k}"`);
+          if (!pinnable.has(k))
+            throw invalid(`submission/modules/${i}`, `names no module: "${k}"`, `submission/modules/${i} names no module of the fork or its upstream: "${k}"`);
         });
         return { ...c.state, next: { sections: s.sections, modules: s.modules, paths: s.paths } };
       },

@@ -118,7 +118,9 @@ export const weaveTool: ToolDefinition<WeaveParams, WeaveState> = {
         [
           `Weave ${c.sources.length} blueprints into one.${c.params.description ? ` Goal: ${c.params.description}` : ''}`,
           '',
-          ...c.sources.map((s, i) => `Source ${i + 1}: "${s.name}" (id ${s.id}, slug ${s.slug}): ${s.plan.modules.length} modules, ${s.plan.steps.length} steps`),
+          ...c.sources.map(
+            (s, i) => `Source ${i + 1}: "${s.name}" (id ${s.id}, slug ${s.slug}): ${s.plan.modules.length} modules, ${s.plan.steps.length} steps`,
+          ),
           '',
           `The woven plan the server computed (the union by key; steps interleaved in each source's order${c.state.shared.length > 0 ? `; modules several sources hold keep the first source's version: ${c.state.shared.join(', ')}` : ''}):`,
           planOutline(c.state.base, { json: true, instructions: true, moduleNote: (k) => `from source ${c.state.moduleSource[k]! + 1}` }),
@@ -138,7 +140,11 @@ export const weaveTool: ToolDefinition<WeaveParams, WeaveState> = {
   ],
   async finish(c) {
     const { plan, identity, added, moduleSource } = c.state;
-    const provenance: ModuleSource[] = plan!.modules.map((m) => ({ moduleKey: m.key, sourceBlueprintId: c.sources[moduleSource[m.key]!]!.id, sourceModuleKey: m.key }));
+    const provenance: ModuleSource[] = plan!.modules.map((m) => ({
+      moduleKey: m.key,
+      sourceBlueprintId: c.sources[moduleSource[m.key]!]!.id,
+      sourceModuleKey: m.key,
+    }));
     const written = await writeNewBlueprints(c, [{ plan: plan!, identity: identity!, provenance, changes: { dependencies_added: added } }]);
     return newResult(written, {
       dependencies_added: added,

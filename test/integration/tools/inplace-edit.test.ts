@@ -45,7 +45,15 @@ describe('fuzz', () => {
       operation_id: op.operation_id,
       sections_touched: ['steps'],
       modules: { added: [], removed: [], changed: [] },
-      steps: { added: [], removed: [], changed: [{ key: 'schema', fields: ['acceptance'] }, { key: 'endpoints', fields: ['acceptance'] }], reordered: false },
+      steps: {
+        added: [],
+        removed: [],
+        changed: [
+          { key: 'schema', fields: ['acceptance'] },
+          { key: 'endpoints', fields: ['acceptance'] },
+        ],
+        reordered: false,
+      },
       configuration: noJsonChange,
       design_system: noJsonChange,
       is_empty: false,
@@ -81,7 +89,12 @@ describe('fuzz', () => {
   it('rejects a check for a step that does not exist, naming the path, and keeps the operation usable', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Typo' });
     const op = await startTool(server.rest, owner, { tool_type: 'fuzz', source_blueprint_ids: [bp.id] });
-    const bad = await submit(server.rest, owner, op, { checks: [{ step_key: 'schema', acceptance: ['x'] }, { step_key: 'nope', acceptance: ['y'] }] });
+    const bad = await submit(server.rest, owner, op, {
+      checks: [
+        { step_key: 'schema', acceptance: ['x'] },
+        { step_key: 'nope', acceptance: ['y'] },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues).toEqual([{ path: 'submission/checks/1/step_key', message: 'names no step: "nope"' }]);
     expect((await versions(server.rest, owner, bp.id)).length).toBe(1);
@@ -92,9 +105,31 @@ describe('fuzz', () => {
 
 describe('inoculation', () => {
   const hardening = [
-    { key: 'api-authn', module_key: 'api', title: 'Require tokens', instructions: 'Bearer auth on every route', acceptance: ['401 without a token'], concern: 'authn', after: 'endpoints' },
-    { key: 'api-validation', module_key: 'api', title: 'Validate bodies', instructions: 'JSON Schema per route', acceptance: ['400 on a bad body'], concern: 'input_validation' },
-    { key: 'db-secrets', module_key: 'db', title: 'Secrets from env', instructions: 'No credentials in code', acceptance: ['no secret in the repository'], concern: 'secrets' },
+    {
+      key: 'api-authn',
+      module_key: 'api',
+      title: 'Require tokens',
+      instructions: 'Bearer auth on every route',
+      acceptance: ['401 without a token'],
+      concern: 'authn',
+      after: 'endpoints',
+    },
+    {
+      key: 'api-validation',
+      module_key: 'api',
+      title: 'Validate bodies',
+      instructions: 'JSON Schema per route',
+      acceptance: ['400 on a bad body'],
+      concern: 'input_validation',
+    },
+    {
+      key: 'db-secrets',
+      module_key: 'db',
+      title: 'Secrets from env',
+      instructions: 'No credentials in code',
+      acceptance: ['no secret in the repository'],
+      concern: 'secrets',
+    },
   ];
 
   it('inserts hardening steps after the named step or after their module, as a new version', async () => {
@@ -105,7 +140,13 @@ describe('inoculation', () => {
     expect(res.status).toBe(200);
     const after = await get(bp.id);
     expect(after.steps.map((s: any) => s.key)).toEqual(['schema', 'db-secrets', 'endpoints', 'api-authn', 'api-validation', 'pages']);
-    expect(after.steps[3]).toEqual({ key: 'api-authn', module_key: 'api', title: 'Require tokens', instructions: 'Bearer auth on every route', acceptance: ['401 without a token'] });
+    expect(after.steps[3]).toEqual({
+      key: 'api-authn',
+      module_key: 'api',
+      title: 'Require tokens',
+      instructions: 'Bearer auth on every route',
+      acceptance: ['401 without a token'],
+    });
     expect(after.step_count).toBe(6);
     expect(res.body.result.changes).toMatchObject({
       sections_touched: ['steps'],
@@ -173,7 +214,7 @@ describe('prune', () => {
     expect((await versions(server.rest, owner, bp.id))[0]).toMatchObject({ number: 2, cause: 'prune', changes: res.body.result.changes });
   });
 
-  it("keeps what the agent adds as roots, and takes configuration.roots when params name none", async () => {
+  it('keeps what the agent adds as roots, and takes configuration.roots when params name none', async () => {
     const bp = await createBlueprint(server.rest, owner, { ...spec, configuration: { roots: ['web'] } });
     const done = await runTool(server.rest, owner, { tool_type: 'prune', source_blueprint_ids: [bp.id] }, [{ keep: ['admin'] }]);
     expect(done.result.changes.removed_modules).toEqual(['legacy']);
@@ -183,7 +224,13 @@ describe('prune', () => {
   it('writes no version when nothing is unreachable', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Lean' });
     const done = await runTool(server.rest, owner, { tool_type: 'prune', source_blueprint_ids: [bp.id], params: { roots: ['web'] } }, [{}]);
-    expect(done.result).toEqual({ blueprint_ids: [bp.id], version: null, unchanged: true, changes: null, details: { roots: ['web'], removed_modules: [], removed_steps: [] } });
+    expect(done.result).toEqual({
+      blueprint_ids: [bp.id],
+      version: null,
+      unchanged: true,
+      changes: null,
+      details: { roots: ['web'], removed_modules: [], removed_steps: [] },
+    });
     expect((await versions(server.rest, owner, bp.id)).length).toBe(1);
   });
 
@@ -193,7 +240,10 @@ describe('prune', () => {
     const none = await server.rest.post('/api/tools/operations', { token: owner, body: { tool_type: 'prune', source_blueprint_ids: [bp.id] } });
     expect(none.status).toBe(400);
     expect(none.body.error.details.issues[0].path).toBe('params/roots');
-    const unknown = await server.rest.post('/api/tools/operations', { token: owner, body: { tool_type: 'prune', source_blueprint_ids: [bp.id], params: { roots: ['nope'] } } });
+    const unknown = await server.rest.post('/api/tools/operations', {
+      token: owner,
+      body: { tool_type: 'prune', source_blueprint_ids: [bp.id], params: { roots: ['nope'] } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.issues).toEqual([{ path: 'params/roots/0', message: 'names no module: "nope"' }]);
     expect(await rowCount(server.databaseUrl, 'tool_operation')).toBe(before);

@@ -31,7 +31,11 @@ describe('semantic_rollback', () => {
   });
 
   it('restores a whole section from an earlier version as the newest version', async () => {
-    const op = await startTool(server.rest, owner, { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 1, sections: ['steps'] } });
+    const op = await startTool(server.rest, owner, {
+      tool_type: 'semantic_rollback',
+      source_blueprint_ids: [bp.id],
+      params: { version: 1, sections: ['steps'] },
+    });
     expect(op.prompt).toContain('would go: p-secrets, p-authn, p-validate');
     const res = await submit(server.rest, owner, op, {});
     expect(res.status).toBe(200);
@@ -54,27 +58,43 @@ describe('semantic_rollback', () => {
     expect(history[0].changes).toEqual(res.body.result.changes);
   });
 
-  it("restores one module with its steps as that version had them, leaving the others", async () => {
-    const done = await runTool(server.rest, owner, { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 3 } }, [{ modules: ['db'] }]);
+  it('restores one module with its steps as that version had them, leaving the others', async () => {
+    const done = await runTool(server.rest, owner, { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 3 } }, [
+      { modules: ['db'] },
+    ]);
     // Version 3 had db's steps with the fuzz check and the secrets step; api and web keep today's steps.
     const after = await get(bp.id);
     expect(after.steps.map((s: any) => s.key)).toEqual(['schema', 'p-secrets', 'endpoints', 'pages']);
     expect(after.steps[0].acceptance).toEqual(['migrations apply', 'idempotent']);
-    expect(done.result.changes).toMatchObject({ restored_from: 3, restored_modules: ['db'], steps: { added: ['p-secrets'], changed: [{ key: 'schema', fields: ['acceptance'] }] } });
+    expect(done.result.changes).toMatchObject({
+      restored_from: 3,
+      restored_modules: ['db'],
+      steps: { added: ['p-secrets'], changed: [{ key: 'schema', fields: ['acceptance'] }] },
+    });
   });
 
   it('rejects a version that does not exist, and the current one, creating nothing', async () => {
     const before = [await rowCount(server.databaseUrl, 'tool_operation'), await rowCount(server.databaseUrl, 'blueprint_version')];
-    const missing = await server.rest.post('/api/tools/operations', { token: owner, body: { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 99, sections: ['steps'] } } });
+    const missing = await server.rest.post('/api/tools/operations', {
+      token: owner,
+      body: { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 99, sections: ['steps'] } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details.issues).toEqual([{ path: 'params/version', message: 'names no version of this blueprint (it has versions 1 to 5)' }]);
-    const current = await server.rest.post('/api/tools/operations', { token: owner, body: { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 5 } } });
+    const current = await server.rest.post('/api/tools/operations', {
+      token: owner,
+      body: { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 5 } },
+    });
     expect(current.status).toBe(400);
     expect([await rowCount(server.databaseUrl, 'tool_operation'), await rowCount(server.databaseUrl, 'blueprint_version')]).toEqual(before);
   });
 
   it('refuses to finish when another change landed since the start (409), writing nothing', async () => {
-    const op = await startTool(server.rest, owner, { tool_type: 'semantic_rollback', source_blueprint_ids: [bp.id], params: { version: 1, sections: ['steps'] } });
+    const op = await startTool(server.rest, owner, {
+      tool_type: 'semantic_rollback',
+      source_blueprint_ids: [bp.id],
+      params: { version: 1, sections: ['steps'] },
+    });
     await fuzz(owner, bp.id, [{ step_key: 'pages', acceptance: ['meanwhile'] }]); // v6
     const res = await submit(server.rest, owner, op, {});
     expect(res.status).toBe(409);
@@ -100,9 +120,15 @@ describe('upstream_shield and upstream_merge', () => {
   });
 
   it('stores shields on a fork as a new version', async () => {
-    const done = await runTool(server.rest, forker, { tool_type: 'upstream_shield', source_blueprint_ids: [child.id] }, [{ modules: ['api'], paths: ['design_system.colors'] }]);
+    const done = await runTool(server.rest, forker, { tool_type: 'upstream_shield', source_blueprint_ids: [child.id] }, [
+      { modules: ['api'], paths: ['design_system.colors'] },
+    ]);
     const expected = { sections: [], modules: ['api'], paths: ['design_system.colors'] };
-    expect(done.result).toMatchObject({ blueprint_ids: [child.id], version: 3, changes: { is_empty: true, sections_touched: [], shields: expected, previous_shields: { sections: [], modules: [], paths: [] } } });
+    expect(done.result).toMatchObject({
+      blueprint_ids: [child.id],
+      version: 3,
+      changes: { is_empty: true, sections_touched: [], shields: expected, previous_shields: { sections: [], modules: [], paths: [] } },
+    });
     expect((await versions(server.rest, forker, child.id))[0]).toMatchObject({ number: 3, cause: 'upstream_shield' });
     const again = await startTool(server.rest, forker, { tool_type: 'upstream_shield', source_blueprint_ids: [child.id] });
     expect(again.prompt).toContain(JSON.stringify(expected));
@@ -138,7 +164,14 @@ describe('upstream_shield and upstream_merge', () => {
     ]);
     expect(res.body.result.changes).toMatchObject({
       sections_touched: ['steps'],
-      steps: { added: ['p-secrets', 'p-validate'], removed: [], changed: [{ key: 'schema', fields: ['acceptance'] }, { key: 'pages', fields: ['acceptance'] }] },
+      steps: {
+        added: ['p-secrets', 'p-validate'],
+        removed: [],
+        changed: [
+          { key: 'schema', fields: ['acceptance'] },
+          { key: 'pages', fields: ['acceptance'] },
+        ],
+      },
       upstream_id: parent.id,
       base_version: 1,
       upstream_version: 3,

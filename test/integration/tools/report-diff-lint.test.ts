@@ -89,7 +89,10 @@ describe('lint', () => {
     const bp = await createBlueprint(server.rest, owner, lintSpec);
     const op = await startTool(server.rest, owner, { tool_type: 'lint', source_blueprint_ids: [bp.id] });
     expect(op.prompt).toContain('empty-acceptance');
-    const res = await submit(server.rest, owner, op, { summary: 'Needs checks.', suggestions: [{ finding: 1, suggestion: 'Add a check that the endpoints answer 200.' }] });
+    const res = await submit(server.rest, owner, op, {
+      summary: 'Needs checks.',
+      suggestions: [{ finding: 1, suggestion: 'Add a check that the endpoints answer 200.' }],
+    });
     expect(res.status).toBe(200);
     const report = res.body.result.report;
     expect(report.clean).toBe(false);

@@ -43,7 +43,15 @@ describe('holographic_doc', () => {
       ],
     });
     const api = levels.module.modules.find((m: any) => m.key === 'api');
-    expect(api).toMatchObject({ doc: 'All about api.', depends_on: ['db', 'cache'], dependents: ['web'], steps: [{ key: 'endpoints', title: 'endpoints', acceptance: 1 }, { key: 'auth', title: 'auth', acceptance: 1 }] });
+    expect(api).toMatchObject({
+      doc: 'All about api.',
+      depends_on: ['db', 'cache'],
+      dependents: ['web'],
+      steps: [
+        { key: 'endpoints', title: 'endpoints', acceptance: 1 },
+        { key: 'auth', title: 'auth', acceptance: 1 },
+      ],
+    });
   });
 
   it('rejects module docs that miss a module, keeping the operation at step 3', async () => {
@@ -53,7 +61,11 @@ describe('holographic_doc', () => {
     const bad = await submit(server.rest, owner, op, { modules: [{ key: 'db', doc: 'd' }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues).toEqual([{ path: 'submission/modules', message: 'misses cache, api, worker, web' }]);
-    expect((await server.rest.get(`/api/tools/operations/${op.operation_id}`, { token: owner })).body).toMatchObject({ status: 'active', step: 3, result: null });
+    expect((await server.rest.get(`/api/tools/operations/${op.operation_id}`, { token: owner })).body).toMatchObject({
+      status: 'active',
+      step: 3,
+      result: null,
+    });
   });
 });
 
@@ -74,7 +86,11 @@ describe('topological_search', () => {
       steps: [{ key: 'schema', module_key: 'db' }],
     });
     await createBlueprint(server.rest, other, { name: 'Hidden twin', visibility: 'private' });
-    await createBlueprint(server.rest, other, { name: 'Unrelated', modules: [{ key: 'cli', kind: 'tool', depends_on: [] }], steps: [{ key: 'parse', module_key: 'cli' }] });
+    await createBlueprint(server.rest, other, {
+      name: 'Unrelated',
+      modules: [{ key: 'cli', kind: 'tool', depends_on: [] }],
+      steps: [{ key: 'parse', module_key: 'cli' }],
+    });
   });
 
   it('ranks readable blueprints by module-graph similarity to the source, never showing private ones', async () => {
@@ -91,11 +107,19 @@ describe('topological_search', () => {
     const twinMatch = report.matches.find((m: any) => m.blueprint.id === twin.id);
     expect(twinMatch).toMatchObject({ score: 1, breakdown: { modules: 1, edges: 1, kinds: 1, shape: 1 } });
     // modules 2/3, edges 1/2, kinds 2/3, shape 1/2 weighted 35/25/20/20.
-    expect(report.matches.find((m: any) => m.blueprint.id === partial.id)).toMatchObject({ score: 0.5917, breakdown: { modules: 0.6667, edges: 0.5, kinds: 0.6667, shape: 0.5 } });
+    expect(report.matches.find((m: any) => m.blueprint.id === partial.id)).toMatchObject({
+      score: 0.5917,
+      breakdown: { modules: 0.6667, edges: 0.5, kinds: 0.6667, shape: 0.5 },
+    });
   });
 
   it('matches a query graph given as params, and drops matches the agent excludes', async () => {
-    const query = { modules: [{ key: 'api', kind: 'backend', depends_on: ['db'] }, { key: 'db', kind: 'data' }] };
+    const query = {
+      modules: [
+        { key: 'api', kind: 'backend', depends_on: ['db'] },
+        { key: 'db', kind: 'data' },
+      ],
+    };
     const op = await startTool(server.rest, other, { tool_type: 'topological_search', params: { query } });
     expect(op.prompt).toContain('Partial');
     const res = await submit(server.rest, other, op, { exclude: [twin.id], notes: 'twin is a copy' });

@@ -83,10 +83,12 @@ describe('swarm_partition', () => {
 
   it('rejects zero lanes at start and creates no operation', async () => {
     const before = await rowCount(server.databaseUrl, 'tool_operation');
-    const res = await server.rest.post('/api/tools/operations', { token: owner, body: { tool_type: 'swarm_partition', source_blueprint_ids: [layered.id], params: { lanes: 0 } } });
+    const res = await server.rest.post('/api/tools/operations', {
+      token: owner,
+      body: { tool_type: 'swarm_partition', source_blueprint_ids: [layered.id], params: { lanes: 0 } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { issues: [{ path: 'params/lanes' }] } });
     expect(await rowCount(server.databaseUrl, 'tool_operation')).toBe(before);
   });
 });
-

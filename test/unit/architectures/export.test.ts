@@ -3,12 +3,29 @@ import { EdgeType } from '../../../src/architectures/architecture.entity';
 import type { ArchitectureView, BlueprintCard } from '../../../src/architectures/architecture.read';
 import { dotString, exportArchitecture, mermaidText, toDot, toMermaid } from '../../../src/architectures/export';
 
-const card = (name: string): BlueprintCard => ({ id: `bp-${name}`, slug: name, name, moduleCount: 3, stepCount: 7, stars: 1, successRate: null, reviewCount: 0, ratingAverage: null });
+const card = (name: string): BlueprintCard => ({
+  id: `bp-${name}`,
+  slug: name,
+  name,
+  moduleCount: 3,
+  stepCount: 7,
+  stars: 1,
+  successRate: null,
+  reviewCount: 0,
+  ratingAverage: null,
+});
 
 const view: ArchitectureView = {
   architecture: {
-    id: 'a1', slug: 'shop', name: 'Shop "v2" | <main>', description: '', visibility: Visibility.PUBLIC, ownerId: 'o', teamId: null,
-    createdAt: new Date(0), updatedAt: new Date(0),
+    id: 'a1',
+    slug: 'shop',
+    name: 'Shop "v2" | <main>',
+    description: '',
+    visibility: Visibility.PUBLIC,
+    ownerId: 'o',
+    teamId: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
   },
   nodes: [
     { id: 'n-a', architectureId: 'a1', blueprintId: 'bp-api', position: { x: 10, y: 20 }, card: card('API "core"'), composition: [], redacted: false },

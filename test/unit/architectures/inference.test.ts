@@ -2,7 +2,11 @@ import { EdgeType } from '../../../src/architectures/architecture.entity';
 import { inferEdges, type ComposeSource } from '../../../src/architectures/inference';
 
 const mod = (key: string, kind: string) => ({ key, name: key, summary: '', kind, dependsOn: [] });
-const source = (id: string, ...modules: Array<[string, string]>): ComposeSource => ({ id, name: id.toUpperCase(), plan: { modules: modules.map(([k, kind]) => mod(k, kind)) } });
+const source = (id: string, ...modules: Array<[string, string]>): ComposeSource => ({
+  id,
+  name: id.toUpperCase(),
+  plan: { modules: modules.map(([k, kind]) => mod(k, kind)) },
+});
 
 describe('inferEdges', () => {
   const spa = source('spa', ['web', 'frontend']);

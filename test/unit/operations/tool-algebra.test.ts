@@ -59,10 +59,16 @@ describe('restorePlan (semantic_rollback)', () => {
 
   it('always returns a valid plan', () => {
     fc.assert(
-      fc.property(arbPlan, arbPlan, fc.subarray(['modules', 'steps', 'configuration', 'designSystem'] as const), fc.subarray(['api', 'db', 'web', 'constructor']), (current, old, sections, modules) => {
-        expect(planProblems(restorePlan(current, old, [...sections], modules).plan)).toEqual([]);
-        return true;
-      }),
+      fc.property(
+        arbPlan,
+        arbPlan,
+        fc.subarray(['modules', 'steps', 'configuration', 'designSystem'] as const),
+        fc.subarray(['api', 'db', 'web', 'constructor']),
+        (current, old, sections, modules) => {
+          expect(planProblems(restorePlan(current, old, [...sections], modules).plan)).toEqual([]);
+          return true;
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -91,7 +91,7 @@ describe('dependencyClusters', () => {
           expect(cluster).toEqual([...cluster].sort());
           // Connected: a walk over edges in both directions from the first module reaches all.
           const seen = new Set([cluster[0]!]);
-          for (let grew = true; grew; ) {
+          for (let grew = true; grew;) {
             grew = false;
             for (const m of plan.modules) {
               for (const d of m.dependsOn) {

@@ -13,13 +13,19 @@ describe('seededRandom', () => {
     expect(draw('abc')).toEqual(draw('abc'));
     expect(draw(7)).toEqual(draw('7'));
     expect(draw(1)).not.toEqual(draw(2));
-    fc.assert(fc.property(arbSeed, (seed) => draw(seed).every((x) => x >= 0 && x < 1)), runs);
+    fc.assert(
+      fc.property(arbSeed, (seed) => draw(seed).every((x) => x >= 0 && x < 1)),
+      runs,
+    );
   });
 });
 
 describe('mutatePlan', () => {
   it('changes nothing at rate 0', () => {
-    fc.assert(fc.property(arbPlan, arbSeed, (plan, seed) => expect(mutatePlan(plan, seed, 0)).toEqual(plan)), runs);
+    fc.assert(
+      fc.property(arbPlan, arbSeed, (plan, seed) => expect(mutatePlan(plan, seed, 0)).toEqual(plan)),
+      runs,
+    );
   });
 
   it('gives the same plan for the same seed, and a valid one', () => {
@@ -62,7 +68,14 @@ describe('mutatePlan', () => {
     expect(all.some((s) => / \((revised|alternative|hardened|simplified|incremental|experimental)\)$/.test(s.title))).toBe(true);
     expect(all.some((s) => s.key.endsWith('-variant'))).toBe(true);
     expect(all.some((s) => s.acceptance.length > 1)).toBe(true);
-    expect(variants.some((v) => stepKeys(v).filter((k) => stepKeys(plan).includes(k)).join() !== stepKeys(plan).join())).toBe(true);
+    expect(
+      variants.some(
+        (v) =>
+          stepKeys(v)
+            .filter((k) => stepKeys(plan).includes(k))
+            .join() !== stepKeys(plan).join(),
+      ),
+    ).toBe(true);
   });
 
   it('changes more as the rate grows', () => {

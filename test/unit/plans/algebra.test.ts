@@ -1,16 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { emptyPlan, type Plan } from '../../../src/plans/plan';
-import {
-  diffPlans,
-  intersectPlans,
-  prunePlan,
-  repairPlan,
-  restrictPlan,
-  subtractPlans,
-  unionPlans,
-  weaveOrder,
-} from '../../../src/plans/algebra';
+import { diffPlans, intersectPlans, prunePlan, repairPlan, restrictPlan, subtractPlans, unionPlans, weaveOrder } from '../../../src/plans/algebra';
 import { arbPlan, canonical, deepFreeze, moduleKeys, planProblems, shopPlan, stepKeys, thaw } from './plan-arbitraries';
 
 const runs = { numRuns: 150 };
@@ -54,11 +45,46 @@ describe('unionPlans', () => {
     expect(plan.steps[0]!.title).toBe('Do db-schema');
     expect(plan.configuration).toEqual(a.configuration);
     expect(conflicts).toEqual([
-      { kind: 'module', key: 'api', variants: [{ source: 0, value: a.modules[1] }, { source: 1, value: b.modules[1] }] },
-      { kind: 'step', key: 'db-schema', variants: [{ source: 0, value: a.steps[0] }, { source: 1, value: b.steps[0] }] },
-      { kind: 'configuration', key: 'language', variants: [{ source: 0, value: 'typescript' }, { source: 1, value: 'go' }] },
-      { kind: 'configuration', key: 'database.version', variants: [{ source: 0, value: 16 }, { source: 1, value: 17 }] },
-      { kind: 'designSystem', key: 'theme.font', variants: [{ source: 0, value: 'Inter' }, { source: 1, value: 'Roboto' }] },
+      {
+        kind: 'module',
+        key: 'api',
+        variants: [
+          { source: 0, value: a.modules[1] },
+          { source: 1, value: b.modules[1] },
+        ],
+      },
+      {
+        kind: 'step',
+        key: 'db-schema',
+        variants: [
+          { source: 0, value: a.steps[0] },
+          { source: 1, value: b.steps[0] },
+        ],
+      },
+      {
+        kind: 'configuration',
+        key: 'language',
+        variants: [
+          { source: 0, value: 'typescript' },
+          { source: 1, value: 'go' },
+        ],
+      },
+      {
+        kind: 'configuration',
+        key: 'database.version',
+        variants: [
+          { source: 0, value: 16 },
+          { source: 1, value: 17 },
+        ],
+      },
+      {
+        kind: 'designSystem',
+        key: 'theme.font',
+        variants: [
+          { source: 0, value: 'Inter' },
+          { source: 1, value: 'Roboto' },
+        ],
+      },
     ]);
   });
 
@@ -102,8 +128,18 @@ describe('unionPlans', () => {
         const sig = (x: object) => JSON.stringify('dependsOn' in x ? { ...x, dependsOn: [...(x.dependsOn as string[])].sort() } : x);
         const differing = (xs: { key: string }[], ys: { key: string }[]) =>
           xs.filter((x) => ys.some((y) => y.key === x.key && sig(y) !== sig(x))).map((x) => x.key);
-        expect(conflicts.filter((c) => c.kind === 'module').map((c) => c.key).sort()).toEqual(differing(a.modules, b.modules).sort());
-        expect(conflicts.filter((c) => c.kind === 'step').map((c) => c.key).sort()).toEqual(differing(a.steps, b.steps).sort());
+        expect(
+          conflicts
+            .filter((c) => c.kind === 'module')
+            .map((c) => c.key)
+            .sort(),
+        ).toEqual(differing(a.modules, b.modules).sort());
+        expect(
+          conflicts
+            .filter((c) => c.kind === 'step')
+            .map((c) => c.key)
+            .sort(),
+        ).toEqual(differing(a.steps, b.steps).sort());
       }),
       runs,
     );
@@ -194,11 +230,7 @@ describe('subtractPlans', () => {
     const a = shopPlan();
     const b = restrictPlan(a, ['db', 'docs']);
     const plan = subtractPlans(a, b);
-    expect(plan.modules).toEqual([
-      { ...a.modules[1], dependsOn: [] },
-      { ...a.modules[2], dependsOn: [] },
-      a.modules[3],
-    ]);
+    expect(plan.modules).toEqual([{ ...a.modules[1], dependsOn: [] }, { ...a.modules[2], dependsOn: [] }, a.modules[3]]);
     expect(stepKeys(plan)).toEqual(['api-routes', 'auth-login', 'web-pages', 'web-checkout']);
     expect(plan.configuration).toEqual(a.configuration);
   });
@@ -338,7 +370,10 @@ describe('repairPlan', () => {
     };
     const { plan, repairs } = repairPlan(broken, { preferEdge: (from) => from === 'b' });
     expect(planProblems(plan)).toEqual([]);
-    expect(plan.modules.map((m) => [m.key, m.dependsOn])).toEqual([['a', []], ['b', ['a']]]);
+    expect(plan.modules.map((m) => [m.key, m.dependsOn])).toEqual([
+      ['a', []],
+      ['b', ['a']],
+    ]);
     expect(repairs).toEqual([
       { kind: 'module', key: 'a', reason: 'duplicate-key' },
       { kind: 'module', key: 'a', reason: 'self-dependency', dependency: 'a' },
@@ -350,7 +385,10 @@ describe('repairPlan', () => {
   });
 
   it('leaves a valid plan alone', () => {
-    fc.assert(fc.property(arbPlan, (a) => expect(repairPlan(a)).toEqual({ plan: a, repairs: [] })), runs);
+    fc.assert(
+      fc.property(arbPlan, (a) => expect(repairPlan(a)).toEqual({ plan: a, repairs: [] })),
+      runs,
+    );
   });
 });
 

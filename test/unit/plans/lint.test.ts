@@ -8,11 +8,23 @@ const keys = ['api', 'db', 'web', 'constructor'];
 /** Any plan, valid or not: keys may repeat, dependencies and module keys may name nothing or loop. */
 const arbAnyPlan: fc.Arbitrary<Plan> = fc.record({
   modules: fc.array(
-    fc.record({ key: fc.constantFrom(...keys), name: fc.constant('M'), summary: fc.constant(''), kind: fc.constantFrom('data', 'backend'), dependsOn: fc.uniqueArray(fc.constantFrom(...keys, 'ghost'), { maxLength: 3 }) }),
+    fc.record({
+      key: fc.constantFrom(...keys),
+      name: fc.constant('M'),
+      summary: fc.constant(''),
+      kind: fc.constantFrom('data', 'backend'),
+      dependsOn: fc.uniqueArray(fc.constantFrom(...keys, 'ghost'), { maxLength: 3 }),
+    }),
     { maxLength: 5 },
   ),
   steps: fc.array(
-    fc.record({ key: fc.constantFrom('s1', 's2', 's3', 's4'), moduleKey: fc.constantFrom(...keys, 'ghost'), title: fc.constant('T'), instructions: fc.constantFrom('', 'do'), acceptance: fc.subarray(['ok', 'ok', 'fine']) }),
+    fc.record({
+      key: fc.constantFrom('s1', 's2', 's3', 's4'),
+      moduleKey: fc.constantFrom(...keys, 'ghost'),
+      title: fc.constant('T'),
+      instructions: fc.constantFrom('', 'do'),
+      acceptance: fc.subarray(['ok', 'ok', 'fine']),
+    }),
     { maxLength: 6 },
   ),
   configuration: fc.constant({}),

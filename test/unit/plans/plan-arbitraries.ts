@@ -90,9 +90,7 @@ interface Edit {
  */
 export function derive(base: Plan, edit: Edit): Plan {
   const kept = new Set(edit.keepModules);
-  const modules: PlanModule[] = base.modules
-    .filter((m) => kept.has(m.key))
-    .map((m) => ({ ...m, dependsOn: m.dependsOn.filter((d) => kept.has(d)) }));
+  const modules: PlanModule[] = base.modules.filter((m) => kept.has(m.key)).map((m) => ({ ...m, dependsOn: m.dependsOn.filter((d) => kept.has(d)) }));
   const added = edit.extra.modules.filter((m) => !kept.has(m.key));
   const all = new Set([...kept, ...added.map((m) => m.key)]);
   modules.push(...added.map((m) => ({ ...m, dependsOn: m.dependsOn.filter((d) => all.has(d)) })));
@@ -122,9 +120,12 @@ export const arbDerived = (base: Plan, options: { small?: boolean } = {}): fc.Ar
       keepModules: options.small
         ? fc.subarray(keys, { maxLength: Math.min(1, keys.length) }).map((gone) => keys.filter((k) => !gone.includes(k)))
         : fc.subarray(keys),
-      retitle: fc.subarray(base.steps.map((s) => s.key), options.small ? { maxLength: Math.min(2, base.steps.length) } : {}).chain((stepKeys) =>
-        fc.tuple(...stepKeys.map((key) => fc.record({ key: fc.constant(key), suffix: fc.constantFrom('v2', 'v3') }))),
-      ),
+      retitle: fc
+        .subarray(
+          base.steps.map((s) => s.key),
+          options.small ? { maxLength: Math.min(2, base.steps.length) } : {},
+        )
+        .chain((stepKeys) => fc.tuple(...stepKeys.map((key) => fc.record({ key: fc.constant(key), suffix: fc.constantFrom('v2', 'v3') })))),
       extra: options.small ? fc.oneof(fc.constant(emptyPlan()), arbPlan) : arbPlan,
       configuration: fc.constantFrom<Edit['configuration']>(...(options.small ? (['keep', 'overlay'] as const) : (['keep', 'replace', 'overlay'] as const))),
     })

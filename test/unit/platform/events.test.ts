@@ -9,7 +9,13 @@ describe('EventBus.subscribe with a filter', () => {
     const it = events.subscribe('operation.updated', (e) => e.operationId === 'a');
     const next = it.next();
     const local = (events as unknown as { local: { publish(t: string, p: unknown): void } }).local;
-    for (const [operationId, step] of [['b', 1], ['a', 2], ['b', 3], ['a', 4]] as const) local.publish('operation.updated', { operationId, principalId: 'p', status: 'active', step });
+    for (const [operationId, step] of [
+      ['b', 1],
+      ['a', 2],
+      ['b', 3],
+      ['a', 4],
+    ] as const)
+      local.publish('operation.updated', { operationId, principalId: 'p', status: 'active', step });
     expect((await next).value).toMatchObject({ operationId: 'a', step: 2 });
     expect((await it.next()).value).toMatchObject({ operationId: 'a', step: 4 });
     await it.return?.();

@@ -25,8 +25,12 @@ describe('parseWindowDays', () => {
   });
 
   it.each(['0', '366', '-1', '1.5', 'week', '1e2', ' 7', 0, 3.5])('rejects %p naming the argument', (raw) => {
-    expect(() => parseWindowDays(raw)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: { issues: [expect.objectContaining({ path: 'window_days' })] } }));
-    expect(() => parseWindowDays(raw, 'windowDays')).toThrow(expect.objectContaining({ details: { issues: [expect.objectContaining({ path: 'windowDays' })] } }));
+    expect(() => parseWindowDays(raw)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', details: { issues: [expect.objectContaining({ path: 'window_days' })] } }),
+    );
+    expect(() => parseWindowDays(raw, 'windowDays')).toThrow(
+      expect.objectContaining({ details: { issues: [expect.objectContaining({ path: 'windowDays' })] } }),
+    );
   });
 });
 

@@ -39,7 +39,12 @@ function AddNode({ slug }: { slug: string }) {
                   by {b.owner.name}
                 </Text>
               </Text>
-              <Button size="compact-xs" variant="light" aria-label={`Add ${b.name} by ${b.owner.name}`} onClick={() => add({ slug, input: { blueprintId: b.id } })}>
+              <Button
+                size="compact-xs"
+                variant="light"
+                aria-label={`Add ${b.name} by ${b.owner.name}`}
+                onClick={() => add({ slug, input: { blueprintId: b.id } })}
+              >
                 Add
               </Button>
             </Group>
@@ -80,7 +85,14 @@ function AddEdge({ arch }: { arch: ArchitectureFieldsFragment }) {
         <Stack gap={4}>
           <Select size="xs" label="From" data={options} value={source} onChange={setSource} />
           <Select size="xs" label="To" data={options} value={target} onChange={setTarget} />
-          <Select size="xs" label="Edge type" data={MANUAL_TYPES} value={type} onChange={(v) => v && setType(v as ArchitectureEdgeType)} allowDeselect={false} />
+          <Select
+            size="xs"
+            label="Edge type"
+            data={MANUAL_TYPES}
+            value={type}
+            onChange={(v) => v && setType(v as ArchitectureEdgeType)}
+            allowDeselect={false}
+          />
           <TextInput size="xs" label="Label" value={label} onChange={(e) => setLabel(e.currentTarget.value)} required={type === 'CUSTOM'} />
           <Button size="xs" type="submit" disabled={!source || !target} loading={added.fetching}>
             Add edge
@@ -109,7 +121,13 @@ function Contents({ arch }: { arch: ArchitectureFieldsFragment }) {
                 {nodeName(n)}
               </Text>
               {arch.viewerCanEdit && (
-                <Button size="compact-xs" color="red" variant="subtle" aria-label={`Remove node ${nodeName(n)}`} onClick={() => removeNode({ slug: arch.slug, nodeId: n.id })}>
+                <Button
+                  size="compact-xs"
+                  color="red"
+                  variant="subtle"
+                  aria-label={`Remove node ${nodeName(n)}`}
+                  onClick={() => removeNode({ slug: arch.slug, nodeId: n.id })}
+                >
                   Remove
                 </Button>
               )}
@@ -127,7 +145,13 @@ function Contents({ arch }: { arch: ArchitectureFieldsFragment }) {
                   {text}
                 </Text>
                 {arch.viewerCanEdit && !e.computed && (
-                  <Button size="compact-xs" color="red" variant="subtle" aria-label={`Remove edge ${text}`} onClick={() => removeEdge({ slug: arch.slug, edgeId: e.id })}>
+                  <Button
+                    size="compact-xs"
+                    color="red"
+                    variant="subtle"
+                    aria-label={`Remove edge ${text}`}
+                    onClick={() => removeEdge({ slug: arch.slug, edgeId: e.id })}
+                  >
                     Remove
                   </Button>
                 )}
@@ -178,7 +202,13 @@ function Export({ slug }: { slug: string }) {
             {text.body}
           </pre>
           <Group gap="xs">
-            <CopyButton value={text.body}>{({ copied, copy }) => <Button size="xs" variant="light" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+            <CopyButton value={text.body}>
+              {({ copied, copy }) => (
+                <Button size="xs" variant="light" onClick={copy}>
+                  {copied ? 'Copied' : 'Copy'}
+                </Button>
+              )}
+            </CopyButton>
             <Button
               size="xs"
               variant="light"

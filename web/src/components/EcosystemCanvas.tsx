@@ -145,7 +145,12 @@ export function EcosystemCanvas(props: {
         onNodesDelete={(ns) => props.onDeleteNodes(ns.map((n) => n.id))}
         onEdgesDelete={(es) => props.onDeleteEdges(es.map((e) => e.id))}
         onNodeDoubleClick={(_e, n) => props.onOpenNode(n.id)}
-        onSelectionChange={({ nodes: ns, edges: es }) => props.onSelectionChange?.(ns.map((n) => n.id), es.map((e) => e.id))}
+        onSelectionChange={({ nodes: ns, edges: es }) =>
+          props.onSelectionChange?.(
+            ns.map((n) => n.id),
+            es.map((e) => e.id),
+          )
+        }
         deleteKeyCode={arch.viewerCanEdit ? ['Delete', 'Backspace'] : null}
       >
         <Background />

@@ -1,9 +1,31 @@
-import { Alert, Anchor, Button, Card, Code, CopyButton, Group, Loader, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Code,
+  CopyButton,
+  Group,
+  Loader,
+  NumberInput,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
-import { AccountTokensDocument, CreateAccessTokenDocument, RevokeAccessTokenDocument, type CreateAccessTokenMutation, type TokenScope } from '../generated/graphql';
+import {
+  AccountTokensDocument,
+  CreateAccessTokenDocument,
+  RevokeAccessTokenDocument,
+  type CreateAccessTokenMutation,
+  type TokenScope,
+} from '../generated/graphql';
 
 const when = (iso: string | null | undefined, none = 'never') => (iso ? new Date(iso).toLocaleString() : none);
 
@@ -80,7 +102,14 @@ function Tokens() {
           }}
         >
           <Group align="end" wrap="wrap">
-            <TextInput label="Token name" placeholder="e.g. laptop editor" value={name} onChange={(e) => setName(e.currentTarget.value)} required style={{ flex: '1 1 200px' }} />
+            <TextInput
+              label="Token name"
+              placeholder="e.g. laptop editor"
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+              required
+              style={{ flex: '1 1 200px' }}
+            />
             <div>
               <Text size="sm" fw={500} id="scope-label" mb={2}>
                 Scope

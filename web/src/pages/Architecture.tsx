@@ -39,7 +39,11 @@ function ArchitectureLevel({ slug, nodeId, onOpenModule }: { slug: string; nodeI
 }
 
 function ModuleLevel({ slug, nodeId, moduleKey }: { slug: string; nodeId: string; moduleKey: string }) {
-  const [{ data, error }] = useQuery({ query: ArchitectureModuleDetailDocument, variables: { slug, nodeId, key: moduleKey }, requestPolicy: 'cache-and-network' });
+  const [{ data, error }] = useQuery({
+    query: ArchitectureModuleDetailDocument,
+    variables: { slug, nodeId, key: moduleKey },
+    requestPolicy: 'cache-and-network',
+  });
   if (error) return <Alert color="red">{errorText(error)}</Alert>;
   if (!data) return <Loader aria-label="Loading steps" />;
   const detail = data.architecture?.node?.module;
@@ -53,7 +57,16 @@ function ModulePicker({ slug, nodeId, value, onChange }: { slug: string; nodeId:
   useEffect(() => {
     if (!value && modules[0]) onChange(modules[0].key);
   }, [value, modules, onChange]);
-  return <Select label="Module" data={modules.map((m) => ({ value: m.key, label: m.name }))} value={value} onChange={(v) => v && onChange(v)} allowDeselect={false} w={240} />;
+  return (
+    <Select
+      label="Module"
+      data={modules.map((m) => ({ value: m.key, label: m.name }))}
+      value={value}
+      onChange={(v) => v && onChange(v)}
+      allowDeselect={false}
+      w={240}
+    />
+  );
 }
 
 export function ArchitecturePage() {
@@ -159,8 +172,8 @@ export function ArchitecturePage() {
               onOpenNode={openNode}
             />
             <Text size="xs" c="dimmed" mt={4}>
-              Drag a blueprint (or select it and use the arrow keys) to move it; double-click it to see its modules. Dashed edges are lineage, computed from forks and
-              breeds.
+              Drag a blueprint (or select it and use the arrow keys) to move it; double-click it to see its modules. Dashed edges are lineage, computed from
+              forks and breeds.
             </Text>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 4 }}>

@@ -30,7 +30,17 @@ export function ArchitecturesPage() {
           <Group align="end" wrap="wrap">
             <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required style={{ flex: '1 1 200px' }} />
             <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} style={{ flex: '2 1 240px' }} />
-            <Select label="Visibility" data={[{ value: 'PUBLIC', label: 'Public' }, { value: 'PRIVATE', label: 'Private' }]} value={visibility} onChange={(v) => v && setVisibility(v as Visibility)} allowDeselect={false} w={130} />
+            <Select
+              label="Visibility"
+              data={[
+                { value: 'PUBLIC', label: 'Public' },
+                { value: 'PRIVATE', label: 'Private' },
+              ]}
+              value={visibility}
+              onChange={(v) => v && setVisibility(v as Visibility)}
+              allowDeselect={false}
+              w={130}
+            />
             <Button type="submit" loading={created.fetching}>
               Create
             </Button>

@@ -231,9 +231,29 @@ function BroadcastForm({ id }: { id: string }) {
       }}
     >
       <Group align="end" wrap="wrap">
-        <TextInput label="Broadcast to forkers and subscribers" value={message} onChange={(e) => setMessage(e.currentTarget.value)} required style={{ flex: '1 1 240px' }} />
-        <Select label="Type" data={['CHANGELOG', 'NOTICE', 'SECURITY', 'DEPRECATION']} value={type} onChange={(v) => v && setType(v as BroadcastType)} w={150} allowDeselect={false} />
-        <Select label="Severity" data={['INFO', 'MINOR', 'BREAKING', 'CRITICAL']} value={severity} onChange={(v) => v && setSeverity(v as BroadcastSeverity)} w={130} allowDeselect={false} />
+        <TextInput
+          label="Broadcast to forkers and subscribers"
+          value={message}
+          onChange={(e) => setMessage(e.currentTarget.value)}
+          required
+          style={{ flex: '1 1 240px' }}
+        />
+        <Select
+          label="Type"
+          data={['CHANGELOG', 'NOTICE', 'SECURITY', 'DEPRECATION']}
+          value={type}
+          onChange={(v) => v && setType(v as BroadcastType)}
+          w={150}
+          allowDeselect={false}
+        />
+        <Select
+          label="Severity"
+          data={['INFO', 'MINOR', 'BREAKING', 'CRITICAL']}
+          value={severity}
+          onChange={(v) => v && setSeverity(v as BroadcastSeverity)}
+          w={130}
+          allowDeselect={false}
+        />
         <Button type="submit" loading={sent.fetching}>
           Send
         </Button>
@@ -336,11 +356,21 @@ export function BlueprintPage() {
           </Text>
           <Text mt={4}>{bp.description}</Text>
           <Group gap="xs" mt="xs">
-            <Badge variant="light" data-testid="star-count">★ {bp.stars}</Badge>
-            <Badge variant="outline" color="gray">{bp.forksCount} forks</Badge>
-            <Badge variant="outline" color="gray">{bp.moduleCount} modules</Badge>
-            <Badge variant="outline" color="gray">{bp.stepCount} steps</Badge>
-            <Badge variant="outline" color="teal">success {percent(bp.successRate)}</Badge>
+            <Badge variant="light" data-testid="star-count">
+              ★ {bp.stars}
+            </Badge>
+            <Badge variant="outline" color="gray">
+              {bp.forksCount} forks
+            </Badge>
+            <Badge variant="outline" color="gray">
+              {bp.moduleCount} modules
+            </Badge>
+            <Badge variant="outline" color="gray">
+              {bp.stepCount} steps
+            </Badge>
+            <Badge variant="outline" color="teal">
+              success {percent(bp.successRate)}
+            </Badge>
             <Rating average={bp.ratingAverage} count={bp.reviewCount} />
             {bp.tags.map((t) => (
               <Badge key={t} size="sm" variant="dot" color="gray">
@@ -359,7 +389,12 @@ export function BlueprintPage() {
           >
             Fork
           </Button>
-          <Button variant="default" loading={starState.fetching} aria-pressed={bp.viewerHasStarred} onClick={() => (bp.viewerHasStarred ? unstar({ id: bp.id }) : star({ id: bp.id }))}>
+          <Button
+            variant="default"
+            loading={starState.fetching}
+            aria-pressed={bp.viewerHasStarred}
+            onClick={() => (bp.viewerHasStarred ? unstar({ id: bp.id }) : star({ id: bp.id }))}
+          >
             {bp.viewerHasStarred ? 'Unstar' : 'Star'}
           </Button>
           {!isOwner && (
@@ -379,7 +414,11 @@ export function BlueprintPage() {
         </Group>
       </Group>
       {forkState.error && <Alert color="red">{errorText(forkState.error)}</Alert>}
-      {fetching && <Text size="xs" c="dimmed">Refreshing…</Text>}
+      {fetching && (
+        <Text size="xs" c="dimmed">
+          Refreshing…
+        </Text>
+      )}
       <ActivityFeed id={bp.id} />
       {isOwner && <BroadcastForm id={bp.id} />}
       <Tabs key={bp.id} defaultValue="plan" keepMounted={false}>

@@ -38,7 +38,11 @@ function Item({ item, onRead }: { item: InboxEntryFragment; onRead(id: string): 
 
 export function InboxPage() {
   const [filter, setFilter] = useState<'all' | 'unread'>('all');
-  const [{ data, error }] = useQuery({ query: InboxDocument, variables: { first: 50, unread: filter === 'unread' || null }, requestPolicy: 'cache-and-network' });
+  const [{ data, error }] = useQuery({
+    query: InboxDocument,
+    variables: { first: 50, unread: filter === 'unread' || null },
+    requestPolicy: 'cache-and-network',
+  });
   const { arrived, refreshUnread } = useInboxLive();
   const [, markRead] = useMutation(MarkInboxReadDocument);
   const [readIds, setReadIds] = useState<Set<string>>(new Set());
@@ -53,7 +57,15 @@ export function InboxPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Inbox</Title>
-        <SegmentedControl aria-label="Show" data={[{ value: 'all', label: 'All' }, { value: 'unread', label: 'Unread' }]} value={filter} onChange={(v) => setFilter(v as 'all' | 'unread')} />
+        <SegmentedControl
+          aria-label="Show"
+          data={[
+            { value: 'all', label: 'All' },
+            { value: 'unread', label: 'Unread' },
+          ]}
+          value={filter}
+          onChange={(v) => setFilter(v as 'all' | 'unread')}
+        />
       </Group>
       <Text size="sm" c="dimmed">
         Broadcasts from the owners of blueprints you forked or subscribed to. New ones appear here as they are sent.

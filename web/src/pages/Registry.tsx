@@ -32,10 +32,18 @@ export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
         {b.description}
       </Text>
       <Group gap="xs" mt="sm">
-        <Badge variant="light" aria-label={`${b.stars} stars`}>★ {b.stars}</Badge>
-        <Badge variant="outline" color="gray">{b.moduleCount} modules</Badge>
-        <Badge variant="outline" color="gray">{b.stepCount} steps</Badge>
-        <Badge variant="outline" color="teal">success {percent(b.successRate)}</Badge>
+        <Badge variant="light" aria-label={`${b.stars} stars`}>
+          ★ {b.stars}
+        </Badge>
+        <Badge variant="outline" color="gray">
+          {b.moduleCount} modules
+        </Badge>
+        <Badge variant="outline" color="gray">
+          {b.stepCount} steps
+        </Badge>
+        <Badge variant="outline" color="teal">
+          success {percent(b.successRate)}
+        </Badge>
         <Rating average={b.ratingAverage} count={b.reviewCount} />
       </Group>
       {b.tags.length > 0 && (
@@ -78,7 +86,13 @@ export function RegistryPage() {
 
   const [{ data, fetching, error }] = useQuery({
     query: RegistryDocument,
-    variables: { q: debouncedQ || null, tags: tags.length ? tags : null, sort: debouncedQ && sort === 'TRENDING' ? 'RELEVANCE' : sort, first: PAGE_SIZE, after: cursors[page] },
+    variables: {
+      q: debouncedQ || null,
+      tags: tags.length ? tags : null,
+      sort: debouncedQ && sort === 'TRENDING' ? 'RELEVANCE' : sort,
+      first: PAGE_SIZE,
+      after: cursors[page],
+    },
   });
   const conn = data?.registry;
   const seenTags = [...new Set([...tags, ...(conn?.edges.flatMap((e) => e.node.tags) ?? [])])].slice(0, 20);
