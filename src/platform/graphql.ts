@@ -29,6 +29,7 @@ import { AppError, isUnavailable, unavailable, validationFailed } from './errors
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
+import { accessPlugin, operationLimitPlugin, unavailablePlugin } from './graphql-plugins';
 import { requestContext } from './http';
 import { Loaders } from './loaders';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
@@ -114,87 +115,6 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind === 'single' && response.body.singleResult.errors)
             response.body.singleResult.errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
-        },
-      };
-    },
-  };
-}
-
-/** The access rule (platform/access-policy.ts) on each root field, before anything resolves. */
-function accessPlugin(): ApolloServerPlugin<RequestContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document, contextValue }) {
-          try {
-            assertOperationAllowed(contextValue.viewer, document, request.operationName);
-          } catch (err) {
-            if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
-            throw err;
-          }
-        },
-      };
-    },
-  };
-}
-
-/** A response carrying UNAVAILABLE (the database is down or busy) is a 503 with `Retry-After`. */
-function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ response }) {
-          if (response.body.kind !== 'single' || !response.body.singleResult.errors?.some((e) => e.extensions?.code === 'UNAVAILABLE')) return;
-          response.http.status = 503;
-          response.http.headers.set('retry-after', String(retryAfterSeconds));
-        },
-      };
-    },
-  };
-}
-
-/** Operation-and-variables keys kept per accepted document. */
-const ACCEPTED_PER_DOCUMENT = 100;
-
-/**
- * Once the operation is known: subscriptions belong on the WebSocket (400 over HTTP), the node limit is
- * applied (it needs the variables), and the operation is charged to the caller's rate buckets. Apollo's
- * document store hands back the same parsed document for the same text, so a document already accepted
- * with the same operation and variables is not walked again (the walk cost about a millisecond a request).
- */
-function operationLimitPlugin(deps: AppDeps): ApolloServerPlugin<RequestContext> {
-  // Per server: the limits are this server's.
-  const accepted = new WeakMap<DocumentNode, Set<string>>();
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document, schema, operation, contextValue }) {
-          try {
-            if (operation?.operation === 'subscription')
-              throw validationFailed('Subscriptions are served over WebSocket (graphql-transport-ws on /graphql), not over HTTP');
-            const key = `${request.operationName ?? ''}\u0000${JSON.stringify(request.variables ?? {})}`;
-            const seen = accepted.get(document);
-            if (!seen?.has(key)) {
-              assertNodeLimit(deps.config.limits, schema, document, request.variables, request.operationName);
-              if (key.length <= DOCUMENT_CACHE_MAX_CHARS) {
-                const set = seen ?? new Set<string>();
-                if (set.size >= ACCEPTED_PER_DOCUMENT) set.clear();
-                set.add(key);
-                accepted.set(document, set);
-              }
-            }
-            const who = { tokenHash: null, ip: contextValue.clientIp ?? 'unknown' };
-            const limited = await chargeOperation(deps.limiter, deps.config.limits, who, document, operation, false);
-            if (limited) throw limited;
-          } catch (err) {
-            // Apollo answers errors thrown here with HTTP 500 unless told otherwise; this is a bad request.
-            if (err instanceof AppError) {
-              const retryAfter = err.details?.retry_after_seconds;
-              const headers = retryAfter === undefined ? undefined : new Map([['retry-after', String(retryAfter)]]);
-              Object.assign(err.extensions, { http: { status: err.status, ...(headers ? { headers } : {}) } });
-            }
-            throw err;
-          }
         },
       };
     },
@@ -366,7 +286,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       ApolloServerPluginLandingPageDisabled(),
       graphqlMetricsPlugin(app),
       accessPlugin(),
-      operationLimitPlugin(deps),
+      operationLimitPlugin(deps, DOCUMENT_CACHE_MAX_CHARS),
       internalErrorPlugin(app.log),
       unavailablePlugin(deps.config.database.retryAfterSeconds),
       {
