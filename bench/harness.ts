@@ -4,8 +4,11 @@
  * needs, a `pg` client, short autocannon runs, and cleanup (app, client, database) however the run ends.
  */
 import 'reflect-metadata';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
@@ -78,6 +81,67 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
     await body({ app, databaseUrl, dbName, db, token: s.token, principalId: s.session_id });
   } finally {
     await cleanup();
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Our server as a deployment runs it, for the load runs: `dist/src/main.js` in a child process with
+ * NODE_ENV=production and no SQL counting, on `databaseUrl` (already migrated or not: it migrates). The
+ * load generator (autocannon, in the bench's own process) then never shares the server's event loop, as
+ * it does not share PostGraphile's or PostgreSQL's. `BENCH_CPU_PROF=<dir>` writes the child's CPU profile.
+ */
+export async function serverProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = fork(path.join(__dirname, '..', 'src', 'main.js'), [], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      EXPOSE_SQL_COUNT: '0',
+      ...env,
+    },
+    execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000)]);
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { url, child, stop };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error('our server (dist/src/main.js) did not start');
+    }
+    await sleep(250);
   }
 }
 

@@ -11,19 +11,19 @@
  * - Checks both answer the same tree, then alternates autocannon runs between the two (ours, peer, ours,
  *   peer...) on the 3-level fork-tree query, and prints req/s and p99 of each and the ratio ours/peer.
  *
- * The fork-tree query is over our default cost limit; the bench raises it with QUERY_COST_MAX, the
- * server's own setting. Environment: DATABASE_URL (required), BENCH_DURATION (5 s per run), BENCH_ROUNDS
- * (2), BENCH_CONNECTIONS (10), POSTGRAPHILE_DIR (where to install it; default a folder in the OS temp dir).
+ * Our server runs with its default limits (the tree is within the 500,000-node limit). Environment:
+ * DATABASE_URL (required), BENCH_DURATION (5 s per run), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10),
+ * POSTGRAPHILE_DIR (where to install it; default a folder in the OS temp dir), BENCH_CPU_PROF (a folder:
+ * our server writes a CPU profile there when it stops).
  */
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/database';
-import { connections, duration, graphqlLoad, load, machineLine, row, run, sleep, type LoadResult } from './harness';
+import { connections, duration, freePort, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BREADTH = 20;
@@ -46,16 +46,6 @@ const PEER = `query ForkTree($id: UUID!) {
 }`;
 
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, HOST, () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function waitFor(url: string, init: RequestInit, what: string): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -125,8 +115,9 @@ interface TreeAnswer {
 }
 
 /** Runs the query once and flattens the tree, so both servers can be checked to answer the same. */
-async function answer(url: string, query: string, id: string, peer: boolean): Promise<TreeAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id } }) });
+async function answer(url: string, query: string, id: string, peer: boolean, token?: string): Promise<TreeAnswer> {
+  const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables: { id } }) });
   const text = await res.text();
   const body = JSON.parse(text) as { data?: any; errors?: unknown };
   if (body.errors || !body.data) throw new Error(`${peer ? 'peer' : 'ours'}: ${text.slice(0, 400)}`);
@@ -153,8 +144,10 @@ async function main(): Promise<void> {
   const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
   const databaseUrl = withDatabase(serverUrl, dbName);
   const db = new Client({ connectionString: databaseUrl });
+  let stopOurs = async () => undefined as void;
   const cleanup = async () => {
     for (const child of children) child.kill('SIGTERM');
+    await stopOurs();
     await db.end().catch(() => undefined);
     await sleep(500);
     await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
@@ -164,26 +157,15 @@ async function main(): Promise<void> {
     const cli = installPostGraphile();
     await adminQuery(serverUrl, `create database ${dbName}`);
 
-    const ourPort = await freePort();
-    const ours = fork(path.join(__dirname, '..', 'src', 'main.js'), [], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        DATABASE_URL: databaseUrl,
-        HOST,
-        PORT: String(ourPort),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        QUERY_COST_MAX: process.env.QUERY_COST_MAX ?? '10000000',
-      },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    children.push(ours);
-    const ourUrl = `http://${HOST}:${ourPort}`;
-    await waitFor(`${ourUrl}/healthz`, {}, 'our server');
+    const server = await serverProcess(databaseUrl);
+    stopOurs = server.stop;
+    const ourUrl = server.url;
 
     await db.connect();
     const rootId = await seedTree(db);
+    // `blueprint` needs a bearer token (docs/api.md, Authentication); the peer serves the table openly.
+    const session = await fetch(`${ourUrl}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"bench"}' });
+    const { token } = (await session.json()) as { token: string };
     const { rows: version } = await db.query<{ server_version: string }>('show server_version');
 
     const peerPort = await freePort();
@@ -212,12 +194,12 @@ async function main(): Promise<void> {
     console.log('# bench/peer: the 3-level fork tree, ours vs PostGraphile v4 on the same tables');
     console.log(`${machineLine()}, PostgreSQL ${version[0]!.server_version}, database ${dbName}`);
     console.log(
-      `peer: postgraphile@${POSTGRAPHILE_VERSION} CLI (-s public --disable-default-mutations --disable-query-log); ours: dist/src/main.js, NODE_ENV=production, QUERY_COST_MAX raised for this query`,
+      `peer: postgraphile@${POSTGRAPHILE_VERSION} CLI (-s public --disable-default-mutations --disable-query-log); ours: dist/src/main.js, NODE_ENV=production, default limits`,
     );
     console.log('The machine is shared with other jobs: compare the figures of this run with each other, not with other runs.');
     console.log('');
 
-    const ourAnswer = await answer(`${ourUrl}/graphql`, OURS, rootId, false);
+    const ourAnswer = await answer(`${ourUrl}/graphql`, OURS, rootId, false, token);
     const peerAnswer = await answer(`${peerUrl}/graphql`, PEER, rootId, true);
     if (ourAnswer.nodes !== 1 + BREADTH + BREADTH * BREADTH || JSON.stringify(ourAnswer.names) !== JSON.stringify(peerAnswer.names))
       throw new Error(`the answers differ: ours ${ourAnswer.nodes} blueprints, peer ${peerAnswer.nodes}`);
@@ -228,7 +210,7 @@ async function main(): Promise<void> {
 
     const results: { ours: LoadResult[]; peer: LoadResult[] } = { ours: [], peer: [] };
     const warm = { duration: 1 };
-    await load({ ...graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }), ...warm });
+    await load({ ...graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }, token), ...warm });
     await load({ ...graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }), ...warm });
     const widths = [14, 10, 10, 10, 10, 8];
     console.log(`autocannon, ${connections} connections, ${duration} s per run, alternating, ${ROUNDS} rounds (after 1 s of warm-up each)`);
@@ -236,7 +218,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of ['ours', 'peer'] as const) {
         const r = await load(
-          target === 'ours' ? graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }) : graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }),
+          target === 'ours' ? graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }, token) : graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }),
         );
         results[target].push(r);
         console.log(row([`${target} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors], widths));

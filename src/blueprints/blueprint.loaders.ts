@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { RequestContext } from '../platform/context';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
+import type { BlueprintProjection } from './blueprint.projection';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
 export function blueprintLoaders(ctx: RequestContext) {
@@ -28,4 +29,26 @@ export function blueprintLoaders(ctx: RequestContext) {
         }),
     ),
   };
+}
+
+/**
+ * Batched reads of plain blueprint rows (the read path, blueprint.projection.ts): only the projection's
+ * columns, no managed entity. One loader per projection and key column, so selections never share a batch.
+ */
+export function blueprintRowLoader(ctx: RequestContext, projection: BlueprintProjection, by: 'id' | 'slug'): DataLoader<string, Blueprint | null> {
+  return ctx.loaders.get(
+    `blueprint.row.${by}:${projection.key}`,
+    () =>
+      new DataLoader<string, Blueprint | null>(async (keys) => {
+        const rows: Array<Record<string, unknown>> = await ctx.em.execute(
+          `select ${projection.sql('b')} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
+          [`{${keys.map((k) => `"${k.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`], // an array literal, each key quoted
+        );
+        return byKeys(
+          keys,
+          rows.map((r) => projection.map(r)),
+          (b) => (by === 'id' ? b.id : b.slug),
+        );
+      }),
+  );
 }

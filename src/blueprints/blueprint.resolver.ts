@@ -1,5 +1,6 @@
 import type { BlueprintRoot } from './blueprint.projection';
-import { Arg, Ctx, FieldResolver, Float, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, Float, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
@@ -7,7 +8,8 @@ import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
-import { forkBlueprint, getBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
+import { forkBlueprint, readBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
+import { projectionFor } from './blueprint.projection';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
 import { teamById } from '../teams/team.service';
@@ -19,12 +21,13 @@ export class BlueprintResolver {
   @Query(() => Blueprint, { nullable: true, description: 'One blueprint by id or slug; null when missing or not visible to the caller.' })
   async blueprint(
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('id', () => ID, { nullable: true }) id?: string,
     @Arg('slug', () => String, { nullable: true }) slug?: string,
   ): Promise<Blueprint | null> {
     const key = id ?? slug;
     if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
-    return orNull(getBlueprint(ctx, key));
+    return orNull(readBlueprint(ctx, key, projectionFor(info)));
   }
 
   @FieldResolver(() => Principal)

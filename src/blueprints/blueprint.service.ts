@@ -10,7 +10,8 @@ import { isUuid } from '../platform/ids';
 import { recordVersion } from '../versions/version.service';
 import { assertOwner, assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
-import { blueprintLoaders } from './blueprint.loaders';
+import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
+import { projectionOf, type BlueprintProjection } from './blueprint.projection';
 import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
 
@@ -18,6 +19,19 @@ import { uniqueSlug } from './slug';
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
   const loaders = blueprintLoaders(ctx);
   const bp = isUuid(idOrSlug) ? await loaders.byId.load(idOrSlug.toLowerCase()) : await loaders.bySlug.load(idOrSlug);
+  if (!bp) throw notFound('blueprint', idOrSlug);
+  await assertReadable(ctx, bp, idOrSlug);
+  return bp;
+}
+
+/**
+ * `getBlueprint` on the read path: a plain row of the projection's columns (GraphQL passes the columns its
+ * selection needs), for answers that change nothing. The same 404 rule.
+ */
+export async function readBlueprint(ctx: RequestContext, idOrSlug: string, projection: BlueprintProjection): Promise<Blueprint> {
+  const byId = isUuid(idOrSlug);
+  if (!byId && !projection.includes('slug')) projection = projectionOf([...projection.columns, 'slug']);
+  const bp = await blueprintRowLoader(ctx, projection, byId ? 'id' : 'slug').load(byId ? idOrSlug.toLowerCase() : idOrSlug);
   if (!bp) throw notFound('blueprint', idOrSlug);
   await assertReadable(ctx, bp, idOrSlug);
   return bp;

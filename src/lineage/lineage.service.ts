@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { readableSql } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
-import { getBlueprint } from '../blueprints/blueprint.service';
+import { readBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
@@ -126,7 +126,7 @@ export async function lineageGraph(
 ): Promise<LineageGraph> {
   const max = ctx.config.limits.lineageDepthMax;
   if (!Number.isInteger(depth) || depth < 1 || depth > max) throw invalid('depth', `must be between 1 and ${max}`);
-  const root = await getBlueprint(ctx, idOrSlug);
+  const root = await readBlueprint(ctx, idOrSlug, projection);
   const readable = readableSql('b', ctx.viewer);
   const step = (from: string, to: string) =>
     `select l.${to}, w.depth + 1 from walk w join lineage_link l on l.${from} = w.id

@@ -275,6 +275,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     // The parser itself stops at the token limit: a huge document costs no more than a small one to refuse.
     parseOptions: { maxTokens: deps.config.limits.queryTokensMax },
     formatError: formatGraphQLError,
+    // Apollo pretty-prints every answer by default (two-space indentation): more bytes and more time for
+    // nothing a client reads.
+    stringifyResult: (value) => JSON.stringify(value),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // main.ts owns SIGTERM/SIGINT and stops Apollo as one step of an ordered shutdown.
