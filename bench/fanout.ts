@@ -21,7 +21,11 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { adminQuery, withDatabase } from '../src/platform/database';
 
-/** Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles there. */
+/**
+ * Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles
+ * there, and BENCH_EXTRA_SENDS=<n> sends n more broadcasts after the measured one (not measured), so that
+ * such a profile is mostly delivery.
+ */
 const SIZES = (process.env.BENCH_SIZES ?? '500,2000').split(',').map(Number);
 const HOST = '127.0.0.1';
 const RUN_LIMIT_MS = 6 * 60_000;
@@ -216,6 +220,10 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   const sendMs = performance.now() - t0;
   await waitFor(() => count('measured'), n, DELIVERY_WAIT_MS);
   const latencies = receipts.flatMap((r) => (r.has('measured') ? [r.get('measured')! - t0] : [])).sort((a, b) => a - b);
+  for (let k = 0; k < Number(process.env.BENCH_EXTRA_SENDS ?? 0); k++) {
+    await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: `extra ${k}`, type: 'changelog', severity: 'breaking' });
+    await waitFor(() => count(`extra ${k}`), n, DELIVERY_WAIT_MS);
+  }
 
   await Promise.all(clients.map((c) => c.dispose()));
   return {

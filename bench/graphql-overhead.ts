@@ -1,7 +1,8 @@
 /**
  * `npm run bench:graphql-overhead`: what our HTTP GraphQL stack (Fastify + Apollo Server 5 + our plugins:
  * limits, cost, error masking) costs over plain graphql-js on the same schema, resolvers, database and
- * request context, in one run.
+ * request context, in one run. Both are sent the same bearer token (`blueprint` needs one); ours runs with
+ * its default limits.
  *
  * The plain server is `node:http` + `parse`/`validate` (cached per document text, like Apollo's document
  * store) + `execute` of graphql-js, with the same `createRequestContext` per request. Both run in this
@@ -59,7 +60,7 @@ async function plainServer(deps: Parameters<typeof createRequestContext>[0]): Pr
 }
 
 run(() =>
-  withBench('bench/graphql-overhead', { queryNodeMax: Number(process.env.QUERY_COST_MAX ?? 10_000_000) }, async ({ app, db }) => {
+  withBench('bench/graphql-overhead', {}, async ({ app, db, token }) => {
     const owner = (await db.query<{ id: string }>(`insert into principal (id, kind, name) values (gen_random_uuid(), 'user', 'bench') returning id`)).rows[0]!
       .id;
     const root = (
@@ -87,7 +88,11 @@ run(() =>
         const answers = await Promise.all(
           [ours, plain.url].map(async (url) =>
             (
-              await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: root } }) })
+              await fetch(url, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+                body: JSON.stringify({ query, variables: { id: root } }),
+              })
             ).json(),
           ),
         );
@@ -106,7 +111,7 @@ run(() =>
         const results: Record<'ours' | 'plain', LoadResult[]> = { ours: [], plain: [] };
         for (let round = 1; round <= 2; round++) {
           for (const target of ['ours', 'plain'] as const) {
-            const r = await load(graphqlLoad(target === 'ours' ? ours : plain.url, query, { id: root }));
+            const r = await load(graphqlLoad(target === 'ours' ? ours : plain.url, query, { id: root }, token));
             results[target].push(r);
             console.log(row([`${name}: ${target} #${round}`, r.rps.toFixed(0), r.p50, r.p99], widths));
             await sleep(500);

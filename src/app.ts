@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { withPrefetchedForks } from './lineage/fork-tree';
-import { jobs, resolvers, routeModules } from './modules';
+import { jobs, resolvers, routeModules, schemaHooks } from './modules';
 import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
@@ -31,7 +30,10 @@ export interface RunningApp {
 let schemaPromise: Promise<GraphQLSchema> | undefined;
 /** The schema is the same for every app in a process; build it once. */
 export function graphQLSchema(): Promise<GraphQLSchema> {
-  schemaPromise ??= buildGraphQLSchema(resolvers).then(withPrefetchedForks);
+  schemaPromise ??= buildGraphQLSchema(resolvers).then((schema) => {
+    for (const hook of schemaHooks) hook(schema);
+    return schema;
+  });
   return schemaPromise;
 }
 

@@ -49,3 +49,6 @@ export const resolvers = areas.flatMap((a) => a.resolvers ?? []) as NonEmptyArra
 
 /** Every area's background jobs. */
 export const jobs: Job[] = areas.flatMap((a) => a.jobs ?? []);
+
+/** Every area's adjustments of the built GraphQL schema (hot-path resolvers). */
+export const schemaHooks = areas.flatMap((a) => a.schemaHooks ?? []);

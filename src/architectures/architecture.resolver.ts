@@ -37,6 +37,7 @@ import {
   CreateArchitectureInput,
   LayoutEntryInput,
 } from './architecture.types';
+import { startEvent } from '../platform/request-context';
 
 @ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
 class ArchitectureChangeType {
@@ -201,8 +202,7 @@ export class ArchitectureResolver {
         ctx.events.subscribe('architecture.changed'),
         (event) => event.architectureId === arch.id,
         async (event) => {
-          ctx.loaders.clear();
-          ctx.em.clear();
+          startEvent(ctx);
           const current = await findArchitecture(ctx, arch.slug);
           if (!current || !(await canReadArchitecture(ctx, current))) return notFound('architecture', slug);
           // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
@@ -219,8 +219,7 @@ export class ArchitectureResolver {
     @Arg('slug', () => String) slug: string,
   ): Promise<ArchitectureChangeType> {
     const event = unlessEnded(payload);
-    ctx.loaders.clear();
-    ctx.em.clear();
+    startEvent(ctx);
     const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
     return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
   }

@@ -13,6 +13,7 @@ import type { EventTopics } from '../platform/events';
 import { assertConnectionAuthorized, instanceScoped, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
 import type { TeamRole } from '../teams/team.entity';
 import { principalById } from '../auth/principal.loaders';
+import { startEvent } from '../platform/request-context';
 
 export enum BlueprintActivityKind {
   FORKED = 'forked',
@@ -110,8 +111,7 @@ export class BlueprintActivityResolver {
   })
   blueprintActivity(@Root() payload: ActivityEvent | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) _id: string): BlueprintActivity {
     const event = unlessEnded(payload);
-    ctx.em.clear();
-    ctx.loaders.clear();
+    startEvent(ctx);
     return { kind: event.kind as BlueprintActivityKind, blueprintId: event.blueprintId, subjectId: event.subjectId, actorId: event.actorId };
   }
 

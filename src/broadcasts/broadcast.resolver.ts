@@ -13,6 +13,9 @@ import { sendBroadcast, setSubscription, viewerIsSubscribed } from './broadcast.
 import { BlueprintSubscriptionState, BroadcastNode, InboxItemConnection, InboxItemNode, toBroadcastNode, toInboxNode } from './broadcast.types';
 import { inboxStream } from './inbox-live';
 import { inboxSlice, markInboxRead, parseDeliveryId, type InboxItem } from './inbox.service';
+import { startEvent } from '../platform/request-context';
+import type { GraphQLSchema } from 'graphql';
+import { directResolver } from '../platform/direct-resolver';
 
 function cursorArg(raw: string | null | undefined, path: string): string | null {
   if (raw === null || raw === undefined) return null;
@@ -97,12 +100,20 @@ export class BroadcastResolver {
     @Ctx() ctx: RequestContext,
     @Arg('after', () => ID, { nullable: true }) _after?: string,
   ): InboxItemNode {
-    const item = unlessEnded(payload);
-    // A subscription's context lives as long as it does: start every event with an empty identity map.
-    ctx.em.clear();
-    ctx.loaders.clear();
-    return toInboxNode(item, item.source);
+    return inboxEventNode(payload, ctx);
   }
+}
+
+/** One live delivery as the subscriber sees it (runs once per event per subscriber: see `directResolver`). */
+function inboxEventNode(payload: InboxItem | StreamEnd, ctx: RequestContext): InboxItemNode {
+  const item = unlessEnded(payload);
+  startEvent(ctx);
+  return toInboxNode(item, item.source);
+}
+
+/** `Subscription.broadcastReceived` without type-graphql's asynchronous argument step. */
+export function resolveInboxEventsDirectly(schema: GraphQLSchema): void {
+  directResolver<InboxItem | StreamEnd>(schema, 'Subscription', 'broadcastReceived', (payload, _args, ctx) => inboxEventNode(payload, ctx));
 }
 
 @Resolver(() => Blueprint)

@@ -1,6 +1,6 @@
 import type { AreaModule } from '../platform/area';
 import { broadcastMcpTools } from './broadcast.mcp';
-import { BroadcastResolver, BlueprintBroadcastResolver } from './broadcast.resolver';
+import { BroadcastResolver, BlueprintBroadcastResolver, resolveInboxEventsDirectly } from './broadcast.resolver';
 import { BlueprintActivityResolver } from './activity.resolver';
 import { broadcastRoutes } from './broadcast.routes';
 
@@ -10,4 +10,5 @@ export const broadcastsModule: AreaModule = {
   resolvers: [BroadcastResolver, BlueprintBroadcastResolver, BlueprintActivityResolver],
   routes: broadcastRoutes,
   mcpTools: broadcastMcpTools,
+  schemaHooks: [resolveInboxEventsDirectly],
 };

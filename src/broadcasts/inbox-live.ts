@@ -1,26 +1,34 @@
-import { Repeater } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext, Viewer } from '../platform/context';
 import { unauthenticated } from '../platform/errors';
 import type { EventBus } from '../platform/events';
-import { LiveQueue, StreamEnd, connectionStillAuthorized } from '../platform/live';
+import { StreamEnd, connectionStillAuthorized, stillValidTokens } from '../platform/live';
+import { startEvent } from '../platform/request-context';
 import { broadcastColumns, deliveriesAfter, latestDeliveryId, sourceColumns, sourceOf, toBroadcastRecord, toDate, type InboxItem } from './inbox.service';
 
-/** A delivery for a live subscriber, or "events were lost: re-read your inbox from your cursor". */
-export type InboxSignal = { kind: 'delivery'; item: InboxItem } | { kind: 'resync' };
+/**
+ * What the hub tells one live subscriber: a delivery, "your token no longer works", or "events were lost:
+ * re-read your inbox from your cursor".
+ */
+export type InboxSignal = { kind: 'delivery'; item: InboxItem } | { kind: 'revoked' } | { kind: 'resync' };
+
+interface Listener {
+  tokenHash: string | null;
+  deliver: (signal: InboxSignal) => void;
+}
 
 /** Inbox rows replayed per statement. */
 const REPLAY_PAGE = 200;
 
 /**
  * The live side of inboxes for one server instance: it listens to `inbox.delivered` (one notification
- * per broadcast, sent on commit) while anyone is subscribed here, and for each one reads the broadcast
- * and the rows of the recipients connected to this instance, two statements however many they are,
- * and maps the source blueprint once for all of them.
+ * per broadcast, sent on commit) while anyone is subscribed here, and for each one reads the broadcast,
+ * the rows of the recipients connected to this instance and whether their tokens still work: three
+ * statements however many they are. It maps the source blueprint once for all of them.
  * Events are handled one at a time, in the order PostgreSQL delivered them (commit order).
  */
 class InboxHub {
-  private readonly listeners = new Map<string, Set<(signal: InboxSignal) => void>>();
+  private readonly listeners = new Map<string, Set<Listener>>();
   private count = 0;
   private source: AsyncIterator<{ broadcastId: string }> | null = null;
   private offResume: (() => void) | null = null;
@@ -28,20 +36,23 @@ class InboxHub {
   constructor(
     private readonly em: EntityManager,
     private readonly events: EventBus,
+    /** A context of this instance for the batched token checks (platform/live.ts). */
+    private readonly ctx: RequestContext,
   ) {}
 
   /** Starts passing this recipient's deliveries to `deliver` at once; returns the function that stops it. */
-  listen(recipientId: string, deliver: (signal: InboxSignal) => void): () => void {
+  listen(recipientId: string, tokenHash: string | null, deliver: (signal: InboxSignal) => void): () => void {
     let set = this.listeners.get(recipientId);
     if (!set) this.listeners.set(recipientId, (set = new Set()));
-    set.add(deliver);
+    const listener: Listener = { tokenHash, deliver };
+    set.add(listener);
     this.count += 1;
     if (!this.source) this.start();
     let listening = true;
     return () => {
       if (!listening) return;
       listening = false;
-      set.delete(deliver);
+      set.delete(listener);
       if (set.size === 0 && this.listeners.get(recipientId) === set) this.listeners.delete(recipientId);
       this.count -= 1;
       if (this.count === 0) this.stop();
@@ -76,7 +87,7 @@ class InboxHub {
   }
 
   private resyncAll(): void {
-    for (const set of this.listeners.values()) for (const deliver of set) deliver({ kind: 'resync' });
+    for (const set of this.listeners.values()) for (const listener of set) listener.deliver({ kind: 'resync' });
   }
 
   private async dispatch(broadcastId: string): Promise<void> {
@@ -94,9 +105,19 @@ class InboxHub {
       'select seq, recipient_id, read_at from inbox_delivery where broadcast_id = ? and recipient_id = any(?::uuid[])',
       [broadcastId, `{${recipients.join(',')}}`],
     );
-    for (const row of rows) {
-      const item: InboxItem = { id: String(row.seq), readAt: row.read_at === null ? null : toDate(row.read_at), broadcast, source };
-      for (const deliver of this.listeners.get(row.recipient_id) ?? []) deliver({ kind: 'delivery', item });
+    // Each receiver's token is re-checked before its delivery, all of them in one statement.
+    const receivers = rows.flatMap((row) => [...(this.listeners.get(row.recipient_id) ?? [])].map((listener) => ({ row, listener })));
+    const hashes = [...new Set(receivers.flatMap(({ listener }) => (listener.tokenHash ? [listener.tokenHash] : [])))];
+    const valid = hashes.length ? await stillValidTokens(this.ctx, hashes) : new Set<string>();
+    const items = new Map<string, InboxItem>();
+    for (const { row, listener } of receivers) {
+      if (listener.tokenHash && !valid.has(listener.tokenHash)) {
+        listener.deliver({ kind: 'revoked' });
+        continue;
+      }
+      let item = items.get(row.recipient_id);
+      if (!item) items.set(row.recipient_id, (item = { id: String(row.seq), readAt: row.read_at === null ? null : toDate(row.read_at), broadcast, source }));
+      listener.deliver({ kind: 'delivery', item });
     }
   }
 }
@@ -105,7 +126,7 @@ const hubs = new WeakMap<EventBus, InboxHub>();
 
 function hubFor(ctx: RequestContext): InboxHub {
   let hub = hubs.get(ctx.events);
-  if (!hub) hubs.set(ctx.events, (hub = new InboxHub(ctx.em.fork() as EntityManager, ctx.events)));
+  if (!hub) hubs.set(ctx.events, (hub = new InboxHub(ctx.em.fork() as EntityManager, ctx.events, ctx)));
   return hub;
 }
 
@@ -114,52 +135,116 @@ function hubFor(ctx: RequestContext): InboxHub {
  * replays the rows after `after` (all of them, page by page) and continues live, dropping what it has
  * already sent (by delivery id): no duplicates, no gaps. Without `after` it starts at the newest
  * delivery that exists when it starts. Whenever events may have been lost (the LISTEN connection
- * dropped, a read failed, the client fell `liveQueueMax` behind) it re-reads from its cursor. Before
- * every delivery the connection's token is checked; once revoked or expired, the stream ends.
+ * dropped, a read failed, the client fell `liveQueueMax` behind) it re-reads from its cursor. Every
+ * delivery comes after a check of the connection's token; once revoked or expired, the stream ends.
+ *
+ * One object per subscriber, pulled by graphql-ws: a subscription to 2,000 sockets is 2,000 of these, not
+ * 2,000 chains of generic async iterators (memory and promises per event are what a fan-out costs).
  */
-export function inboxStream(ctx: RequestContext, viewer: Viewer, after: string | null): AsyncIterable<InboxItem | StreamEnd> {
-  return new Repeater<InboxItem | StreamEnd>(async (push, stop) => {
-    let stopped = false;
-    const queue = new LiveQueue<InboxSignal>(ctx.config.limits.liveQueueMax);
-    const unlisten = hubFor(ctx).listen(viewer.principalId, (signal) => queue.push(signal));
-    void stop.then(() => {
-      stopped = true;
-      queue.close();
-    });
-    const revoked = () => new StreamEnd(unauthenticated('The bearer token is unknown, expired or revoked'));
+export function inboxStream(ctx: RequestContext, viewer: Viewer, after: string | null): AsyncIterableIterator<InboxItem | StreamEnd> {
+  return new InboxFeed(ctx, viewer.principalId, after);
+}
+
+const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
+  private signals: InboxSignal[] = [];
+  private overflowed = false;
+  private wake: (() => void) | null = null;
+  private closed = false;
+  /** The id of the last delivery sent; null until the starting point is read. */
+  private last: bigint | null = null;
+  private reread: boolean;
+  /** Replayed rows not sent yet. */
+  private replayed: InboxItem[] = [];
+  private readonly unlisten: () => void;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly recipientId: string,
+    private readonly after: string | null,
+  ) {
+    this.reread = after !== null;
+    this.unlisten = hubFor(ctx).listen(recipientId, ctx.tokenHash ?? null, (signal) => this.signal(signal));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private signal(signal: InboxSignal): void {
+    if (this.closed) return;
+    if (this.signals.length >= this.ctx.config.limits.liveQueueMax) {
+      this.signals = [];
+      this.overflowed = true;
+    } else this.signals.push(signal);
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  async next(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
     try {
-      let last = BigInt(after ?? (await latestDeliveryId(ctx, viewer.principalId)));
-      let reread = after !== null;
-      while (!stopped) {
-        if (reread) {
-          reread = false;
-          for (;;) {
-            if (!(await connectionStillAuthorized(ctx))) return void (await push(revoked()));
-            const page = await deliveriesAfter(ctx, viewer.principalId, last.toString(), REPLAY_PAGE);
-            for (const item of page) {
-              if (stopped) return;
-              await push(item);
-              last = BigInt(item.id);
-            }
-            if (page.length < REPLAY_PAGE || stopped) break;
-          }
-        }
-        const batch = await queue.take();
-        if (batch === null) break;
-        if (queue.takeOverflow()) reread = true;
-        for (const signal of batch) {
-          if (signal.kind === 'resync') reread = true;
-          // After a gap, the re-read covers this delivery and everything up to now, in order.
-          if (reread || signal.kind !== 'delivery' || BigInt(signal.item.id) <= last) continue;
-          if (!(await connectionStillAuthorized(ctx))) return void (await push(revoked()));
-          await push(signal.item);
-          last = BigInt(signal.item.id);
-        }
-      }
-    } finally {
-      unlisten();
-      queue.close();
-      stop();
+      return await this.pull();
+    } catch (err) {
+      this.close();
+      throw err;
     }
-  });
+  }
+
+  private async pull(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
+    this.last ??= BigInt(this.after ?? (await latestDeliveryId(this.ctx, this.recipientId)));
+    for (;;) {
+      if (this.closed) return done;
+      const replayed = this.replayed.shift();
+      if (replayed) return this.send(replayed);
+      if (this.overflowed) {
+        // After a gap, the re-read covers every dropped delivery and everything up to now, in order.
+        this.overflowed = false;
+        this.reread = true;
+      }
+      if (this.reread) {
+        this.reread = false;
+        if (!(await connectionStillAuthorized(this.ctx))) return this.end();
+        this.replayed = await deliveriesAfter(this.ctx, this.recipientId, this.last.toString(), REPLAY_PAGE);
+        startEvent(this.ctx); // nothing the read loaded is kept while the subscriber waits
+        if (this.replayed.length === REPLAY_PAGE) this.reread = true;
+        continue;
+      }
+      const signal = this.signals.shift();
+      if (!signal) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        continue;
+      }
+      if (signal.kind === 'resync') this.reread = true;
+      else if (signal.kind === 'revoked') return this.end();
+      else if (BigInt(signal.item.id) > this.last) return this.send(signal.item);
+    }
+  }
+
+  private send(item: InboxItem): IteratorYieldResult<InboxItem> {
+    this.last = BigInt(item.id);
+    return { done: false, value: item };
+  }
+
+  /** The last value: the reason the stream stops (the field resolver throws it to the client). */
+  private end(): IteratorResult<StreamEnd, undefined> {
+    this.close();
+    return { done: false, value: new StreamEnd(unauthenticated('The bearer token is unknown, expired or revoked')) };
+  }
+
+  async return(): Promise<IteratorReturnResult<undefined>> {
+    this.close();
+    return done;
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.signals = [];
+    this.unlisten();
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
 }

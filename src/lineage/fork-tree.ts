@@ -171,12 +171,11 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
  * promise per node makes graphql-js settle every object of the tree through promises; the tree's
  * inner levels need neither the arguments (they were read when the tree was planned) nor a promise.
  */
-export function withPrefetchedForks(schema: GraphQLSchema): GraphQLSchema {
+export function withPrefetchedForks(schema: GraphQLSchema): void {
   const blueprintType = schema.getType('Blueprint');
   const field = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
   const resolve = field?.resolve;
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
   field.resolve = (root, args, context, info) =>
     (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
-  return schema;
 }

@@ -1,4 +1,5 @@
 import type { AreaModule } from '../platform/area';
+import { withPrefetchedForks } from './fork-tree';
 import { lineageMcpTools } from './lineage.mcp';
 import { LineageResolver } from './lineage.resolver';
 import { ProvenanceResolver } from './provenance.resolver';
@@ -10,4 +11,5 @@ export const lineageModule: AreaModule = {
   resolvers: [LineageResolver, ProvenanceResolver],
   routes: lineageRoutes,
   mcpTools: lineageMcpTools,
+  schemaHooks: [withPrefetchedForks],
 };

@@ -8,6 +8,7 @@ import { operationStream, type OperationUpdate } from './operation-stream';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
 import { orNull } from '../platform/or-null';
+import { startEvent } from '../platform/request-context';
 
 /** GraphQL enum names are upper case (`STYLE_TRANSFER`); values are the REST `tool_type` strings. */
 const ToolTypeEnum = Object.fromEntries(toolTypes.map((t) => [t.toUpperCase(), t])) as Record<string, string>;
@@ -117,8 +118,7 @@ export class OperationResolver {
     const update = unlessEnded(payload);
     if (update.current) return toType(update.current);
     // Events carry ids only; the row is read afresh for each.
-    ctx.loaders.clear();
-    ctx.em.clear();
+    startEvent(ctx);
     return toType(await getOperation(ctx, id));
   }
 }

@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import type { McpToolDefinition } from './mcp-tool';
 import type { AppDeps } from './request-context';
 import type { RouteModule } from './routes';
@@ -25,4 +26,10 @@ export interface AreaModule {
   /** MCP tools, served at `POST /mcp`. */
   mcpTools?: McpToolDefinition[];
   jobs?: Job[];
+  /**
+   * Adjustments of the executable schema once type-graphql has built it, for hot paths only: e.g. a field
+   * answered from data an enclosing field already loaded, or a subscription field resolved without
+   * type-graphql's per-call argument handling (`directResolver`). The schema itself must not change.
+   */
+  schemaHooks?: Array<(schema: GraphQLSchema) => void>;
 }

@@ -24,17 +24,15 @@ import { buildSchema } from 'type-graphql';
 import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext, Viewer } from './context';
 import { assertOperationAllowed } from './access-policy';
-import { requestEntityManager } from './database';
 import { AppError, isUnavailable, unavailable, validationFailed } from './errors';
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
 import { accessPlugin, operationLimitPlugin, unavailablePlugin } from './graphql-plugins';
 import { requestContext } from './http';
-import { Loaders } from './loaders';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
-import type { AppDeps } from './request-context';
+import { OperationContext, type AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
 const WS_CLOSE_GRACE_MS = 3000;
@@ -232,16 +230,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         } catch (err) {
           return [err as AppError];
         }
-        const contextValue: RequestContext = {
-          em: requestEntityManager(deps.orm),
-          viewer: ctx.extra.viewer ?? null,
-          loaders: new Loaders(),
-          config: deps.config,
-          events: deps.events,
-          requestId: `ws-${id}`,
-          tokenHash: ctx.extra.tokenHash ?? null,
-          clientIp: ip,
-        };
+        const contextValue = new OperationContext(deps.orm, deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
       onOperation: wsMetrics.onOperation,

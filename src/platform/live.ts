@@ -110,6 +110,15 @@ function tokenValidLoader(ctx: RequestContext): DataLoader<string, boolean> {
   );
 }
 
+/**
+ * Which of these token hashes still work, in the same batch as every other check of this tick: for a
+ * fan-out that checks all its receivers at once (one statement per event, not one promise per receiver).
+ */
+export async function stillValidTokens(ctx: RequestContext, hashes: string[]): Promise<Set<string>> {
+  const valid = await tokenValidLoader(ctx).loadMany(hashes);
+  return new Set(hashes.filter((_, i) => valid[i] === true));
+}
+
 /** Whether the connection's bearer token still works; anonymous connections have none to lose. */
 export async function connectionStillAuthorized(ctx: RequestContext): Promise<boolean> {
   if (!ctx.tokenHash) return true;

@@ -39,3 +39,50 @@ export async function createRequestContext(
   const viewer = token === undefined ? null : await deps.resolveViewer(em, token);
   return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip };
 }
+
+/**
+ * The context of one WebSocket operation. A subscription lives as long as its socket, and most of its
+ * events are answered from the event itself: its EntityManager fork (a unit of work and an identity map,
+ * kilobytes each) is made when something first reads `em`, not held idle by every subscriber.
+ */
+export class OperationContext implements RequestContext {
+  private entityManager: EntityManager | undefined;
+  readonly loaders = new Loaders();
+  readonly config: Config;
+  readonly events: EventBus;
+
+  constructor(
+    private readonly orm: Orm,
+    deps: Pick<AppDeps, 'config' | 'events'>,
+    readonly viewer: Viewer | null,
+    readonly requestId: string,
+    readonly tokenHash: string | null,
+    readonly clientIp: string,
+  ) {
+    this.config = deps.config;
+    this.events = deps.events;
+  }
+
+  get em(): EntityManager {
+    return (this.entityManager ??= requestEntityManager(this.orm));
+  }
+
+  /**
+   * Forgets what earlier events loaded (identity map, loaders). The EntityManager is dropped, not cleared:
+   * a fresh one is made when something next reads `em`, and none is held while the subscriber waits.
+   */
+  startEvent(): void {
+    this.entityManager = undefined;
+    this.loaders.clear();
+  }
+}
+
+/**
+ * For subscription field resolvers, before each event: a subscription's context lives as long as it does,
+ * so every event starts with an empty identity map and fresh loaders (nothing stale from the last one).
+ */
+export function startEvent(ctx: RequestContext): void {
+  if (ctx instanceof OperationContext) return ctx.startEvent();
+  ctx.em.clear();
+  ctx.loaders.clear();
+}

@@ -104,6 +104,25 @@ describe('broadcastReceived', () => {
     expect(inbox.items.map((i: any) => i.id).reverse()).toEqual([seen!.id, ...items.map((i) => i.id)]);
   });
 
+  it('ends only the revoked receiver of an event with UNAUTHENTICATED, without the delivery; the others of the same event get it', async () => {
+    const [revoked, kept] = await Promise.all(['inbox reader to revoke', 'inbox reader kept'].map((n) => server.rest.agentToken(n)));
+    const bp = await createBlueprint(server.rest, owner, { name: 'Inbox of a revoked token' });
+    for (const t of [revoked, kept]) await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: t });
+    const gone = ws(revoked).subscribe(BroadcastReceivedDocument, {});
+    const stays = ws(kept).subscribe(BroadcastReceivedDocument, {});
+    await settle();
+    await broadcast(bp.id, 'before');
+    expect((await received(gone, 1))[0]!.broadcast.message).toBe('before');
+    expect((await received(stays, 1))[0]!.broadcast.message).toBe('before');
+    await server.rest.delete('/api/agent/sessions/current', { token: revoked });
+    await broadcast(bp.id, 'after');
+    const ended = await gone.next();
+    expect(ended.data?.broadcastReceived ?? null).toBeNull();
+    expect(ended.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect((await received(stays, 1))[0]!.broadcast.message).toBe('after');
+    expect(await gone.nothingWithin(200)).toBe(true);
+  });
+
   it('starts after the newest existing delivery when no cursor is given', async () => {
     const reader = await server.rest.agentToken('live-only reader');
     const bp = await createBlueprint(server.rest, owner, { name: 'Live only source' });
