@@ -170,21 +170,6 @@ export function graphqlLoad(url: string, query: string, variables: Record<string
   };
 }
 
-/**
- * Waits until the app has finished the requests autocannon abandoned when its time was up (their sockets
- * are gone but the handlers still run), so the next step measures or captures only its own work.
- */
-export async function drained(app: RunningApp): Promise<void> {
-  const pool = (app.deps.orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
-  const deadline = Date.now() + 60_000;
-  let quietSince = Date.now();
-  while (pool && Date.now() < deadline) {
-    if (pool.numUsed() + pool.numPendingAcquires() > 0) quietSince = Date.now();
-    else if (Date.now() - quietSince > 300) return;
-    await sleep(50);
-  }
-}
-
 export function row(cells: Array<string | number>, widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join(' | ');
 }
