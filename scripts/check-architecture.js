@@ -17,8 +17,6 @@ const ts = require('typescript');
 const knownFolderEdges = [
   'blueprints -> lineage',
   'lineage -> blueprints', // blueprints <-> lineage
-  'blueprints -> versions',
-  'versions -> blueprints', // blueprints <-> versions
   // From the people and teams work (merged after this check was written): team access rules live in
   // blueprints/access.ts and read team roles, every team change is audited (teams/audit.service.ts) by the
   // areas it touches, and the services of several areas call requireViewer in auth. Issue 14 untangles them.
@@ -31,7 +29,6 @@ const knownFolderEdges = [
   'teams -> auth',
   'teams -> blueprints',
   'teams -> architectures',
-  'versions -> auth',
 ];
 
 /** Platform files that import a domain folder today (`file -> folder`). Issue 14 removes these. */

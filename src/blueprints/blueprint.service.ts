@@ -7,7 +7,7 @@ import type { RequestContext } from '../platform/context';
 import { forbidden, invalid, notFound } from '../platform/errors';
 import { Team } from '../teams/team.entity';
 import { isUuid } from '../platform/ids';
-import { recordVersion } from '../versions/version.service';
+import { recordVersion } from './blueprint-version.service';
 import { assertOwner, assertReadable, guardOf, isOwner } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';

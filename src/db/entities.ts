@@ -9,7 +9,7 @@ import { ChangelogEntry } from '../changelog/changelog-entry.entity';
 import { LineageLink } from '../lineage/lineage-link.entity';
 import { ToolOperation } from '../operations/tool-operation.entity';
 import { Team, TeamMember } from '../teams/team.entity';
-import { BlueprintVersion } from '../versions/blueprint-version.entity';
+import { BlueprintVersion } from '../blueprints/blueprint-version.entity';
 
 /** Every entity, listed so the ORM never scans folders (which differs between ts-jest and the build). */
 export const entities = [

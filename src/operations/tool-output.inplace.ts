@@ -5,7 +5,7 @@ import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import { conflict } from '../platform/errors';
 import { actorOf, recordAudit } from '../teams/audit.service';
-import { latestVersionNumber, recordVersion } from '../versions/version.service';
+import { latestVersionNumber, recordVersion } from '../blueprints/blueprint-version.service';
 import { planDiffToWire } from '../versions/version.wire';
 import type { ToolContext } from './tool-definition';
 

@@ -2,7 +2,7 @@ import { cloneJson, diffPlans, repairPlan, weaveOrder, type PlanRepair, type Pla
 import type { Plan } from '../../plans/plan';
 import { invalid } from '../../platform/errors';
 import { wireSections, type WireSection } from '../../versions/upstream.service';
-import { latestVersionNumber, versionSnapshot } from '../../versions/version.service';
+import { latestVersionNumber, versionSnapshot } from '../../blueprints/blueprint-version.service';
 import { planDiffToWire, type WirePlanDiff } from '../../versions/version.wire';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolDefinition } from '../tool-definition';

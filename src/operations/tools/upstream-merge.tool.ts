@@ -13,7 +13,7 @@ import {
 import type { JsonObject, Plan, PlanModule, PlanStep } from '../../plans/plan';
 import { invalid } from '../../platform/errors';
 import { mergeBaseVersion, readShields } from '../../versions/upstream.service';
-import { latestVersionNumber, versionSnapshot } from '../../versions/version.service';
+import { latestVersionNumber, versionSnapshot } from '../../blueprints/blueprint-version.service';
 import { planDiffToWire, type WirePlanDiff } from '../../versions/version.wire';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolContext, ToolDefinition } from '../tool-definition';

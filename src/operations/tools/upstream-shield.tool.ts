@@ -1,7 +1,7 @@
 import { cloneJson } from '../../plans/algebra';
 import { invalid, validationFailed } from '../../platform/errors';
 import { mergeBaseVersion, readShields, shieldsFromWire, shieldsToWire, wireSections, writeShields, type WireShields } from '../../versions/upstream.service';
-import { versionSnapshot } from '../../versions/version.service';
+import { versionSnapshot } from '../../blueprints/blueprint-version.service';
 import { outlineModules } from '../plan-outline';
 import { inplaceBase, writeInplace, type InplaceState } from '../tool-output.inplace';
 import type { ToolContext, ToolDefinition } from '../tool-definition';

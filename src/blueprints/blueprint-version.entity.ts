@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref, Unique } from '@mikro-orm/core';
 import { Principal } from '../auth/principal.entity';
-import { Blueprint } from '../blueprints/blueprint.entity';
+import { Blueprint } from './blueprint.entity';
 import type { Plan } from '../plans/plan';
 
 /** One modification of a blueprint's plan: who, why, what changed, and the full snapshot after it. */

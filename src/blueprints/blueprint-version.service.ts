@@ -1,7 +1,11 @@
+/**
+ * The version store: every write of a blueprint's plan appends a version in its own transaction (create,
+ * fork, INPLACE tools), so it lives with the blueprint; the versions area reads history on top of it.
+ */
 import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal } from '../auth/principal.entity';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { Blueprint } from './blueprint.entity';
 import type { Plan } from '../plans/plan';
 import { publishOnCommit } from '../platform/events';
 import { BlueprintVersion } from './blueprint-version.entity';
