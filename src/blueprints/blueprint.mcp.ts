@@ -2,7 +2,7 @@ import { args, arrayOf, bool, idArg, int, numOrNull, shape, str, strings, strOrN
 import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
-import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
+import { getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 /** The card of docs/api.md (registry, lineage, architecture nodes). */
@@ -47,7 +47,7 @@ export const blueprintSchema = shape({
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 const starSchema = shape({ blueprint_id: str, starred: bool, stars: int });
 
-/** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/fork|/star]`. */
+/** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/star]`. */
 export const blueprintMcpTools = [
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_get',
@@ -56,15 +56,6 @@ export const blueprintMcpTools = [
     output: blueprintSchema,
     readOnly: true,
     handler: async (ctx, a) => toBlueprintBody(ctx, await getBlueprint(ctx, a.blueprint_id)),
-  }),
-  mcpTool<{ blueprint_id: string }>({
-    name: 'blueprint_fork',
-    description:
-      'Fork a blueprint you may read: an independent copy of its plan, owned by you, with its own id and slug and forked_from set. Same body as POST /api/blueprints/:id/fork.',
-    input: args(blueprintId, ['blueprint_id']),
-    output: blueprintSchema,
-    readOnly: false,
-    handler: async (ctx, a) => toBlueprintBody(ctx, await forkBlueprint(ctx, a.blueprint_id)),
   }),
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_star',

@@ -8,7 +8,7 @@ import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
-import { forkBlueprint, readBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
+import { readBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
 import { projectionFor } from './blueprint.projection';
 import { PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
@@ -81,11 +81,6 @@ export class BlueprintResolver {
   @FieldResolver(() => Boolean)
   viewerHasStarred(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerHasStarred(ctx, bp.id);
-  }
-
-  @Mutation(() => Blueprint, { description: 'Forks any public blueprint, or a private one the caller owns: a copy of its plan only, owned by the caller.' })
-  forkBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
-    return forkBlueprint(ctx, id);
   }
 
   @Mutation(() => Blueprint)

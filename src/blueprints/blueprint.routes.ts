@@ -2,7 +2,7 @@ import { requestContext } from '../platform/http';
 import { type RouteModule } from '../platform/routes';
 import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { blueprintSchemas } from './blueprint.schemas';
-import { forkBlueprint, getBlueprint, starBlueprint } from './blueprint.service';
+import { getBlueprint, starBlueprint } from './blueprint.service';
 import { toBlueprintBody, toStarBody } from './blueprint.wire';
 
 type IdParams = { Params: { id: string } };
@@ -11,12 +11,6 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
   app.get<IdParams>('/api/blueprints/:id', { schema: blueprintSchemas.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toBlueprintBody(ctx, await getBlueprint(ctx, request.params.id));
-  });
-
-  app.post<IdParams>('/api/blueprints/:id/fork', { schema: blueprintSchemas.fork, config: { idempotent: true } }, async (request, reply) => {
-    const ctx = await requestContext(request, deps);
-    const fork = await forkBlueprint(ctx, request.params.id);
-    return reply.status(201).send(await toBlueprintBody(ctx, fork));
   });
 
   app.patch<IdParams>('/api/blueprints/:id', { schema: blueprintSchemas.update }, async (request) => {

@@ -64,12 +64,6 @@ const tags = ['blueprints'];
 
 export const blueprintSchemas = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
-  fork: {
-    summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded',
-    tags,
-    params: idParam('id'),
-    response: { 201: blueprintBodySchema, ...errors(403) },
-  },
   update: {
     summary: 'Change name, description, tags or visibility (owner and team editors)',
     tags,

@@ -4,15 +4,14 @@ import { requireViewer } from '../auth/auth.service';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
-import { forbidden, invalid, notFound } from '../platform/errors';
+import { invalid, notFound } from '../platform/errors';
 import { Team } from '../teams/team.entity';
 import { isUuid } from '../platform/ids';
 import { recordVersion } from './blueprint-version.service';
-import { assertOwner, assertReadable, guardOf, isOwner } from './access';
+import { assertOwner, assertReadable } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
 import { projectionOf, type BlueprintProjection } from './blueprint.projection';
-import { recordForks } from './fork';
 import { uniqueSlug } from './slug';
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
@@ -112,43 +111,6 @@ export function normaliseTags(tags: string[]): string[] {
     if (t) seen.add(t);
   }
   return [...seen];
-}
-
-/**
- * Forks any public blueprint, or a private one the viewer owns (a team member who may only read it gets
- * 403; anyone else 404): a copy of the current plan only (no history, stars, reviews,
- * executions or stats), with its own id and slug, owned by the viewer, linked to the source.
- */
-export async function forkBlueprint(ctx: RequestContext, sourceId: string): Promise<Blueprint> {
-  const viewer = requireViewer(ctx);
-  // Read and check access before the transaction: reads on ctx.em inside it would need a second pool
-  // connection while the transaction holds one, and enough concurrent forks would then starve the pool.
-  const source = await getBlueprint(ctx, sourceId);
-  // A private blueprint shared through a team may be read by its members, but only its owner may copy it out.
-  if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source))) throw forbidden('Only the owner may fork a private blueprint');
-  const fork = await ctx.em.transactional(async (tx) => {
-    const fork = new Blueprint({
-      slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
-      name: source.name,
-      visibility: source.visibility,
-      owner: tx.getReference(Principal, viewer.principalId, { wrapped: true }),
-      plan: structuredClone(source.plan),
-    });
-    fork.description = source.description;
-    fork.tags = [...source.tags];
-    const parentVersion: Array<{ number: number | null }> = await tx.execute('select max(number) as number from blueprint_version where blueprint_id = ?', [
-      source.id,
-    ]);
-    tx.persist(fork);
-    await recordVersion(tx, fork, viewer.principalId, 'fork', {
-      forked_from: source.id,
-      parent_version: parentVersion[0]?.number ?? null,
-    });
-    await recordForks(tx, ctx, source.id, [fork], viewer.principalId);
-    return fork;
-  });
-  ctx.loaders.clear();
-  return fork;
 }
 
 /** Stars a readable blueprint; starring twice is a no-op. Returns the blueprint with its new count. */

@@ -1,12 +1,13 @@
 import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, Field, FieldResolver, Info, Int, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
+import { forkBlueprint } from './fork.service';
 import { forkTree, forkTreePlan, prefetchedForks, type LoadedConnection } from './fork-tree';
 import { LineageKind } from './lineage-link.entity';
 import { childrenOf, forkCountOf, forksOf, lineageGraph, parentsOf, type LineageDirection, type Relative } from './lineage.service';
@@ -90,5 +91,10 @@ export class LineageResolver {
       nodesWithDepth: graph.nodes,
       edges: graph.edges.map((e) => ({ parent: byId.get(e.parentId)!, child: byId.get(e.childId)!, kind: e.kind })),
     };
+  }
+
+  @Mutation(() => Blueprint, { description: 'Forks any public blueprint, or a private one the caller owns: a copy of its plan only, owned by the caller.' })
+  forkBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
+    return forkBlueprint(ctx, id);
   }
 }

@@ -1,11 +1,19 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
+import { toBlueprintBody } from '../blueprints/blueprint.wire';
+import { forkBlueprint } from './fork.service';
 import { lineageSchemas } from './lineage.schemas';
 import { forksBody, lineageBody } from './lineage.wire';
 
 type IdParams = { Params: { id: string } };
 
 export const lineageRoutes: RouteModule = (app, deps) => {
+  app.post<IdParams>('/api/blueprints/:id/fork', { schema: lineageSchemas.fork, config: { idempotent: true } }, async (request, reply) => {
+    const ctx = await requestContext(request, deps);
+    const fork = await forkBlueprint(ctx, request.params.id);
+    return reply.status(201).send(await toBlueprintBody(ctx, fork));
+  });
+
   /** Public forks of a blueprint, oldest first, as full blueprint bodies. */
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>('/api/blueprints/:id/forks', { schema: lineageSchemas.forks }, async (request) =>
     forksBody(await requestContext(request, deps), request.params.id, request.query),

@@ -1,5 +1,5 @@
 import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
+import { arrayOf, errors, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 import { LineageKind } from './lineage-link.entity';
 
@@ -7,6 +7,13 @@ const tags = ['lineage'];
 const related = arrayOf(obj({ kind: { type: 'string', enum: Object.values(LineageKind) }, blueprint: cardSchema }));
 
 export const lineageSchemas = {
+  fork: {
+    summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded',
+    // Listed with the blueprint's own endpoints in the reference, as before fork creation moved here.
+    tags: ['blueprints'],
+    params: idParam('id'),
+    response: { 201: blueprintBodySchema, ...errors(403) },
+  },
   forks: {
     summary: 'Forks of a blueprint the caller may see, oldest first',
     tags,

@@ -5,7 +5,7 @@
 import { ref } from '@mikro-orm/core';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
 import { insertBlueprint, normaliseTags } from '../blueprints/blueprint.service';
-import { recordForks } from '../blueprints/fork';
+import { recordForks } from '../lineage/fork.service';
 import { LineageKind, LineageLink } from '../lineage/lineage-link.entity';
 import { recordProvenance, type ModuleSource } from '../lineage/provenance.service';
 import type { Plan } from '../plans/plan';
