@@ -3,11 +3,12 @@ import type { JsonSchema } from '../platform/json-schema';
 import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
-import { transferBodySchema } from '../teams/team-content.service';
+import { teamIdArg } from '../teams/team.mcp';
+import { transferBodySchema } from '../teams/transfer.service';
 import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
-import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
+import { architectureBodyOf, architectureListBody, teamArchitecturesBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';
 
 const head = {
@@ -155,5 +156,13 @@ export const architectureMcpTools = [
       await removeArchitecture(ctx, a.slug);
       return { slug: a.slug, deleted: true };
     },
+  }),
+  mcpTool<{ team_id: string; limit?: number; offset?: number }>({
+    name: 'team_architectures',
+    description: "A team's architectures, newest first, with node and edge counts. Same body as GET /api/teams/:id/architectures.",
+    input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
+    output: pageOf(shape({ id: str, slug: str, name: str, node_count: int, edge_count: int })),
+    readOnly: true,
+    handler: (ctx, a) => teamArchitecturesBody(ctx, a.team_id, a),
   }),
 ];

@@ -25,7 +25,7 @@ import {
   type EdgeView,
   type NodeView,
 } from './architecture.read';
-import { createArchitecture, listPublicArchitectures, transferArchitecture } from './architecture.service';
+import { createArchitecture, listPublicArchitectures, listTeamArchitectures, transferArchitecture } from './architecture.service';
 import {
   AddArchitectureEdgeInput,
   AddArchitectureNodeInput,
@@ -36,6 +36,7 @@ import {
   ArchitectureType,
   CreateArchitectureInput,
   LayoutEntryInput,
+  TeamArchitectureConnection,
 } from './architecture.types';
 import { startEvent } from '../platform/request-context';
 
@@ -222,5 +223,19 @@ export class ArchitectureResolver {
     startEvent(ctx);
     const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
     return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
+  }
+}
+
+@Resolver(() => Team)
+export class TeamArchitecturesResolver {
+  @FieldResolver(() => TeamArchitectureConnection, { description: "The team's architectures, newest first." })
+  architectures(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<ArchitectureRecord> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => listTeamArchitectures(ctx, team.id, page));
   }
 }

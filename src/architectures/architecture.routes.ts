@@ -3,7 +3,7 @@ import { type RouteModule } from '../platform/routes';
 import { architectureSchemas } from './architecture.schemas';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { createArchitecture, transferArchitecture } from './architecture.service';
-import { architectureBodyOf, architectureListBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
+import { architectureBodyOf, architectureListBody, teamArchitecturesBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport } from './export';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 
@@ -25,6 +25,13 @@ export const architectureRoutes: RouteModule = (app, deps) => {
     '/api/architectures',
     { config: { public: true }, schema: architectureSchemas.list },
     async (request) => architectureListBody(await requestContext(request, deps), request.query),
+  );
+
+  /** A team's architectures, newest first (its members). */
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>(
+    '/api/teams/:id/architectures',
+    { schema: architectureSchemas.teamArchitectures },
+    async (request) => teamArchitecturesBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
   app.get<SlugParams>('/api/architectures/:slug', { config: { public: true }, schema: architectureSchemas.get }, async (request) =>

@@ -124,6 +124,14 @@ export const architectureSchemas = {
     body: serviceChecked(arrayOf(obj({ nodeId: { type: 'string', minLength: 1, maxLength: 100 }, position: obj({ x: coordinate, y: coordinate }) }))),
     response: { 200: architectureBodySchema, ...errors(403) },
   },
+  teamArchitectures: {
+    summary: "The team's architectures (members)",
+    // Listed with the team endpoints in the reference.
+    tags: ['teams'],
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(architectureSummarySchema) },
+  },
   transfer: {
     summary: 'Move the architecture into a team, or out of it with team_id null (owner)',
     tags,

@@ -10,7 +10,8 @@ import { conflict, forbidden, notFound } from '../platform/errors';
 import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { recordAudit, actorOf } from '../teams/audit.service';
-import { applyTransfer } from '../teams/team-content.service';
+import { getTeam } from '../teams/team.service';
+import { applyTransfer } from '../teams/transfer.service';
 import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
 import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
 
@@ -103,9 +104,10 @@ export function listPublicArchitectures(ctx: RequestContext, page: PageRequest):
   return listArchitecturesWhere(ctx, `a.visibility = 'public'`, [], page);
 }
 
-/** A team's architectures, newest first; the caller has checked that the viewer is in the team. */
-export function listTeamArchitectures(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
-  return listArchitecturesWhere(ctx, 'a.team_id = ?', [teamId], page);
+/** A team's architectures, newest first, for any member of it (others: 404). */
+export async function listTeamArchitectures(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+  const team = await getTeam(ctx, teamId);
+  return listArchitecturesWhere(ctx, 'a.team_id = ?', [team.id], page);
 }
 
 /**

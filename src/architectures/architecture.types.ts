@@ -24,6 +24,7 @@ export class ArchitectureType {
 }
 
 export const ArchitectureConnection = connectionType(ArchitectureType, 'PublicArchitecture');
+export const TeamArchitectureConnection = connectionType(ArchitectureType, 'TeamArchitecture');
 
 @ObjectType('BlueprintCard', { simpleResolvers: true, description: 'What the ecosystem view shows of a blueprint.' })
 export class BlueprintCardType {

@@ -9,7 +9,7 @@ import {
   type EdgeView,
   type NodeView,
 } from './architecture.read';
-import { listPublicArchitectures, type ArchitectureSummary } from './architecture.service';
+import { listPublicArchitectures, listTeamArchitectures, type ArchitectureSummary } from './architecture.service';
 
 /** The card of docs/api.md (the same shape as lineage and registry cards). */
 export function toCardBody(c: BlueprintCard) {
@@ -87,4 +87,11 @@ export async function architectureListBody(ctx: RequestContext, query: { limit?:
 export async function architectureBodyOf(ctx: RequestContext, arch: ArchitectureRecord | string) {
   const record = typeof arch === 'string' ? await getArchitecture(ctx, arch) : arch;
   return toArchitectureBody(await architectureView(ctx, record));
+}
+
+/** `GET /api/teams/:id/architectures` (REST and MCP). */
+export async function teamArchitecturesBody(ctx: RequestContext, teamId: string, query: { limit?: unknown; offset?: unknown }) {
+  const page = pageFromQuery(query, ctx.config.limits);
+  const { items, total } = await listTeamArchitectures(ctx, teamId, page);
+  return { items: items.map(toSummaryBody), total, ...page };
 }

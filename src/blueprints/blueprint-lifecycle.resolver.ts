@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, ID, InputType, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../platform/context';
-import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
+import { removeBlueprint, transferBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { Blueprint, Visibility } from './blueprint.entity';
 
 @InputType('UpdateBlueprintInput', { description: 'Fields to change; the slug never changes.' })
@@ -25,6 +25,18 @@ export class BlueprintLifecycleResolver {
     @Arg('input', () => UpdateBlueprintInput) input: UpdateBlueprintInput,
   ): Promise<Blueprint> {
     return updateBlueprint(ctx, id, given(input));
+  }
+
+  @Mutation(() => Blueprint, {
+    description:
+      'Moves a blueprint into a team (its owner, who is an owner, admin or member there), between teams, or out of its team (teamId null; the team owner only).',
+  })
+  transferBlueprint(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('teamId', () => ID, { nullable: true }) teamId: string | null,
+  ): Promise<Blueprint> {
+    return transferBlueprint(ctx, id, { team_id: teamId ?? null });
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a blueprint (owner, or team owner or admin); its forks survive with no parent.' })

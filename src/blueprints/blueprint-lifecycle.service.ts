@@ -6,8 +6,10 @@ import { descriptionField, nameField, tagsField, visibilityField } from '../plat
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordAudit } from '../teams/audit.service';
 import { TeamRole } from '../teams/team.entity';
+import { applyTransfer } from '../teams/transfer.service';
 import { assertEditable, canReadWith, guardOf, viewerTeamRoles } from './access';
 import type { Blueprint, Visibility } from './blueprint.entity';
+import { blueprintLoaders } from './blueprint.loaders';
 import { getBlueprint, normaliseTags } from './blueprint.service';
 
 /** The fields `PATCH /api/blueprints/:id` may change; the slug never changes (links keep working). */
@@ -153,4 +155,30 @@ export async function removeBlueprint(ctx: RequestContext, idOrSlug: string): Pr
   await ctx.em.transactional((tx) => deleteBlueprint(tx, ctx, bp.id));
   ctx.loaders.clear();
   ctx.em.clear();
+}
+
+/**
+ * `POST /api/blueprints/:id/transfer {team_id}`: moves a blueprint into a team, between teams or out (null).
+ * Who may move it where is the team's rule (`applyTransfer`); this locks the row, moves it and tells subscribers.
+ */
+export async function transferBlueprint(ctx: RequestContext, blueprintId: string, body: unknown): Promise<Blueprint> {
+  requireViewer(ctx);
+  const bp = await getBlueprint(ctx, blueprintId); // 404 when the caller may not see it
+  await ctx.em.transactional(async (tx) => {
+    const rows: Array<{ owner_id: string; team_id: string | null }> = await tx.execute('select owner_id, team_id from blueprint where id = ? for update', [
+      bp.id,
+    ]);
+    if (!rows[0]) throw notFound('blueprint', blueprintId);
+    const target = await applyTransfer(ctx, tx, { kind: 'blueprint', id: bp.id, ownerId: rows[0].owner_id, teamId: rows[0].team_id }, body);
+    if (target === undefined) return;
+    await tx.execute('update blueprint set team_id = ?, updated_at = now() where id = ?', [target, bp.id]);
+    // Subscribers re-check access on every event: one who lost sight of it gets its stream ended.
+    await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: bp.id, kind: 'transferred', subjectId: target, actorId: ctx.viewer!.principalId });
+  });
+  ctx.loaders.clear();
+  ctx.em.clear();
+  // Read without the access check: a team owner moving someone's private blueprint out loses sight of it.
+  const moved = await blueprintLoaders(ctx).byId.load(bp.id);
+  if (!moved) throw notFound('blueprint', blueprintId);
+  return moved;
 }

@@ -1,9 +1,10 @@
-import { args, arrayOf, bool, idArg, int, numOrNull, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
-import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
+import { teamIdArg } from '../teams/team.mcp';
+import { removeBlueprint, transferBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { getBlueprint, starBlueprint } from './blueprint.service';
-import { toBlueprintBody, toStarBody } from './blueprint.wire';
+import { teamBlueprintsBody, toBlueprintBody, toStarBody } from './blueprint.wire';
 
 /** The card of docs/api.md (registry, lineage, architecture nodes). */
 export const cardSchema = shape({
@@ -47,7 +48,7 @@ export const blueprintSchema = shape({
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 const starSchema = shape({ blueprint_id: str, starred: bool, stars: int });
 
-/** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/star]`. */
+/** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/star|/transfer]` and `/api/teams/:id/blueprints`. */
 export const blueprintMcpTools = [
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_get',
@@ -103,5 +104,29 @@ export const blueprintMcpTools = [
       await removeBlueprint(ctx, bp.id);
       return { blueprint_id: bp.id, deleted: true };
     },
+  }),
+  mcpTool<{ team_id: string; limit?: number; offset?: number }>({
+    name: 'team_blueprints',
+    description: "A team's blueprints, newest first. Same body as GET /api/teams/:id/blueprints.",
+    input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
+    output: pageOf({ ...cardSchema, required: [...(cardSchema.required as string[]), 'visibility', 'owner_id', 'team_id'] }),
+    readOnly: true,
+    handler: (ctx, a) => teamBlueprintsBody(ctx, a.team_id, a),
+  }),
+  mcpTool<{ blueprint_id: string; team_id: string | null }>({
+    name: 'blueprint_transfer',
+    description:
+      'Move a blueprint you own into a team where you are a member or above, between teams, or out of its team (team_id null; team owner only). Same body as POST /api/blueprints/:id/transfer.',
+    input: args(
+      {
+        ...blueprintId,
+        team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' },
+      },
+      ['blueprint_id', 'team_id'],
+    ),
+    output: blueprintSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, { blueprint_id, ...body }) => toBlueprintBody(ctx, await transferBlueprint(ctx, blueprint_id, body)),
   }),
 ];

@@ -1,16 +1,18 @@
 import type { BlueprintRoot } from './blueprint.projection';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, FieldResolver, Float, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Float, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { JSONObjectScalar } from '../platform/scalars';
 import { Team } from '../teams/team.entity';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
+import { LazyConnection } from '../platform/graphql-connection';
+import { pageFromConnectionArgs } from '../platform/pagination';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
-import { readBlueprint, starBlueprint, viewerHasStarred } from './blueprint.service';
+import { readBlueprint, starBlueprint, teamBlueprints, viewerHasStarred } from './blueprint.service';
 import { projectionFor } from './blueprint.projection';
-import { PlanModuleType, PlanStepType } from './blueprint.types';
+import { BlueprintConnection, PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
@@ -91,5 +93,19 @@ export class BlueprintResolver {
   @Mutation(() => Blueprint)
   unstarBlueprint(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Blueprint> {
     return starBlueprint(ctx, id, false);
+  }
+}
+
+@Resolver(() => Team)
+export class TeamBlueprintsResolver {
+  @FieldResolver(() => BlueprintConnection, { description: "The team's blueprints, newest first." })
+  blueprints(
+    @Root() team: Team,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<Blueprint> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
   }
 }

@@ -1,9 +1,9 @@
 import { requestContext } from '../platform/http';
 import { type RouteModule } from '../platform/routes';
-import { removeBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
+import { removeBlueprint, transferBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { blueprintSchemas } from './blueprint.schemas';
 import { getBlueprint, starBlueprint } from './blueprint.service';
-import { toBlueprintBody, toStarBody } from './blueprint.wire';
+import { teamBlueprintsBody, toBlueprintBody, toStarBody } from './blueprint.wire';
 
 type IdParams = { Params: { id: string } };
 
@@ -22,6 +22,18 @@ export const blueprintRoutes: RouteModule = (app, deps) => {
     await removeBlueprint(await requestContext(request, deps), request.params.id);
     return reply.status(204).send();
   });
+
+  app.post<IdParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: blueprintSchemas.transfer }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toBlueprintBody(ctx, await transferBlueprint(ctx, request.params.id, request.body));
+  });
+
+  /** A team's blueprints, newest first (its members). */
+  app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
+    '/api/teams/:id/blueprints',
+    { schema: blueprintSchemas.teamBlueprints },
+    async (request) => teamBlueprintsBody(await requestContext(request, deps), request.params.id, request.query),
+  );
 
   for (const [method, on] of [
     ['POST', true],

@@ -10,6 +10,8 @@ import {
   nullable,
   num,
   obj,
+  page,
+  pageQuerySchema,
   serviceChecked,
   str,
   strings,
@@ -60,7 +62,22 @@ export const blueprintBodySchema = obj({
   updated_at: dateTime,
 });
 
+/** An item of `GET /api/teams/:id/blueprints`: the card with owner, team and visibility. */
+const teamBlueprintItem = obj({
+  ...(cardSchema.properties as Record<string, object>),
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: uuid,
+  team_id: nullable(uuid),
+  forks_count: int,
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+
 const tags = ['blueprints'];
+// A team's blueprints and moving one between teams are listed with the team endpoints in the reference.
+const teamTags = ['teams'];
 
 export const blueprintSchemas = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
@@ -77,5 +94,19 @@ export const blueprintSchemas = {
     tags,
     params: idParam('id'),
     response: { 200: obj({ blueprint_id: uuid, starred: bool, stars: int }) },
+  },
+  teamBlueprints: {
+    summary: "The team's blueprints (members)",
+    tags: teamTags,
+    params: idParam('id'),
+    querystring: pageQuerySchema,
+    response: { 200: page(teamBlueprintItem) },
+  },
+  transfer: {
+    summary: 'Move a blueprint into a team, or back to its owner with team_id null (the owner)',
+    tags: teamTags,
+    params: idParam('id'),
+    body: serviceChecked(obj({ team_id: nullable(uuid) })),
+    response: { 200: blueprintBodySchema, ...errors(403) },
   },
 };

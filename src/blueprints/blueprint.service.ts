@@ -6,12 +6,14 @@ import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { invalid, notFound } from '../platform/errors';
 import { Team } from '../teams/team.entity';
+import { getTeam } from '../teams/team.service';
 import { isUuid } from '../platform/ids';
+import type { PageRequest } from '../platform/pagination';
 import { recordVersion } from './blueprint-version.service';
 import { assertOwner, assertReadable } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
-import { projectionOf, type BlueprintProjection } from './blueprint.projection';
+import { fullProjection, projectionOf, type BlueprintProjection } from './blueprint.projection';
 import { uniqueSlug } from './slug';
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
@@ -50,6 +52,21 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
     out.push(bp);
   }
   return out;
+}
+
+/** A team's blueprints, newest first, for any member of it (others: 404). */
+export async function teamBlueprints(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
+  const team = await getTeam(ctx, teamId);
+  const rows: Array<Record<string, unknown>> = await ctx.em.execute(
+    `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where b.team_id = ? order by b.created_at desc, b.id offset ? limit ?`,
+    [team.id, page.offset, page.limit],
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const counted: Array<{ n: string }> = await ctx.em.execute('select count(*) as n from blueprint where team_id = ?', [team.id]);
+    total = Number(counted[0]!.n);
+  }
+  return { items: rows.map((r) => fullProjection.map(r)), total };
 }
 
 /** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */

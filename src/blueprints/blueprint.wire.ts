@@ -1,8 +1,10 @@
 import { moduleToWire, stepToWire } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
+import { pageFromQuery } from '../platform/pagination';
 import { canRead, guardOf } from './access';
 import type { Blueprint } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
+import { teamBlueprints } from './blueprint.service';
 
 /** The card shown in the registry, lineage and architecture views. */
 export function toCard(bp: Blueprint) {
@@ -58,4 +60,26 @@ export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
 /** `POST` / `DELETE /api/blueprints/:id/star`. */
 export function toStarBody(bp: Blueprint, starred: boolean) {
   return { blueprint_id: bp.id, starred, stars: bp.starsCount };
+}
+
+/** An item of `GET /api/teams/:id/blueprints`: the registry card with owner, team and visibility. */
+export function toTeamBlueprintItem(bp: Blueprint) {
+  return {
+    ...toCard(bp),
+    description: bp.description,
+    tags: bp.tags,
+    visibility: bp.visibility,
+    owner_id: bp.owner.id,
+    team_id: bp.team?.id ?? null,
+    forks_count: bp.forksCount,
+    created_at: bp.createdAt.toISOString(),
+    updated_at: bp.updatedAt.toISOString(),
+  };
+}
+
+/** `GET /api/teams/:id/blueprints` (REST and MCP). */
+export async function teamBlueprintsBody(ctx: RequestContext, teamId: string, query: { limit?: unknown; offset?: unknown }) {
+  const page = pageFromQuery(query, ctx.config.limits);
+  const { items, total } = await teamBlueprints(ctx, teamId, page);
+  return { items: items.map(toTeamBlueprintItem), total, ...page };
 }

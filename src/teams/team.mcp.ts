@@ -1,15 +1,12 @@
-import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
-import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { nameField } from '../platform/field-schemas';
 import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { auditActions } from './audit.service';
-import { transferBlueprint } from './team-content.service';
 import { MAX_CONVENTIONS_LENGTH, deleteTeam, updateTeam } from './team-lifecycle.service';
 import { TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember } from './team.service';
-import { teamArchitecturesBody, teamAuditBody, teamBlueprintsBody, teamListBody, toTeamBody } from './team.wire';
+import { teamAuditBody, teamListBody, toTeamBody } from './team.wire';
 
 const role = { type: 'string', enum: Object.values(TeamRole) };
 const teamSchema = shape({
@@ -21,7 +18,8 @@ const teamSchema = shape({
   created_at: str,
   updated_at: str,
 });
-const teamId = { team_id: idArg('The team id.') };
+/** The `team_id` argument of the team tools (and of the team lists other areas serve). */
+export const teamIdArg = { team_id: idArg('The team id.') };
 const principalId = { principal_id: { type: 'string', format: 'uuid', description: 'The member: a user or agent session id.' } };
 
 /** Teams as MCP tools: the same services and bodies as `/api/teams`. */
@@ -37,7 +35,7 @@ export const teamMcpTools = [
   mcpTool<{ team_id: string }>({
     name: 'team_get',
     description: 'One team you belong to: its conventions, your role and its members. Same body as GET /api/teams/:id.',
-    input: args(teamId, ['team_id']),
+    input: args(teamIdArg, ['team_id']),
     output: teamSchema,
     readOnly: true,
     handler: async (ctx, a) => toTeamBody(ctx, await getTeam(ctx, a.team_id)),
@@ -45,7 +43,7 @@ export const teamMcpTools = [
   mcpTool<{ team_id: string; principal_id: string; role: string }>({
     name: 'team_add_member',
     description: 'Add a member with a role (owner or admin only; never a second owner). Same body as POST /api/teams/:id/members.',
-    input: args({ ...teamId, ...principalId, role }, ['team_id', 'principal_id', 'role']),
+    input: args({ ...teamIdArg, ...principalId, role }, ['team_id', 'principal_id', 'role']),
     output: teamSchema,
     readOnly: false,
     handler: async (ctx, { team_id, ...body }) => toTeamBody(ctx, await addTeamMember(ctx, team_id, body)),
@@ -53,7 +51,7 @@ export const teamMcpTools = [
   mcpTool<{ team_id: string; principal_id: string; role: string }>({
     name: 'team_update_member',
     description: "Change a member's role (owner or admin only; the owner's role cannot change). Same body as PATCH /api/teams/:id/members/:principalId.",
-    input: args({ ...teamId, ...principalId, role }, ['team_id', 'principal_id', 'role']),
+    input: args({ ...teamIdArg, ...principalId, role }, ['team_id', 'principal_id', 'role']),
     output: teamSchema,
     readOnly: false,
     idempotent: true,
@@ -63,7 +61,7 @@ export const teamMcpTools = [
     name: 'team_remove_member',
     description:
       'Remove a member (owner or admin; anyone may remove themselves, except the owner). REST answers 204: DELETE /api/teams/:id/members/:principalId. Answers {team_id, principal_id, removed: true}.',
-    input: args({ ...teamId, ...principalId }, ['team_id', 'principal_id']),
+    input: args({ ...teamIdArg, ...principalId }, ['team_id', 'principal_id']),
     output: shape({ team_id: str, principal_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
@@ -86,7 +84,7 @@ export const teamMcpTools = [
     name: 'team_update',
     description:
       "Rename a team or change its conventions (owner or admin); conventions are injected into every run of the team's blueprints. Same body as PATCH /api/teams/:id.",
-    input: { ...args({ ...teamId, name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } }, ['team_id']), minProperties: 2 },
+    input: { ...args({ ...teamIdArg, name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } }, ['team_id']), minProperties: 2 },
     output: teamSchema,
     readOnly: false,
     idempotent: true,
@@ -96,7 +94,7 @@ export const teamMcpTools = [
     name: 'team_delete',
     description:
       'Delete a team (owner only); CONFLICT, naming the counts, while it still holds blueprints or architectures. REST answers 204: DELETE /api/teams/:id. Answers {team_id, deleted: true}.',
-    input: args(teamId, ['team_id']),
+    input: args(teamIdArg, ['team_id']),
     output: shape({ team_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
@@ -105,26 +103,10 @@ export const teamMcpTools = [
       return { team_id: a.team_id, deleted: true };
     },
   }),
-  mcpTool<{ team_id: string; limit?: number; offset?: number }>({
-    name: 'team_blueprints',
-    description: "A team's blueprints, newest first. Same body as GET /api/teams/:id/blueprints.",
-    input: args({ ...teamId, ...pageArgs }, ['team_id']),
-    output: pageOf({ ...cardSchema, required: [...(cardSchema.required as string[]), 'visibility', 'owner_id', 'team_id'] }),
-    readOnly: true,
-    handler: (ctx, a) => teamBlueprintsBody(ctx, a.team_id, a),
-  }),
-  mcpTool<{ team_id: string; limit?: number; offset?: number }>({
-    name: 'team_architectures',
-    description: "A team's architectures, newest first, with node and edge counts. Same body as GET /api/teams/:id/architectures.",
-    input: args({ ...teamId, ...pageArgs }, ['team_id']),
-    output: pageOf(shape({ id: str, slug: str, name: str, node_count: int, edge_count: int })),
-    readOnly: true,
-    handler: (ctx, a) => teamArchitecturesBody(ctx, a.team_id, a),
-  }),
   mcpTool<{ team_id: string; action?: string; limit?: number; offset?: number }>({
     name: 'team_audit',
     description: "A team's audit log, newest first (owner, admin, member; viewers FORBIDDEN), optionally one action. Same body as GET /api/teams/:id/audit.",
-    input: args({ ...teamId, action: { type: 'string', enum: [...auditActions] }, ...pageArgs }, ['team_id']),
+    input: args({ ...teamIdArg, action: { type: 'string', enum: [...auditActions] }, ...pageArgs }, ['team_id']),
     output: pageOf(shape({ id: str, at: str, actor: shape({ id: str, name: str }), action: str, target_type: str, target_id: strOrNull, details: anyObject })),
     readOnly: true,
     handler: (ctx, a) => teamAuditBody(ctx, a.team_id, a),
@@ -133,25 +115,9 @@ export const teamMcpTools = [
     name: 'team_analytics',
     description:
       'Totals and a per-day series of blueprints created, forks, stars, executions and success rate, and the top 10 team blueprints, over window_days (default 30). Same body as GET /api/teams/:id/analytics.',
-    input: args({ ...teamId, window_days: { type: 'integer', minimum: 1, maximum: 365, default: 30 } }, ['team_id']),
+    input: args({ ...teamIdArg, window_days: { type: 'integer', minimum: 1, maximum: 365, default: 30 } }, ['team_id']),
     output: shape({ team_id: str, window_days: int, from: str, to: str, totals: anyObject, days: arrayOf(anyObject), top_blueprints: arrayOf(anyObject) }),
     readOnly: true,
     handler: async (ctx, a) => toAnalyticsBody(await teamAnalytics(ctx, a.team_id, a.window_days)),
-  }),
-  mcpTool<{ blueprint_id: string; team_id: string | null }>({
-    name: 'blueprint_transfer',
-    description:
-      'Move a blueprint you own into a team where you are a member or above, between teams, or out of its team (team_id null; team owner only). Same body as POST /api/blueprints/:id/transfer.',
-    input: args(
-      {
-        blueprint_id: idArg('A blueprint id (UUID) or slug.'),
-        team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' },
-      },
-      ['blueprint_id', 'team_id'],
-    ),
-    output: blueprintSchema,
-    readOnly: false,
-    idempotent: true,
-    handler: async (ctx, { blueprint_id, ...body }) => toBlueprintBody(ctx, await transferBlueprint(ctx, blueprint_id, body)),
   }),
 ];

@@ -1,21 +1,16 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { listTeamArchitectures } from '../architectures/architecture.service';
-import type { ArchitectureRecord } from '../architectures/architecture.read';
 import { ViewerType } from '../auth/auth.resolver';
 import { Principal } from '../auth/principal.entity';
-import { Blueprint } from '../blueprints/blueprint.entity';
-import { BlueprintConnection } from '../blueprints/blueprint.types';
 import { principalsById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { teamAnalytics, type TeamAnalytics } from './analytics.service';
 import type { AuditEntry } from './audit.service';
-import { teamBlueprints, transferBlueprint } from './team-content.service';
 import { deleteTeam, listMyTeams, teamAuditLog, updateTeam } from './team-lifecycle.service';
 import { Team, TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, teamMembers, updateTeamMember, viewerRoleIn } from './team.service';
-import { TeamAnalyticsType, TeamArchitectureConnection, TeamAuditEntryConnection } from './team.types';
+import { TeamAnalyticsType, TeamAuditEntryConnection } from './team.types';
 import { orNull } from '../platform/or-null';
 
 @ObjectType('TeamMember', { simpleResolvers: true })
@@ -45,28 +40,6 @@ export class TeamResolver {
   @FieldResolver(() => TeamRole, { nullable: true, description: "The caller's role in this team." })
   viewerRole(@Root() team: Team, @Ctx() ctx: RequestContext): Promise<TeamRole | null> {
     return viewerRoleIn(ctx, team.id);
-  }
-
-  @FieldResolver(() => BlueprintConnection, { description: "The team's blueprints, newest first." })
-  blueprints(
-    @Root() team: Team,
-    @Ctx() ctx: RequestContext,
-    @Arg('first', () => Int, { nullable: true }) first?: number,
-    @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
-    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
-  }
-
-  @FieldResolver(() => TeamArchitectureConnection, { description: "The team's architectures, newest first." })
-  architectures(
-    @Root() team: Team,
-    @Ctx() ctx: RequestContext,
-    @Arg('first', () => Int, { nullable: true }) first?: number,
-    @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<ArchitectureRecord> {
-    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, async () => listTeamArchitectures(ctx, (await getTeam(ctx, team.id)).id, page));
   }
 
   @FieldResolver(() => TeamAuditEntryConnection, {
@@ -109,18 +82,6 @@ export class TeamResolver {
   async deleteTeam(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<boolean> {
     await deleteTeam(ctx, id);
     return true;
-  }
-
-  @Mutation(() => Blueprint, {
-    description:
-      'Moves a blueprint into a team (its owner, who is an owner, admin or member there), between teams, or out of its team (teamId null; the team owner only).',
-  })
-  transferBlueprint(
-    @Ctx() ctx: RequestContext,
-    @Arg('id', () => ID) id: string,
-    @Arg('teamId', () => ID, { nullable: true }) teamId: string | null,
-  ): Promise<Blueprint> {
-    return transferBlueprint(ctx, id, { team_id: teamId ?? null });
   }
 
   @Mutation(() => Team, { description: 'Creates a team; the caller becomes its owner.' })

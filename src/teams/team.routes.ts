@@ -1,16 +1,13 @@
-import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import { teamSchemas } from './team.schemas';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
-import { transferBlueprint } from './team-content.service';
 import { deleteTeam, updateTeam } from './team-lifecycle.service';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember } from './team.service';
-import { teamArchitecturesBody, teamAuditBody, teamBlueprintsBody, teamListBody, toTeamBody } from './team.wire';
+import { teamAuditBody, teamListBody, toTeamBody } from './team.wire';
 
 type TeamParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; principalId: string } };
-type PageParams = TeamParams & { Querystring: { limit?: string; offset?: string } };
 
 /** Teams: bodies are checked by the service, after authentication and membership (it names the paths). */
 export const teamRoutes: RouteModule = (app, deps) => {
@@ -40,14 +37,6 @@ export const teamRoutes: RouteModule = (app, deps) => {
     return reply.status(204).send();
   });
 
-  app.get<PageParams>('/api/teams/:id/blueprints', { schema: teamSchemas.blueprints }, async (request) =>
-    teamBlueprintsBody(await requestContext(request, deps), request.params.id, request.query),
-  );
-
-  app.get<PageParams>('/api/teams/:id/architectures', { schema: teamSchemas.architectures }, async (request) =>
-    teamArchitecturesBody(await requestContext(request, deps), request.params.id, request.query),
-  );
-
   app.get<TeamParams & { Querystring: { limit?: string; offset?: string; action?: string } }>(
     '/api/teams/:id/audit',
     { schema: teamSchemas.audit },
@@ -57,11 +46,6 @@ export const teamRoutes: RouteModule = (app, deps) => {
   app.get<TeamParams & { Querystring: { window_days?: string } }>('/api/teams/:id/analytics', { schema: teamSchemas.analytics }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toAnalyticsBody(await teamAnalytics(ctx, request.params.id, request.query.window_days));
-  });
-
-  app.post<TeamParams & { Body: unknown }>('/api/blueprints/:id/transfer', { schema: teamSchemas.transferBlueprint }, async (request) => {
-    const ctx = await requestContext(request, deps);
-    return toBlueprintBody(ctx, await transferBlueprint(ctx, request.params.id, request.body));
   });
 
   app.post<TeamParams & { Body: unknown }>('/api/teams/:id/members', { schema: teamSchemas.addMember }, async (request, reply) => {

@@ -1,6 +1,4 @@
 import { nameField } from '../platform/field-schemas';
-import { architectureSummarySchema } from '../architectures/architecture.schemas';
-import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
 import {
   arrayOf,
   dateTime,
@@ -15,7 +13,6 @@ import {
   pageQuerySchema,
   serviceChecked,
   str,
-  strings,
   uuid,
 } from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
@@ -47,17 +44,6 @@ const teamListItem = obj({
   member_count: int,
   blueprint_count: int,
   architecture_count: int,
-  created_at: dateTime,
-  updated_at: dateTime,
-});
-const teamBlueprintItem = obj({
-  ...(cardSchema.properties as Record<string, object>),
-  description: str,
-  tags: strings,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  owner_id: uuid,
-  team_id: nullable(uuid),
-  forks_count: int,
   created_at: dateTime,
   updated_at: dateTime,
 });
@@ -97,20 +83,6 @@ export const teamSchemas = {
     params: idParam('id'),
     response: { 204: noContent, ...errors(403, 409) },
   },
-  blueprints: {
-    summary: "The team's blueprints (members)",
-    tags,
-    params: idParam('id'),
-    querystring: pageQuerySchema,
-    response: { 200: page(teamBlueprintItem) },
-  },
-  architectures: {
-    summary: "The team's architectures (members)",
-    tags,
-    params: idParam('id'),
-    querystring: pageQuerySchema,
-    response: { 200: page(architectureSummarySchema) },
-  },
   audit: {
     summary: 'The append-only audit log, newest first (owner, admins, members)',
     tags,
@@ -124,13 +96,6 @@ export const teamSchemas = {
     params: idParam('id'),
     querystring: { type: 'object', properties: { window_days: { type: 'string', description: 'days back (an integer)' } } },
     response: { 200: analyticsBody },
-  },
-  transferBlueprint: {
-    summary: 'Move a blueprint into a team, or back to its owner with team_id null (the owner)',
-    tags,
-    params: idParam('id'),
-    body: serviceChecked(obj({ team_id: nullable(uuid) })),
-    response: { 200: blueprintBodySchema, ...errors(403) },
   },
   create: { summary: 'Create a team; the caller is its owner', tags, body: serviceChecked(obj({ name: nameField })), response: { 201: teamBodySchema } },
   get: { summary: 'A team with its members (members only)', tags, params: idParam('id'), response: { 200: teamBodySchema } },

@@ -1,5 +1,4 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { ArchitectureType } from '../architectures/architecture.types';
 import { connectionType } from '../platform/graphql-connection';
 import { JSONObjectScalar } from '../platform/scalars';
 
@@ -27,7 +26,6 @@ export class TeamAuditEntryType {
 }
 
 export const TeamAuditEntryConnection = connectionType(TeamAuditEntryType, 'TeamAuditEntry');
-export const TeamArchitectureConnection = connectionType(ArchitectureType, 'TeamArchitecture');
 
 @ObjectType('TeamAnalyticsCounts', { simpleResolvers: true, description: 'Counts over a day or the whole window (UTC days).' })
 export class TeamAnalyticsCountsType {

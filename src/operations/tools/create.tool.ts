@@ -7,7 +7,7 @@ import { invalidAll } from '../../platform/errors';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
 import { descriptionField, nameField, tagsField, visibilityField, withDefault } from '../../platform/field-schemas';
 import { actorOf, recordAudit } from '../../teams/audit.service';
-import { lockTeamForEditor } from '../../teams/team-content.service';
+import { lockTeamForEditor } from '../../teams/transfer.service';
 
 interface CreateParams {
   description?: string;
