@@ -1,27 +1,24 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Architecture check, run by `npm run check` (`npm run lint:architecture`):
+ * Architecture check, run by `npm run check` (`npm run lint`):
  * 1. no import cycles between the folders (areas) of src/: the dependencies between areas run one way;
  * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too).
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
- * What exists today is listed in `knownFolderEdges` / `knownPlatformImports` below, a shrinking
- * allow-list: issue 14 removes these. Anything new fails. Remove an entry once its import is gone
- * (the check also fails on an entry that no longer matches, so the list cannot go stale).
+ * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
+ * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty
+ * since issue 14 removed the last cycle: anything new fails. An entry added there must name its issue and
+ * be removed once its import is gone (the check fails on an entry that no longer matches, so the list
+ * cannot go stale).
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
 
-/** Folder dependencies that close a cycle today (`from -> to`). Issue 14 removes these. */
-const knownFolderEdges = [
-  // From the people and teams work (merged after this check was written): claiming an agent's work (auth)
-  // audits the owner changes in its teams (teams/audit.service.ts). Issue 14 untangles it.
-  'auth -> teams',
-  'teams -> auth',
-];
+/** Folder dependencies allowed to close a cycle (`from -> to`). */
+const knownFolderEdges = [];
 
-/** Platform files that import a domain folder today (`file -> folder`). Issue 14 removes these. */
+/** Platform files allowed to import a domain folder (`file -> folder`). */
 const knownPlatformImports = [];
 
 const root = path.resolve(__dirname, '..');
@@ -112,6 +109,6 @@ if (process.argv.includes('--list')) {
   process.exit(1);
 } else {
   console.log(
-    `architecture: ${edges.size} folder dependencies, no new cycle, no new platform -> domain import (${knownFolderEdges.length + knownPlatformImports.length} known, issue 14)`,
+    `architecture: ${edges.size} folder dependencies, no cycle, no platform -> domain import (${knownFolderEdges.length + knownPlatformImports.length} allowed)`,
   );
 }

@@ -4,6 +4,7 @@ import { authModule } from './auth/auth.module';
 import { blueprintsModule } from './blueprints/blueprints.module';
 import { broadcastsModule } from './broadcasts/broadcasts.module';
 import { changelogModule } from './changelog/changelog.module';
+import { claimsModule } from './claims/claims.module';
 import { compareModule } from './compare/compare.module';
 import { executionModule } from './execution/execution.module';
 import { lineageModule } from './lineage/lineage.module';
@@ -22,6 +23,7 @@ import { webModule } from './web/web.module';
 /** Every domain area, once. Adding an area = adding its module here; the lists below follow. */
 export const areas: AreaModule[] = [
   authModule,
+  claimsModule,
   blueprintsModule,
   lineageModule,
   registryModule,

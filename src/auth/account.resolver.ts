@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../platform/context';
 import { TokenScope } from './access-token.entity';
-import { claimAgentSession, signIn, signOut, signUp, type SignedIn } from './account.service';
+import { signIn, signOut, signUp, type SignedIn } from './account.service';
 import { createAccessToken, listAccessTokens, revokeAccessToken, type AccountToken } from './account-token.service';
 import { ViewerType } from './auth.resolver';
 
@@ -29,15 +29,6 @@ class AccessTokenType {
 @ObjectType('CreatedAccessToken', { simpleResolvers: true, description: 'A new account token; `token` is shown this once.' })
 class CreatedAccessToken extends AccessTokenType {
   @Field(() => String) token!: string;
-}
-
-@ObjectType('ClaimResult', { simpleResolvers: true, description: "What moved from the agent session to the caller's account." })
-class ClaimResult {
-  @Field(() => ID) agentSessionId!: string;
-  @Field(() => Int) blueprints!: number;
-  @Field(() => Int) architectures!: number;
-  @Field(() => Int) runs!: number;
-  @Field(() => Int) operations!: number;
 }
 
 const signedIn = (s: SignedIn): SignInPayload => ({ userId: s.userId, username: s.username, token: s.token, expiresAt: s.expiresAt });
@@ -89,10 +80,5 @@ export class AccountResolver {
   async revokeAccessToken(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<boolean> {
     await revokeAccessToken(ctx, id);
     return true;
-  }
-
-  @Mutation(() => ClaimResult, { description: "Takes over a live agent session's blueprints, architectures, runs and operations; the session is revoked." })
-  async claimAgentSession(@Ctx() ctx: RequestContext, @Arg('agentToken', () => String) agentToken: string): Promise<ClaimResult> {
-    return claimAgentSession(ctx, { agent_token: agentToken });
   }
 }

@@ -2,11 +2,11 @@ import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
 import type { RouteModule } from '../platform/routes';
 import { accountSchemas } from './auth.schemas';
-import { claimAgentSession, signIn, signOut, signUp } from './account.service';
+import { signIn, signOut, signUp } from './account.service';
 import { createAccessToken, listAccessTokens, revokeAccessToken } from './account-token.service';
-import { toAccountTokenBody, toClaimBody, toCreatedTokenBody, toSignedInBody } from './account.wire';
+import { toAccountTokenBody, toCreatedTokenBody, toSignedInBody } from './account.wire';
 
-/** People: sign-up, sign-in, sign-out, the account's tokens (the MCP setup page) and claiming an agent's work. */
+/** People: sign-up, sign-in, sign-out and the account's tokens (the MCP setup page). */
 export const accountRoutes: RouteModule = (app, deps) => {
   // Bodies are checked by the services (one JSON Schema each), so REST, GraphQL and MCP answer the same 400s.
   app.post(
@@ -42,8 +42,4 @@ export const accountRoutes: RouteModule = (app, deps) => {
     await revokeAccessToken(await requestContext(request, deps), request.params.id);
     return reply.status(204).send();
   });
-
-  app.post('/api/account/claim', { schema: accountSchemas.claim }, async (request) =>
-    toClaimBody(await claimAgentSession(await requestContext(request, deps), request.body)),
-  );
 };

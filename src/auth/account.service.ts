@@ -9,7 +9,6 @@ import { hashPassword, passwordMatches } from './passwords';
 import { Principal, PrincipalKind } from './principal.entity';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limit';
 import { hashToken, liveTokenSql, newToken } from '../platform/tokens';
-import { actorOf, recordOwnerChanges } from '../teams/audit.service';
 
 /** A sign-in: who, and the `bws_` token that now acts for them (shown once). */
 export interface SignedIn {
@@ -118,50 +117,23 @@ export function requireUser(ctx: RequestContext): Viewer {
   return viewer;
 }
 
-export interface ClaimResult {
-  agentSessionId: string;
-  blueprints: number;
-  architectures: number;
-  runs: number;
-  operations: number;
+/**
+ * The principal of a live agent session token, its token row locked until the caller's transaction ends (so
+ * two claims of one session run one after the other); 404 when the token is not a live agent session.
+ */
+export async function lockLiveAgentSession(tx: EntityManager, agentToken: string): Promise<string> {
+  const rows: Array<{ principal_id: string }> = await tx.execute(
+    `select t.principal_id from access_token t
+      where t.token_hash = ? and t.kind = 'agent_session' and ${liveTokenSql('t')}
+      for update`,
+    [hashToken(agentToken)],
+  );
+  const agentId = rows[0]?.principal_id;
+  if (!agentId) throw notFound('agent session');
+  return agentId;
 }
 
-const claimBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['agent_token'],
-  properties: { agent_token: { type: 'string', minLength: 1, maxLength: 200 } },
-});
-
-/**
- * `POST /api/account/claim`: a person takes over a live agent session's blueprints, architectures, runs
- * and tool operations (they become the person's), and the session is revoked, in one transaction. What
- * the agent did as itself stays its own: versions it authored, stars, reviews, subscriptions, inbox.
- */
-export async function claimAgentSession(ctx: RequestContext, body: unknown): Promise<ClaimResult> {
-  const viewer = requireUser(ctx);
-  const input = assertValid<{ agent_token: string }>(claimBody, body ?? {}, 'body');
-  const result = await ctx.em.transactional(async (tx) => {
-    const rows: Array<{ principal_id: string }> = await tx.execute(
-      `select t.principal_id from access_token t
-        where t.token_hash = ? and t.kind = 'agent_session' and ${liveTokenSql('t')}
-        for update`,
-      [hashToken(input.agent_token)],
-    );
-    const agentId = rows[0]?.principal_id;
-    if (!agentId) throw notFound('agent session');
-    await recordOwnerChanges(tx, actorOf(ctx), agentId, viewer.principalId, 'claim');
-    const moved = async (sql: string) => Number(((await tx.execute(sql, [viewer.principalId, agentId], 'run')) as { affectedRows?: number }).affectedRows ?? 0);
-    const claimed: ClaimResult = {
-      agentSessionId: agentId,
-      blueprints: await moved('update blueprint set owner_id = ? where owner_id = ?'),
-      architectures: await moved('update architecture set owner_id = ? where owner_id = ?'),
-      runs: await moved('update execution_run set principal_id = ? where principal_id = ?'),
-      operations: await moved('update tool_operation set principal_id = ? where principal_id = ?'),
-    };
-    await tx.execute('update access_token set revoked_at = now() where principal_id = ? and revoked_at is null', [agentId]);
-    return claimed;
-  });
-  ctx.loaders.clear();
-  return result;
+/** Revokes every live token of a principal at once (an agent session whose work a person has claimed). */
+export async function revokeAllTokens(tx: EntityManager, principalId: string): Promise<void> {
+  await tx.execute('update access_token set revoked_at = now() where principal_id = ? and revoked_at is null', [principalId]);
 }

@@ -1,4 +1,4 @@
-import type { ClaimResult, SignedIn } from './account.service';
+import type { SignedIn } from './account.service';
 import type { AccountToken } from './account-token.service';
 
 /** The REST (and MCP) bodies of docs/accounts.md, built once. */
@@ -22,8 +22,4 @@ export function toAccountTokenBody(t: AccountToken) {
 export function toCreatedTokenBody(t: AccountToken & { token: string }) {
   const { last_used_at: _unused, ...body } = toAccountTokenBody(t);
   return { ...body, token: t.token };
-}
-
-export function toClaimBody(c: ClaimResult) {
-  return { agent_session_id: c.agentSessionId, claimed: { blueprints: c.blueprints, architectures: c.architectures, runs: c.runs, operations: c.operations } };
 }

@@ -1,5 +1,4 @@
 import type { AreaModule } from '../platform/area';
-import { accountMcpTools } from './account.mcp';
 import { AccountResolver } from './account.resolver';
 import { accountRoutes } from './account.routes';
 import { AuthResolver } from './auth.resolver';
@@ -13,5 +12,4 @@ export const authModule: AreaModule = {
     authRoutes(app, deps);
     accountRoutes(app, deps);
   },
-  mcpTools: accountMcpTools,
 };

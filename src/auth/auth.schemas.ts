@@ -27,7 +27,7 @@ const tokenHead = {
 };
 const accountTags = ['accounts'];
 
-/** People: sign-up, sign-in, sign-out, account tokens and claiming an agent's work. */
+/** People: sign-up, sign-in, sign-out and account tokens (claiming an agent's work: src/claims). */
 export const accountSchemas = {
   signUp: {
     summary: 'Create an account and sign in (public; rate limited per IP)',
@@ -51,10 +51,4 @@ export const accountSchemas = {
     response: { 200: page(obj({ ...tokenHead, last_used_at: nullable(dateTime) })), ...errors(403) },
   },
   revokeToken: { summary: 'Revoke one of the account tokens', tags: accountTags, params: idParam('id'), response: { 204: noContent, ...errors(403) } },
-  claim: {
-    summary: "Move an agent session's work (blueprints, architectures, runs, operations) to the account",
-    tags: accountTags,
-    body: serviceChecked(obj({ agent_token: { type: 'string', minLength: 1, maxLength: 200 } })),
-    response: { 200: obj({ agent_session_id: uuid, claimed: obj({ blueprints: int, architectures: int, runs: int, operations: int }) }), ...errors(403) },
-  },
 };

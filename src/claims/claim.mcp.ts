@@ -1,13 +1,13 @@
 import { args, int, shape, str } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
-import { claimAgentSession } from './account.service';
-import { toClaimBody } from './account.wire';
+import { claimAgentSession } from './claim.service';
+import { toClaimBody } from './claim.wire';
 
 /**
- * The account capabilities a token may use over MCP. Managing the account's own tokens stays with REST and
+ * The one account capability a token may use over MCP. Managing the account's own tokens stays with REST and
  * GraphQL (a token cannot mint tokens); sign-up and sign-in need no tool, since a tool call already has a token.
  */
-export const accountMcpTools = [
+export const claimMcpTools = [
   mcpTool<{ agent_token: string }>({
     name: 'account_claim',
     description:
