@@ -3,7 +3,9 @@
 /**
  * Architecture check, run by `npm run check` (`npm run lint`):
  * 1. no import cycles between the folders (areas) of src/: the dependencies between areas run one way;
- * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too).
+ * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too);
+ * 3. no `Blueprint` field resolver types its root as the entity class: type-graphql would run the entity
+ *    constructor on the plain rows of the read path (blueprint.projection.ts); `@Root() x: BlueprintRoot`.
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
  * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
  * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty
@@ -101,6 +103,15 @@ for (const [key, spec] of platformImports)
   if (!knownPlatformImports.includes(key)) problems.push(`src/platform imports a domain folder: ${key} ('${spec}'); pass collaborators in as options instead`);
 for (const key of knownPlatformImports)
   if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
+
+// Rule 3: `@Root() name: Blueprint` (the class) instead of the `BlueprintRoot` alias.
+for (const file of tsFiles(src)) {
+  const text = fs.readFileSync(file, 'utf8');
+  for (const m of text.matchAll(/@Root\(\)\s+\w+\s*:\s*Blueprint\b(?!Root)/g)) {
+    const line = text.slice(0, m.index).split('\n').length;
+    problems.push(`${path.relative(root, file)}:${line} types a Blueprint root as the entity class; use BlueprintRoot (blueprint.projection.ts)`);
+  }
+}
 
 if (process.argv.includes('--list')) {
   console.log(JSON.stringify({ cyclic: cyclic.sort(), platformImports: [...platformImports.keys()].sort() }, null, 2));
