@@ -31,24 +31,40 @@ export function blueprintLoaders(ctx: RequestContext) {
   };
 }
 
+/** The value of the extra SQL column a row was read with (see `blueprintRowLoader`). */
+const extras = new WeakMap<object, unknown>();
+
+/** What `extraSql` answered for this row, if it was read with one. */
+export function rowExtra(row: object): unknown {
+  return extras.get(row);
+}
+
 /**
  * Batched reads of plain blueprint rows (the read path, blueprint.projection.ts): only the projection's
- * columns, no managed entity. One loader per projection and key column, so selections never share a batch.
+ * columns, no managed entity. One loader per projection, key column and extra column, so selections never
+ * share a batch. `extraSql`, an SQL expression over the row's alias `b`, rides along in the same statement
+ * (another area's data for the same answer, e.g. a whole fork tree as JSON); `rowExtra(row)` reads it.
  */
-export function blueprintRowLoader(ctx: RequestContext, projection: BlueprintProjection, by: 'id' | 'slug'): DataLoader<string, Blueprint | null> {
+export function blueprintRowLoader(
+  ctx: RequestContext,
+  projection: BlueprintProjection,
+  by: 'id' | 'slug',
+  extraSql?: string,
+): DataLoader<string, Blueprint | null> {
   return ctx.loaders.get(
-    `blueprint.row.${by}:${projection.key}`,
+    `blueprint.row.${by}:${projection.key}${extraSql ? `:${extraSql}` : ''}`,
     () =>
       new DataLoader<string, Blueprint | null>(async (keys) => {
         const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-          `select ${projection.sql('b')} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
+          `select ${projection.sql('b')}${extraSql ? `, ${extraSql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
           [`{${keys.map((k) => `"${k.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`], // an array literal, each key quoted
         );
-        return byKeys(
-          keys,
-          rows.map((r) => projection.map(r)),
-          (b) => (by === 'id' ? b.id : b.slug),
-        );
+        const mapped = rows.map((r) => {
+          const row = projection.map(r);
+          if (extraSql) extras.set(row, r.extra__);
+          return row;
+        });
+        return byKeys(keys, mapped, (b) => (by === 'id' ? b.id : b.slug));
       }),
   );
 }

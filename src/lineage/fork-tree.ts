@@ -2,7 +2,10 @@ import DataLoader from 'dataloader';
 import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { projectionForFields, type BlueprintProjection } from '../blueprints/blueprint.projection';
+import { rowExtra } from '../blueprints/blueprint.loaders';
+import { projectionFor, projectionForFields, type BlueprintProjection } from '../blueprints/blueprint.projection';
+import { readBlueprint } from '../blueprints/blueprint.service';
+import { orNull } from '../platform/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
@@ -178,4 +181,37 @@ export function withPrefetchedForks(schema: GraphQLSchema): void {
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
   field.resolve = (root, args, context, info) =>
     (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
+}
+
+/** The one-statement tree below the `forks` field of a `blueprint(...)` root selection, if there is one. */
+function forkTreeBelowRoot(info: GraphQLResolveInfo, limits: Limits): { fieldNode: FieldNode; plan: ForkLevel } | null {
+  if (info.fieldNodes.length !== 1) return null;
+  const forks = fieldsOf(info.fieldNodes[0]!.selectionSet, info)?.filter((f) => f.name.value === 'forks');
+  const blueprintType = info.schema.getType('Blueprint');
+  const forksField = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+  if (forks?.length !== 1 || !forksField) return null;
+  const plan = levelOf(forks[0]!, forksField, info, limits);
+  return plan ? { fieldNode: forks[0]!, plan } : null;
+}
+
+/**
+ * `blueprint(id:) { ... forks { ... } }` read in one statement: the root row and, as one more column of
+ * it, the whole fork tree below (public forks only, so it is safe to compute before the root's access
+ * check). Without a one-statement tree below it, or by slug, the query resolves as it always does.
+ */
+export function withRootForkTree(schema: GraphQLSchema): void {
+  const queryType = schema.getQueryType();
+  const field = queryType?.getFields().blueprint;
+  const resolve = field?.resolve;
+  if (!field || !resolve) throw new Error('Query.blueprint is missing from the schema');
+  field.resolve = (root, args: { id?: string | null; slug?: string | null }, context: RequestContext, info) => {
+    const below = typeof args.id === 'string' && (args.slug === undefined || args.slug === null) ? forkTreeBelowRoot(info, context.config.limits) : null;
+    if (!below) return resolve(root, args, context, info);
+    return orNull(
+      readBlueprint(context, args.id!, projectionFor(info), levelSql(below.plan, 'b.id', 1)).then((row) => {
+        prefetched.set(row, new Map([[below.fieldNode, toConnection(rowExtra(row) as LevelJson, below.plan)]]));
+        return row;
+      }),
+    );
+  };
 }

@@ -1,5 +1,5 @@
 import type { AreaModule } from '../platform/area';
-import { withPrefetchedForks } from './fork-tree';
+import { withPrefetchedForks, withRootForkTree } from './fork-tree';
 import { lineageMcpTools } from './lineage.mcp';
 import { LineageResolver } from './lineage.resolver';
 import { ProvenanceResolver } from './provenance.resolver';
@@ -11,5 +11,5 @@ export const lineageModule: AreaModule = {
   resolvers: [LineageResolver, ProvenanceResolver],
   routes: lineageRoutes,
   mcpTools: lineageMcpTools,
-  schemaHooks: [withPrefetchedForks],
+  schemaHooks: [withPrefetchedForks, withRootForkTree],
 };

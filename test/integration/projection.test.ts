@@ -113,8 +113,8 @@ describe('a fork tree read in one statement', () => {
       const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args }, owner);
       expect(one.errors).toBeUndefined();
       expect(one.data).toEqual(batched.data);
-      // the token lookup + root lookup + the whole tree, against root + one statement per level (+1 for the inner counts)
-      expect(one.sqlStatements).toBe(3);
+      // the token lookup + the root with the whole tree below it, against root + one statement per level (+1 for the inner counts)
+      expect(one.sqlStatements).toBe(2);
       expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
     }
     const page2 = await server.gql.ok(
@@ -132,5 +132,15 @@ describe('a fork tree read in one statement', () => {
     const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 }, owner);
     expect(all.blueprint!.forks.edges[0]!.node.forks.edges.map((e) => e.node.id)).toEqual([grandchild.id]);
     expect(all.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
+  });
+
+  it('answers null for a root the caller may not see, and the tree to its owner, in the same one statement', async () => {
+    const stranger = await server.gql.request(ForkTreeOneStatementDocument, { id: privateChildId, first: 5 }, owner);
+    expect(stranger.errors).toBeUndefined();
+    expect(stranger.data!.blueprint).toBeNull();
+    const mine = await server.gql.request(ForkTreeOneStatementDocument, { id: privateChildId, first: 5 }, other);
+    expect(mine.data!.blueprint).not.toBeNull();
+    expect(mine.data!.blueprint!.forks.totalCount).toBe(0);
+    expect(mine.sqlStatements).toBe(2);
   });
 });
