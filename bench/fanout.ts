@@ -338,6 +338,7 @@ async function main(): Promise<void> {
     execArgv: probeArgs,
     env: {
       ...process.env,
+      NODE_ENV: 'production', // as deployed (graphql-js skips its development-time checks)
       PORT: String(port),
       HOST,
       DATABASE_URL: databaseUrl,
