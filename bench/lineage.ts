@@ -240,13 +240,13 @@ async function main(): Promise<void> {
     console.log('query: blueprint{forks{edges{node{forks{edges{node{forks{totalCount}}}}}}}}  (outer levels first: <breadth>)');
     console.log("breadth | blueprints returned | SQL statements (stranger) | SQL statements (owner's token)");
     for (const { breadth, rootId } of trees) {
-      const anonymous = await statementsFor(app.url, rootId, breadth, reader);
+      const stranger = await statementsFor(app.url, rootId, breadth, reader);
       const withToken = await statementsFor(app.url, rootId, breadth, token);
       console.log(
-        `${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(anonymous).padStart(26)} | ${String(withToken).padStart(27)}`,
+        `${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(stranger).padStart(26)} | ${String(withToken).padStart(27)}`,
       );
     }
-    console.log('(anonymous: the root, then the whole tree as one json_agg statement (src/lineage/fork-tree.ts); a token adds its lookup)');
+    console.log('(the token lookup, then the root with the whole tree below it as one json_agg statement: src/lineage/fork-tree.ts)');
     console.log('');
 
     // The load runs against the server as a deployment runs it: its own process, NODE_ENV=production,
