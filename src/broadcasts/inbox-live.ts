@@ -36,8 +36,6 @@ class InboxHub {
   constructor(
     private readonly em: EntityManager,
     private readonly events: EventBus,
-    /** A context of this instance for the batched token checks (platform/live.ts). */
-    private readonly ctx: RequestContext,
   ) {}
 
   /** Starts passing this recipient's deliveries to `deliver` at once; returns the function that stops it. */
@@ -108,7 +106,7 @@ class InboxHub {
     // Each receiver's token is re-checked before its delivery, all of them in one statement.
     const receivers = rows.flatMap((row) => [...(this.listeners.get(row.recipient_id) ?? [])].map((listener) => ({ row, listener })));
     const hashes = [...new Set(receivers.flatMap(({ listener }) => (listener.tokenHash ? [listener.tokenHash] : [])))];
-    const valid = hashes.length ? await stillValidTokens(this.ctx, hashes) : new Set<string>();
+    const valid = hashes.length ? await stillValidTokens({ events: this.events, em: this.em }, hashes) : new Set<string>();
     const items = new Map<string, InboxItem>();
     for (const { row, listener } of receivers) {
       if (listener.tokenHash && !valid.has(listener.tokenHash)) {
@@ -126,7 +124,7 @@ const hubs = new WeakMap<EventBus, InboxHub>();
 
 function hubFor(ctx: RequestContext): InboxHub {
   let hub = hubs.get(ctx.events);
-  if (!hub) hubs.set(ctx.events, (hub = new InboxHub(ctx.em.fork() as EntityManager, ctx.events, ctx)));
+  if (!hub) hubs.set(ctx.events, (hub = new InboxHub(ctx.em.fork() as EntityManager, ctx.events)));
   return hub;
 }
 

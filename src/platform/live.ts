@@ -78,19 +78,22 @@ export class LiveQueue<T> {
 
 const scopedByBus = new WeakMap<EventBus, Map<string, unknown>>();
 
+/** What identifies a server instance (its event bus) and can make an EntityManager: a request context, or a long-lived part of the instance. */
+export type InstanceScope = Pick<RequestContext, 'events' | 'em'>;
+
 /**
  * A value shared by every live subscription of this server instance (keyed by its EventBus), created
  * on first use with an EntityManager of its own. Used for uncached, batched loaders: the checks one event
  * triggers in many subscribers in the same tick become one statement.
  */
-export function instanceScoped<T>(ctx: RequestContext, name: string, create: (em: EntityManager) => T): T {
+export function instanceScoped<T>(ctx: InstanceScope, name: string, create: (em: EntityManager) => T): T {
   let scoped = scopedByBus.get(ctx.events);
   if (!scoped) scopedByBus.set(ctx.events, (scoped = new Map()));
   if (!scoped.has(name)) scoped.set(name, create(ctx.em.fork() as EntityManager));
   return scoped.get(name) as T;
 }
 
-function tokenValidLoader(ctx: RequestContext): DataLoader<string, boolean> {
+function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {
   return instanceScoped(
     ctx,
     'live.tokenValid',
@@ -114,7 +117,7 @@ function tokenValidLoader(ctx: RequestContext): DataLoader<string, boolean> {
  * Which of these token hashes still work, in the same batch as every other check of this tick: for a
  * fan-out that checks all its receivers at once (one statement per event, not one promise per receiver).
  */
-export async function stillValidTokens(ctx: RequestContext, hashes: string[]): Promise<Set<string>> {
+export async function stillValidTokens(ctx: InstanceScope, hashes: string[]): Promise<Set<string>> {
   const valid = await tokenValidLoader(ctx).loadMany(hashes);
   return new Set(hashes.filter((_, i) => valid[i] === true));
 }
