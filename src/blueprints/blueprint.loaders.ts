@@ -3,6 +3,7 @@ import type { RequestContext } from '../platform/context';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
 import type { BlueprintProjection } from './blueprint.projection';
+import { textArrayLiteral } from '../platform/pg-array';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
 export function blueprintLoaders(ctx: RequestContext) {
@@ -57,7 +58,7 @@ export function blueprintRowLoader(
       new DataLoader<string, Blueprint | null>(async (keys) => {
         const rows: Array<Record<string, unknown>> = await ctx.em.execute(
           `select ${projection.sql('b')}${extraSql ? `, ${extraSql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
-          [`{${keys.map((k) => `"${k.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`], // an array literal, each key quoted
+          [textArrayLiteral(keys)],
         );
         const mapped = rows.map((r) => {
           const row = projection.map(r);

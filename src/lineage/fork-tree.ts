@@ -79,19 +79,28 @@ function levelOf(fieldNode: FieldNode, field: GraphQLField<unknown, unknown>, in
       }
   }
   if (!wantsPage) return { page, nodes: null, child: null };
-  const nested = nodeFieldNodes.filter((f) => f.name.value === 'forks');
-  if (nested.length > 1) return null;
   const nodes = projectionForFields(nodeFieldNodes.map((f) => f.name.value));
   if (!nodes) return null;
-  let child: ForkLevel['child'] = null;
-  if (nested.length === 1) {
-    const blueprintType = info.schema.getType('Blueprint');
-    const forksField = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
-    const level = forksField ? levelOf(nested[0]!, forksField, info, limits) : null;
-    if (!level) return null;
-    child = { fieldNode: nested[0]!, level };
-  }
-  return { page, nodes, child };
+  const child = forksAmong(nodeFieldNodes, info, limits);
+  return child === null ? null : { page, nodes, child: child ?? null };
+}
+
+/** `Blueprint.forks` of this schema. */
+function blueprintForksField(schema: GraphQLSchema): GraphQLField<unknown, unknown> | undefined {
+  const blueprintType = schema.getType('Blueprint');
+  return isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+}
+
+/**
+ * The `forks` among these `Blueprint` fields, planned as one statement: undefined when there is none,
+ * null when there are several or it cannot be read in one statement.
+ */
+function forksAmong(fields: FieldNode[], info: GraphQLResolveInfo, limits: Limits): NonNullable<ForkLevel['child']> | null | undefined {
+  const forks = fields.filter((f) => f.name.value === 'forks');
+  if (forks.length === 0) return undefined;
+  const field = blueprintForksField(info.schema);
+  const level = forks.length === 1 && field ? levelOf(forks[0]!, field, info, limits) : null;
+  return level ? { fieldNode: forks[0]!, level } : null;
 }
 
 /** The tree below this `forks` field when it can be read in one statement, else null. */
@@ -175,8 +184,7 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
  * inner levels need neither the arguments (they were read when the tree was planned) nor a promise.
  */
 export function withPrefetchedForks(schema: GraphQLSchema): void {
-  const blueprintType = schema.getType('Blueprint');
-  const field = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
+  const field = blueprintForksField(schema);
   const resolve = field?.resolve;
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
   field.resolve = (root, args, context, info) =>
@@ -184,14 +192,9 @@ export function withPrefetchedForks(schema: GraphQLSchema): void {
 }
 
 /** The one-statement tree below the `forks` field of a `blueprint(...)` root selection, if there is one. */
-function forkTreeBelowRoot(info: GraphQLResolveInfo, limits: Limits): { fieldNode: FieldNode; plan: ForkLevel } | null {
-  if (info.fieldNodes.length !== 1) return null;
-  const forks = fieldsOf(info.fieldNodes[0]!.selectionSet, info)?.filter((f) => f.name.value === 'forks');
-  const blueprintType = info.schema.getType('Blueprint');
-  const forksField = isObjectType(blueprintType) ? blueprintType.getFields().forks : undefined;
-  if (forks?.length !== 1 || !forksField) return null;
-  const plan = levelOf(forks[0]!, forksField, info, limits);
-  return plan ? { fieldNode: forks[0]!, plan } : null;
+function forkTreeBelowRoot(info: GraphQLResolveInfo, limits: Limits): NonNullable<ForkLevel['child']> | null {
+  const fields = info.fieldNodes.length === 1 ? fieldsOf(info.fieldNodes[0]!.selectionSet, info) : null;
+  return (fields && forksAmong(fields, info, limits)) ?? null;
 }
 
 /**
@@ -208,8 +211,8 @@ export function withRootForkTree(schema: GraphQLSchema): void {
     const below = typeof args.id === 'string' && (args.slug === undefined || args.slug === null) ? forkTreeBelowRoot(info, context.config.limits) : null;
     if (!below) return resolve(root, args, context, info);
     return orNull(
-      readBlueprint(context, args.id!, projectionFor(info), levelSql(below.plan, 'b.id', 1)).then((row) => {
-        prefetched.set(row, new Map([[below.fieldNode, toConnection(rowExtra(row) as LevelJson, below.plan)]]));
+      readBlueprint(context, args.id!, projectionFor(info), levelSql(below.level, 'b.id', 1)).then((row) => {
+        prefetched.set(row, new Map([[below.fieldNode, toConnection(rowExtra(row) as LevelJson, below.level)]]));
         return row;
       }),
     );

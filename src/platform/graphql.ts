@@ -230,7 +230,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         } catch (err) {
           return [err as AppError];
         }
-        const contextValue = new OperationContext(deps.orm, deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
+        const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
       onOperation: wsMetrics.onOperation,

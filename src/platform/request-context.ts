@@ -51,14 +51,16 @@ export class OperationContext implements RequestContext {
   readonly config: Config;
   readonly events: EventBus;
 
+  private readonly orm: Orm;
+
   constructor(
-    private readonly orm: Orm,
-    deps: Pick<AppDeps, 'config' | 'events'>,
+    deps: Pick<AppDeps, 'orm' | 'config' | 'events'>,
     readonly viewer: Viewer | null,
     readonly requestId: string,
     readonly tokenHash: string | null,
     readonly clientIp: string,
   ) {
+    this.orm = deps.orm;
     this.config = deps.config;
     this.events = deps.events;
   }

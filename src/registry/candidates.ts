@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { readableSql } from '../blueprints/access';
 import type { PlanModule } from '../plans/plan';
 import type { Viewer } from '../platform/context';
+import { textArrayLiteral } from '../platform/pg-array';
 
 /** At most this many readable blueprints are scored: those sharing a module key or kind, most starred first. */
 export const CANDIDATES_MAX = 500;
@@ -17,7 +18,7 @@ export interface Candidate {
   modules: PlanModule[];
 }
 
-const textArray = (items: string[]) => `{${[...new Set(items)].map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+const textArray = (items: string[]) => textArrayLiteral(new Set(items));
 
 /**
  * Readable blueprints that share at least one module key or kind with `modules` (so the set stays bounded

@@ -5,6 +5,7 @@ import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { trendingScoreSql } from './trending';
+import { textArrayLiteral } from '../platform/pg-array';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
@@ -63,7 +64,7 @@ export async function searchRegistry(
   }
   if (query.tags.length > 0) {
     where.push('b.tags @> ?::text[]');
-    params.push(`{${query.tags.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`);
+    params.push(textArrayLiteral(query.tags));
   }
   const sort = query.sort ?? (q ? 'relevance' : 'stars');
   const filter = where.join(' and ');
