@@ -173,8 +173,15 @@ export class BlueprintProjection {
   /** Identifies the column set (DataLoader names include it, so two selections never share a batch). */
   readonly key: string;
 
-  constructor(readonly columns: readonly BlueprintColumn[]) {
-    this.key = columns.join(',');
+  /**
+   * @param publicRows the rows are public by the statement that reads them (a fork tree's forks): they
+   * carry `visibility` 'public' without reading it, and none of the access columns it would need otherwise.
+   */
+  constructor(
+    readonly columns: readonly BlueprintColumn[],
+    readonly publicRows = false,
+  ) {
+    this.key = (publicRows ? 'public:' : '') + columns.join(',');
   }
 
   /** `alias.col, ...` for a select list; with `prefix`, each as `<prefix><col>`. */
@@ -192,7 +199,16 @@ export class BlueprintProjection {
    */
   map(row: Record<string, unknown>, prefix = ''): Blueprint {
     const out = new BlueprintRow();
+    if (this.publicRows) out.visibility = 'public' as Blueprint['visibility'];
     for (const c of this.columns) assign[c](out, row[prefix + c]);
+    return out as unknown as Blueprint;
+  }
+
+  /** A plain row from the values of these columns in order (a JSON array built by PostgreSQL). */
+  mapValues(values: readonly unknown[]): Blueprint {
+    const out = new BlueprintRow();
+    if (this.publicRows) out.visibility = 'public' as Blueprint['visibility'];
+    for (let i = 0; i < this.columns.length; i++) assign[this.columns[i]!](out, values[i]);
     return out as unknown as Blueprint;
   }
 }
@@ -255,6 +271,49 @@ export function projectionForFields(fields: Iterable<string>): BlueprintProjecti
     columns.push(...cols);
   }
   return projectionOf(columns);
+}
+
+/**
+ * `Blueprint` fields whose resolvers read nothing but their own columns of the row: no access guard
+ * (`owner_id`, `team_id`), no lookup by the row's id. `visibility` reads no column on public rows.
+ */
+const ownColumnFields = new Set([
+  '__typename',
+  'id',
+  'slug',
+  'name',
+  'description',
+  'tags',
+  'visibility',
+  'moduleCount',
+  'stepCount',
+  'stars',
+  'forksCount',
+  'createdAt',
+  'updatedAt',
+  'successRate',
+  'reviewCount',
+  'ratingAverage',
+]);
+const publicByColumns = new Map<string, BlueprintProjection>();
+
+/**
+ * For rows that are public by the statement that reads them: only the columns these fields show, without
+ * the access columns (`id` only when asked for). Null when a field needs more; such rows then carry the
+ * access columns as every other row does (`projectionForFields`).
+ */
+export function publicRowsProjection(fields: Iterable<string>): BlueprintProjection | null {
+  const wanted = new Set<BlueprintColumn>();
+  for (const f of fields) {
+    if (!ownColumnFields.has(f)) return null;
+    if (f === 'id') wanted.add('id');
+    for (const c of columnsOfField[f]!) wanted.add(c);
+  }
+  const ordered = blueprintColumns.filter((c) => wanted.has(c));
+  const key = ordered.join(',');
+  let projection = publicByColumns.get(key);
+  if (!projection) publicByColumns.set(key, (projection = new BlueprintProjection(ordered, true)));
+  return projection;
 }
 
 /** Projections per field node: every parent of one level shares one field node, so this runs once per level. */

@@ -3,7 +3,7 @@ import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type Gra
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { rowExtra } from '../blueprints/blueprint.loaders';
-import { projectionFor, projectionForFields, type BlueprintProjection } from '../blueprints/blueprint.projection';
+import { projectionFor, projectionForFields, publicRowsProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
 import { orNull } from '../platform/or-null';
 import type { Limits } from '../platform/config';
@@ -24,6 +24,8 @@ import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platf
 /** One level of the tree: its page, the columns of its nodes, and the nested `forks` below them. */
 interface ForkLevel {
   page: PageRequest;
+  /** Whether `totalCount` or `pageInfo` is asked for: the count of all forks is read only then. */
+  counted: boolean;
   /** Null when only `totalCount` is asked for at this level. */
   nodes: BlueprintProjection | null;
   child: { fieldNode: FieldNode; level: ForkLevel } | null;
@@ -65,6 +67,7 @@ function levelOf(fieldNode: FieldNode, field: GraphQLField<unknown, unknown>, in
   if (!top || top.some((f) => !connectionFields.has(f.name.value))) return null;
   const nodeFieldNodes: FieldNode[] = [];
   let wantsPage = false;
+  const counted = top.some((f) => f.name.value === 'totalCount' || f.name.value === 'pageInfo');
   for (const f of top) {
     if (f.name.value === 'pageInfo') wantsPage = true;
     if (f.name.value !== 'edges') continue;
@@ -78,11 +81,13 @@ function levelOf(fieldNode: FieldNode, field: GraphQLField<unknown, unknown>, in
         nodeFieldNodes.push(...inner);
       }
   }
-  if (!wantsPage) return { page, nodes: null, child: null };
-  const nodes = projectionForFields(nodeFieldNodes.map((f) => f.name.value));
-  if (!nodes) return null;
+  if (!wantsPage) return { page, counted, nodes: null, child: null };
   const child = forksAmong(nodeFieldNodes, info, limits);
-  return child === null ? null : { page, nodes, child: child ?? null };
+  if (child === null) return null;
+  // Forks in the tree are public by the statement, so plain fields need no access columns.
+  const own = nodeFieldNodes.map((f) => f.name.value).filter((name) => name !== 'forks');
+  const nodes = publicRowsProjection(own) ?? projectionForFields(own);
+  return nodes ? { page, counted, nodes, child: child ?? null } : null;
 }
 
 /** `Blueprint.forks` of this schema. */
@@ -110,47 +115,85 @@ export function forkTreePlan(info: GraphQLResolveInfo, limits: Limits): ForkLeve
   return field ? levelOf(info.fieldNodes[0]!, field, info, limits) : null;
 }
 
-/** A JSON expression for the forks of `parent` at `level` (aliases are unique per depth). */
+/**
+ * A JSON expression for the forks of `parent` at `level` (aliases are unique per depth): the array
+ * `[total, items]`, each item the array of the node's selected columns in order and, last, its own level.
+ * Arrays rather than objects: no key is repeated per node, so PostgreSQL writes and Node parses a
+ * fraction of the bytes. `total` is null when the level's count is not asked for.
+ */
 function levelSql(level: ForkLevel, parent: string, depth: number): string {
-  const count = `(select count(*) from blueprint c${depth} where c${depth}.forked_from_id = ${parent} and c${depth}.visibility = 'public')`;
-  if (!level.nodes) return `json_build_object('total', ${count})`;
+  const count = level.counted
+    ? `(select count(*) from blueprint c${depth} where c${depth}.forked_from_id = ${parent} and c${depth}.visibility = 'public')`
+    : 'null::bigint';
+  if (!level.nodes) return `json_build_array(${count})`;
   const a = `f${depth}`;
-  const pairs = level.nodes.columns.map((c) => `'${c}', ${a}.${c}`);
-  if (level.child) pairs.push(`'forks', ${levelSql(level.child.level, `${a}.id`, depth + 1)}`);
-  // Only the selected columns (never a plan nobody asked for), plus the order.
-  const inner = [...new Set([...level.nodes.columns, 'created_at'])].map((c) => `s${depth}.${c}`).join(', ');
+  const values = level.nodes.columns.map((c) => `${a}.${c}`);
+  if (level.child) values.push(levelSql(level.child.level, `${a}.id`, depth + 1));
+  // Only the selected columns (never a plan nobody asked for), plus what orders and links the levels.
+  const inner = [...new Set([...level.nodes.columns, 'id', 'created_at'])].map((c) => `s${depth}.${c}`).join(', ');
   // Offsets and limits are validated integers (pageFromConnectionArgs), so they are written inline.
-  return `json_build_object('total', ${count}, 'items', coalesce((select json_agg(json_build_object(${pairs.join(', ')}) order by ${a}.created_at, ${a}.id)
+  return `json_build_array(${count}, coalesce((select json_agg(json_build_array(${values.join(', ')}) order by ${a}.created_at, ${a}.id)
     from (select ${inner} from blueprint s${depth} where s${depth}.forked_from_id = ${parent} and s${depth}.visibility = 'public'
            order by s${depth}.created_at, s${depth}.id offset ${level.page.offset} limit ${level.page.limit}) ${a}), '[]'::json))`;
 }
 
-interface LevelJson {
-  total: number;
-  items?: Array<Record<string, unknown> & { forks?: LevelJson }>;
-}
+/** `[total, items]` as levelSql builds it; each item is the node's column values, then its own level. */
+type LevelJson = [total: number | string | null, items?: unknown[][]];
 
 /** Prefetched connections of a row, by the `forks` field node they answer. */
 const prefetched = new WeakMap<object, Map<FieldNode, LoadedConnection>>();
 
 function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
-  const items = (json.items ?? []).map((item) => {
-    const row = level.nodes!.map(item);
-    if (level.child && item.forks) prefetched.set(row, new Map([[level.child.fieldNode, toConnection(item.forks, level.child.level)]]));
-    return row;
-  });
-  const { offset } = level.page;
-  const total = Number(json.total);
-  return {
-    totalCount: total,
-    edges: items.map((node, i) => ({ cursor: encodeCursor(offset + i), node })),
-    pageInfo: {
-      hasNextPage: offset + items.length < total,
-      hasPreviousPage: offset > 0,
-      startCursor: items.length ? encodeCursor(offset) : null,
-      endCursor: items.length ? encodeCursor(offset + items.length - 1) : null,
-    },
-  };
+  const [total, items = []] = json;
+  const nodes = level.nodes;
+  const rows = nodes
+    ? items.map((values) => {
+        const row = nodes.mapValues(values);
+        if (level.child) prefetched.set(row, new Map([[level.child.fieldNode, toConnection(values[nodes.columns.length] as LevelJson, level.child.level)]]));
+        return row;
+      })
+    : [];
+  return new PrefetchedConnection(level.page.offset, rows, total === null ? null : Number(total));
+}
+
+/** An edge whose cursor is encoded only when it is asked for. */
+class PrefetchedEdge {
+  constructor(
+    private readonly position: number,
+    readonly node: Blueprint,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.position);
+  }
+}
+
+/** A connection read by the tree statement; its count exists when the plan asked for it. */
+class PrefetchedConnection implements LoadedConnection {
+  readonly edges: PrefetchedEdge[];
+
+  constructor(
+    private readonly offset: number,
+    rows: Blueprint[],
+    private readonly total: number | null,
+  ) {
+    this.edges = rows.map((node, i) => new PrefetchedEdge(offset + i, node));
+  }
+
+  get totalCount(): number {
+    if (this.total === null) throw new Error('the fork tree was planned without this level\'s count (fork-tree.ts levelOf)');
+    return this.total;
+  }
+
+  get pageInfo(): LoadedConnection['pageInfo'] {
+    const n = this.edges.length;
+    return {
+      hasNextPage: this.offset + n < this.totalCount,
+      hasPreviousPage: this.offset > 0,
+      startCursor: n ? encodeCursor(this.offset) : null,
+      endCursor: n ? encodeCursor(this.offset + n - 1) : null,
+    };
+  }
 }
 
 /** The connection an enclosing fork tree already loaded for this row and field, if any. */
@@ -171,7 +214,7 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
             [`{${parentIds.join(',')}}`],
           );
           const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
-          return parentIds.map((id) => toConnection(byParent.get(id) ?? { total: 0, items: [] }, plan));
+          return parentIds.map((id) => toConnection(byParent.get(id) ?? [0, []], plan));
         }),
     )
     .load(parentId);

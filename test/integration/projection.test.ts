@@ -2,6 +2,8 @@ import {
   ForkTreeBatchedDocument,
   ProjectedBlueprintBySlugDocument,
   ForkTreeOneStatementDocument,
+  ForkTreeShapesBatchedDocument,
+  ForkTreeShapesOneStatementDocument,
   ProjectedForksDocument,
   ProjectedForksWithModulesDocument,
   ProjectedRegistryDocument,
@@ -132,6 +134,30 @@ describe('a fork tree read in one statement', () => {
     const all = await server.gql.ok(ForkTreeOneStatementDocument, { id: rootId, first: 5 }, owner);
     expect(all.blueprint!.forks.edges[0]!.node.forks.edges.map((e) => e.node.id)).toEqual([grandchild.id]);
     expect(all.blueprint!.forks.edges.map((e) => e.node.id)).not.toContain(privateChildId);
+  });
+
+  it('answers every plain field, a level without its count and nodes that need their owner exactly as the batched path', async () => {
+    const one = await server.gql.request(ForkTreeShapesOneStatementDocument, { id: rootId }, other);
+    const batched = await server.gql.request(ForkTreeShapesBatchedDocument, { id: rootId }, other);
+    expect(one.errors).toBeUndefined();
+    expect(batched.errors).toBeUndefined();
+    expect(one.data).toEqual(batched.data);
+    // the token lookup, the root with its tree, and the owners of level 2 (one batch)
+    expect(one.sqlStatements).toBe(3);
+    const forks = one.data!.blueprint!.forks.edges;
+    expect(forks.length).toBeGreaterThan(0);
+    expect(forks.map((e) => e.node.visibility)).toEqual(forks.map(() => 'PUBLIC'));
+    expect(forks.flatMap((e) => e.node.forks.edges.map((g) => g.node.owner.name)).length).toBeGreaterThan(0);
+  });
+
+  it('reads no count for a level that asks for neither totalCount nor pageInfo, and no access column for plain public nodes', async () => {
+    const sql = await capture(() => server.gql.ok(ForkTreeShapesOneStatementDocument, { id: rootId }, other));
+    const tree = sql.find((s) => s.includes('json_agg'))!;
+    // Level 1 (edges only) has no count; level 2 (pageInfo) and level 3 (totalCount) have one each.
+    expect(tree.match(/select count\(\*\)/g)).toHaveLength(2);
+    // Level 1's nodes show only their own columns; level 2's need owner_id for \`owner\`.
+    expect(tree).not.toContain('f1.owner_id');
+    expect(tree).toContain('f2.owner_id');
   });
 
   it('answers null for a root the caller may not see, and the tree to its owner, in the same one statement', async () => {
