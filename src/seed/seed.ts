@@ -11,7 +11,8 @@ import { executionStep, reportExecution, startExecution } from '../execution/exe
 import { startOperation, submitStep, type OperationView } from '../operations/operation.service';
 import type { RequestContext } from '../platform/context';
 import { createRequestContext, type AppDeps } from '../platform/request-context';
-import { moduleLibrary, originals, type OriginalSpec } from './catalog';
+import { originals, type OriginalSpec } from './catalog';
+import { moduleLibrary } from './module-library';
 
 /**
  * Builds a realistic demo registry through the services, exactly as API callers would (the create and
