@@ -181,7 +181,7 @@ class PrefetchedConnection implements LoadedConnection {
   }
 
   get totalCount(): number {
-    if (this.total === null) throw new Error('the fork tree was planned without this level\'s count (fork-tree.ts levelOf)');
+    if (this.total === null) throw new Error("the fork tree was planned without this level's count (fork-tree.ts levelOf)");
     return this.total;
   }
 
