@@ -2,6 +2,7 @@ import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
 import type { RequestContext, Viewer } from '../platform/context';
+import { executePrepared } from '../platform/database';
 import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
@@ -46,16 +47,8 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
   return token;
 }
 
-/**
- * Resolves a bearer token to its principal with one indexed lookup. Unknown, expired and revoked tokens
- * are all 401 UNAUTHENTICATED, with no hint which.
- */
-export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
-  // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
-  const rows: Array<{ id: string; kind: 'user' | 'agent'; name: string; token_id: string; token_kind: Viewer['tokenKind']; scope: Viewer['scope'] }> = await em
-    .getConnection()
-    .execute(
-      `with hit as (
+/** The token lookup, and (at most once a minute per token) the last-used time a token list shows. */
+const viewerFromTokenSql = `with hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
            from access_token t join principal p on p.id = t.principal_id
           where t.token_hash = ? and ${liveTokenSql('t')}
@@ -63,9 +56,22 @@ export async function viewerFromToken(em: EntityManager, token: string): Promise
          update access_token set last_used_at = now()
           where id in (select token_id from hit where last_used_at is null or last_used_at < now() - interval '1 minute')
        )
-       select id, kind, name, token_id, token_kind, scope from hit`,
-      [hashToken(token)],
-    );
+       select id, kind, name, token_id, token_kind, scope from hit`;
+
+/**
+ * Resolves a bearer token to its principal with one indexed lookup. Unknown, expired and revoked tokens
+ * are all 401 UNAUTHENTICATED, with no hint which.
+ */
+export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
+  // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
+  const rows = await executePrepared<{
+    id: string;
+    kind: 'user' | 'agent';
+    name: string;
+    token_id: string;
+    token_kind: Viewer['tokenKind'];
+    scope: Viewer['scope'];
+  }>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
   return { principalId: row.id, kind: row.kind, name: row.name, tokenId: row.token_id, tokenKind: row.token_kind, scope: row.scope };

@@ -134,3 +134,23 @@ export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, 
   guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
   return orm;
 }
+
+/** What `executePrepared` uses of MikroORM's connection (`executeQuery` logs and counts the statement). */
+interface PreparingConnection {
+  ensureConnection(): Promise<void>;
+  getKnex(): { raw(sql: string, bindings: unknown[]): { options(o: { name: string }): PromiseLike<{ rows: unknown[] }> } };
+  executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
+}
+
+/**
+ * Runs one of a few fixed, hot statements as a named prepared statement: each pooled connection parses
+ * and plans it once instead of on every call (MikroORM sends every statement as text, so PostgreSQL plans
+ * each one anew; for the token lookup behind every authenticated request, planning cost more than
+ * running). Only for statements whose text never varies: every name stays prepared on every pooled
+ * connection for the connection's life. Outside any transaction, like `em.getConnection().execute`.
+ */
+export async function executePrepared<T>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
+  const connection = em.getConnection() as unknown as PreparingConnection;
+  await connection.ensureConnection();
+  return connection.executeQuery(sql, async () => (await connection.getKnex().raw(sql, params).options({ name })).rows as T[], { query: sql, params });
+}
