@@ -28,6 +28,8 @@ export interface Limits {
   wsSubscriptionsMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
   wsConnectionsPerToken: number;
+  /** WebSocket keep-alive: every socket is pinged this often, and one that missed the last ping is terminated. */
+  wsKeepAliveMs: number;
   /** Most aliases in one GraphQL operation. */
   queryAliasMax: number;
   /** Requests per minute per bearer token (or per IP when anonymous). */
@@ -140,6 +142,7 @@ export const defaultLimits: Limits = {
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
   wsConnectionsPerToken: 20,
+  wsKeepAliveMs: 12_000,
   queryAliasMax: 30,
   rateLimitPerMinute: 600,
   sessionCreatesPerHour: 30,
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
+      wsKeepAliveMs: intFromEnv(env, 'WS_KEEP_ALIVE_MS', defaultLimits.wsKeepAliveMs),
     },
     database: {
       poolMax: Math.max(1, intFromEnv(env, 'DB_POOL_MAX', defaultDatabaseSettings.poolMax)),

@@ -17,6 +17,15 @@ export interface Viewer {
 }
 
 /**
+ * Writes `next` messages of one live subscription straight to its connection, for a stream that has
+ * already computed its result (see `InboxFeed`): the same bytes graphql-ws would send, without its
+ * per-message promise chain. False when the connection is no longer open (the caller falls back).
+ */
+export interface LiveWriter {
+  next(payloadJson: string): boolean;
+}
+
+/**
  * Everything one request (or one WebSocket operation) works with. Services receive it; nothing
  * request-scoped lives at module level.
  */
@@ -36,4 +45,6 @@ export interface RequestContext {
   tokenHash?: string | null;
   /** GraphQL operations only: the caller's IP address (per-IP rate-limit buckets). */
   clientIp?: string;
+  /** WebSocket subscriptions only: the connection's writer for this operation's `next` messages. */
+  liveWriter?: LiveWriter | null;
 }

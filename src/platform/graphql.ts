@@ -7,6 +7,7 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import type { FastifyInstance } from 'fastify';
 import {
   GraphQLError,
+  Kind,
   getOperationAST,
   specifiedRules,
   subscribe,
@@ -17,7 +18,6 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
@@ -32,6 +32,7 @@ import { accessPlugin, operationLimitPlugin, unavailablePlugin } from './graphql
 import { requestContext } from './http';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
+import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
 import { OperationContext, type AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
@@ -158,8 +159,10 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     if (!byOperation) compiled.set(args.document, (byOperation = new Map()));
     const key = args.operationName ?? '';
     if (!byOperation.has(key)) {
-      const result = compileQuery(schema, args.document, args.operationName ?? undefined);
-      byOperation.set(key, isCompiledQuery(result) ? result : null);
+      // graphql-jit's subscribe looks up an aliased root field by its name and fails: those run on graphql-js.
+      const aliased = getOperationAST(args.document, args.operationName)?.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.alias);
+      const result = aliased ? null : compileQuery(schema, args.document, args.operationName ?? undefined);
+      byOperation.set(key, result && isCompiledQuery(result) ? result : null);
     }
     return byOperation.get(key) ?? null;
   };
@@ -168,7 +171,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
   const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
-  const wsServer = useServer<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
+  const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
     {
       schema,
       subscribe: async (args) => {
@@ -180,6 +183,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         if (raw !== undefined && raw !== null && typeof raw !== 'string') return false; // a token is a string; anything else is a bad credential, not anonymity
         const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
+        // Nothing reads the parameters again: the connection does not keep the token text for its whole life.
+        (ctx as { connectionParams?: unknown }).connectionParams = undefined;
         if (token === null) return false;
         if (token === undefined) {
           ctx.extra.viewer = null;
@@ -220,7 +225,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
         if (!('document' in checked)) return checked.errors;
         const document = checked.document;
-        const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        const ip = ctx.extra.ip;
         const operation = getOperationAST(document, payload.operationName ?? undefined);
         const limited = await chargeOperation(deps.limiter, limits, { tokenHash: ctx.extra.tokenHash, ip }, document, operation, true);
         if (limited) return [limited];
@@ -231,6 +236,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           return [err as AppError];
         }
         const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
+        if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
       onOperation: wsMetrics.onOperation,
@@ -256,6 +262,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       },
     },
     wss,
+    limits.wsKeepAliveMs,
   );
 
   const apollo = new ApolloServer<RequestContext>({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bearerFrom } from './tokens';
 import type { Config } from './config';
-import type { RequestContext, Viewer } from './context';
+import type { LiveWriter, RequestContext, Viewer } from './context';
 import { requestEntityManager, type Orm } from './database';
 import { unauthenticated } from './errors';
 import type { EventBus } from './events';
@@ -47,9 +47,11 @@ export async function createRequestContext(
  */
 export class OperationContext implements RequestContext {
   private entityManager: EntityManager | undefined;
-  readonly loaders = new Loaders();
+  private eventLoaders: Loaders | undefined;
   readonly config: Config;
   readonly events: EventBus;
+  /** Set by the WebSocket server for subscriptions. */
+  liveWriter: LiveWriter | null = null;
 
   private readonly orm: Orm;
 
@@ -69,13 +71,18 @@ export class OperationContext implements RequestContext {
     return (this.entityManager ??= requestEntityManager(this.orm));
   }
 
+  /** Made on first use too: most events are answered without a loader. */
+  get loaders(): Loaders {
+    return (this.eventLoaders ??= new Loaders());
+  }
+
   /**
-   * Forgets what earlier events loaded (identity map, loaders). The EntityManager is dropped, not cleared:
-   * a fresh one is made when something next reads `em`, and none is held while the subscriber waits.
+   * Forgets what earlier events loaded (identity map, loaders). Both are dropped, not cleared: fresh ones
+   * are made when something next reads them, and none is held while the subscriber waits.
    */
   startEvent(): void {
     this.entityManager = undefined;
-    this.loaders.clear();
+    this.eventLoaders = undefined;
   }
 }
 

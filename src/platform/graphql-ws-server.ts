@@ -1,0 +1,134 @@
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import WebSocket, { type WebSocketServer } from 'ws';
+import type { LiveWriter } from './context';
+
+/**
+ * What our graphql-ws server keeps of a connection: the socket and the caller's IP address, plus what
+ * `onConnect` adds (the viewer, the token hash). graphql-ws's own `useServer` keeps the upgrade request
+ * (headers, raw headers, parser state) for the socket's whole life; nothing here needs it after the upgrade.
+ */
+export interface WsConnection {
+  readonly socket: WebSocket;
+  readonly ip: string;
+}
+
+export interface GraphQLWsServer {
+  /** Closes every socket with 1001 Going away and stops the server (the caller cuts stragglers). */
+  dispose(): Promise<void>;
+}
+
+/** Sockets pinged by the last keep-alive sweep that have not answered yet. */
+type Awaiting = WeakSet<WebSocket>;
+
+function logInternal(what: string, err: unknown): void {
+  console.error(`Internal error ${what}`, err);
+}
+
+/**
+ * graphql-ws (the `graphql-transport-ws` protocol, from graphql-ws's transport-agnostic `makeServer`) on a
+ * `ws` server: what `useServer` from `graphql-ws/use/ws` does, with three differences that matter for
+ * a server holding thousands of idle subscribers:
+ * - the upgrade request is dropped after the connection opens (only the IP address is kept);
+ * - one keep-alive sweep for all sockets every `keepAliveMs` (a socket that did not answer the previous
+ *   sweep's ping is terminated), instead of an interval, a timeout and a pong listener per socket;
+ * - a message is handed to the socket without waiting for its write callback: `ws` writes in order, and a
+ *   failed write closes the socket, so graphql-ws's per-message promise chain waits for nothing useful.
+ */
+export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E extends object>(
+  options: ServerOptions<P, WsConnection & E>,
+  wss: WebSocketServer,
+  keepAliveMs: number,
+): GraphQLWsServer {
+  const server = makeServer(options);
+  wss.options.handleProtocols = handleProtocols;
+  const awaitingPong: Awaiting = new WeakSet();
+
+  const sweep =
+    keepAliveMs > 0 && Number.isFinite(keepAliveMs)
+      ? setInterval(() => {
+          for (const socket of wss.clients) {
+            if (socket.readyState !== WebSocket.OPEN) continue;
+            if (awaitingPong.has(socket)) {
+              socket.terminate();
+              continue;
+            }
+            awaitingPong.add(socket);
+            socket.ping();
+          }
+        }, keepAliveMs)
+      : null;
+  sweep?.unref();
+
+  // Shared listeners (`this` is the socket): no closures per socket for what needs none.
+  function onPong(this: WebSocket): void {
+    awaitingPong.delete(this);
+  }
+  function onSocketError(this: WebSocket, err: Error): void {
+    // A client's protocol error (e.g. a message over maxPayload): ws has already closed with the right code.
+    if (String((err as { code?: unknown }).code).startsWith('WS_ERR_')) return;
+    logInternal('emitted on a WebSocket socket', err);
+    this.close(CloseCode.InternalServerError, 'Internal server error');
+  }
+
+  wss.once('error', (err) => {
+    logInternal('emitted on the WebSocket server', err);
+    for (const client of wss.clients) client.close(CloseCode.InternalServerError, 'Internal server error');
+  });
+
+  wss.on('connection', (socket, request) => {
+    socket.once('error', onSocketError);
+    socket.on('pong', onPong);
+    // The extra starts with what every operation may read; `onConnect` adds the rest to the same object.
+    const extra = { socket, ip: request.socket.remoteAddress ?? 'unknown' } as WsConnection & E;
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) => {
+          if (socket.readyState === WebSocket.OPEN) socket.send(data);
+        },
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', (data) => {
+            handle(String(data)).catch((err: unknown) => {
+              logInternal('while handling a message', err);
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            });
+          }),
+      },
+      extra,
+    );
+    socket.once('close', (code, reason) => {
+      closed(code, String(reason)).catch((err: unknown) => logInternal('while closing a connection', err));
+    });
+  });
+
+  return {
+    async dispose() {
+      if (sweep) clearInterval(sweep);
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      wss.removeAllListeners();
+      await new Promise<void>((resolve, reject) => wss.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
+
+/**
+ * The `next` messages of one subscription, written straight to its socket: exactly the text graphql-ws
+ * sends (`{"id","type":"next","payload"}`), for streams that computed their payload themselves.
+ */
+export class SocketNextWriter implements LiveWriter {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly socket: WebSocket,
+    id: string,
+  ) {
+    this.prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  }
+
+  next(payloadJson: string): boolean {
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(this.prefix + payloadJson + '}');
+    return true;
+  }
+}
