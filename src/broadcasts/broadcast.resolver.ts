@@ -11,6 +11,7 @@ import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../plat
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { sendBroadcast, setSubscription, viewerIsSubscribed } from './broadcast.service';
 import { BlueprintSubscriptionState, BroadcastNode, InboxItemConnection, InboxItemNode, toBroadcastNode, toInboxNode } from './broadcast.types';
+import { inboxEncoderFor } from './inbox-direct';
 import { inboxStream } from './inbox-live';
 import { inboxSlice, markInboxRead, parseDeliveryId, type InboxItem } from './inbox.service';
 import { startEvent } from '../platform/request-context';
@@ -88,11 +89,11 @@ export class BroadcastResolver {
   @Subscription(() => InboxItemNode, {
     description:
       "The caller's inbox deliveries as they arrive. With `after` (the last delivery id the client saw) the missed ones are replayed first, in order, then it continues live without gaps or duplicates.",
-    subscribe: async ({ args, context }) => {
+    subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
       const viewer = requireViewer(ctx);
       await assertConnectionAuthorized(ctx);
-      return inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'));
+      return inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'), inboxEncoderFor(info));
     },
   })
   broadcastReceived(

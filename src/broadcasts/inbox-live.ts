@@ -4,6 +4,7 @@ import { unauthenticated } from '../platform/errors';
 import type { EventBus } from '../platform/events';
 import { StreamEnd, connectionStillAuthorized, stillValidTokens } from '../platform/live';
 import { startEvent } from '../platform/request-context';
+import type { InboxEventEncoder } from './inbox-direct';
 import { broadcastColumns, deliveriesAfter, latestDeliveryId, sourceColumns, sourceOf, toBroadcastRecord, toDate, type InboxItem } from './inbox.service';
 
 /**
@@ -90,32 +91,39 @@ class InboxHub {
 
   private async dispatch(broadcastId: string): Promise<void> {
     if (this.listeners.size === 0) return;
-    const found: Array<Record<string, unknown>> = await this.em.execute(
-      `select ${broadcastColumns}, ${sourceColumns} from broadcast b left join blueprint s on s.id = b.source_blueprint_id where b.id = ?`,
-      [broadcastId],
-    );
+    // The broadcast, the rows of the recipients connected here and their tokens: three statements at once.
+    // Every listener's token is checked, receiver or not (the rows are not known yet); one that started
+    // listening meanwhile has no answer and re-reads from its cursor instead (which checks its token).
+    const checked = new Set<string>();
+    for (const set of this.listeners.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+    const [found, rows, valid] = await Promise.all([
+      this.em.execute<Array<Record<string, unknown>>>(
+        `select ${broadcastColumns}, ${sourceColumns} from broadcast b left join blueprint s on s.id = b.source_blueprint_id where b.id = ?`,
+        [broadcastId],
+      ),
+      this.em.execute<Array<{ seq: string; recipient_id: string; read_at: string | null }>>(
+        'select seq, recipient_id, read_at from inbox_delivery where broadcast_id = ? and recipient_id = any(?::uuid[])',
+        [broadcastId, `{${[...this.listeners.keys()].join(',')}}`],
+      ),
+      checked.size ? stillValidTokens({ events: this.events, em: this.em }, [...checked]) : new Set<string>(),
+    ]);
     if (!found[0]) return;
     const broadcast = toBroadcastRecord(found[0]);
-    // Mapped once for every local subscriber (read-only), in a throwaway EntityManager.
+    // Mapped once for every local subscriber (read-only).
     const source = sourceOf(found[0]);
-    const recipients = [...this.listeners.keys()];
-    const rows: Array<{ seq: string; recipient_id: string; read_at: string | null }> = await this.em.execute(
-      'select seq, recipient_id, read_at from inbox_delivery where broadcast_id = ? and recipient_id = any(?::uuid[])',
-      [broadcastId, `{${recipients.join(',')}}`],
-    );
-    // Each receiver's token is re-checked before its delivery, all of them in one statement.
-    const receivers = rows.flatMap((row) => [...(this.listeners.get(row.recipient_id) ?? [])].map((listener) => ({ row, listener })));
-    const hashes = [...new Set(receivers.flatMap(({ listener }) => (listener.tokenHash ? [listener.tokenHash] : [])))];
-    const valid = hashes.length ? await stillValidTokens({ events: this.events, em: this.em }, hashes) : new Set<string>();
-    const items = new Map<string, InboxItem>();
-    for (const { row, listener } of receivers) {
-      if (listener.tokenHash && !valid.has(listener.tokenHash)) {
-        listener.deliver({ kind: 'revoked' });
-        continue;
+    for (const row of rows) {
+      const set = this.listeners.get(row.recipient_id);
+      if (!set) continue;
+      let item: InboxItem | null = null;
+      for (const listener of set) {
+        if (listener.tokenHash && !checked.has(listener.tokenHash)) listener.deliver({ kind: 'resync' });
+        else if (listener.tokenHash && !valid.has(listener.tokenHash)) listener.deliver({ kind: 'revoked' });
+        else
+          listener.deliver({
+            kind: 'delivery',
+            item: (item ??= { id: String(row.seq), readAt: row.read_at === null ? null : toDate(row.read_at), broadcast, source }),
+          });
       }
-      let item = items.get(row.recipient_id);
-      if (!item) items.set(row.recipient_id, (item = { id: String(row.seq), readAt: row.read_at === null ? null : toDate(row.read_at), broadcast, source }));
-      listener.deliver({ kind: 'delivery', item });
     }
   }
 }
@@ -139,8 +147,13 @@ function hubFor(ctx: RequestContext): InboxHub {
  * One object per subscriber, pulled by graphql-ws: a subscription to 2,000 sockets is 2,000 of these, not
  * 2,000 chains of generic async iterators (memory and promises per event are what a fan-out costs).
  */
-export function inboxStream(ctx: RequestContext, viewer: Viewer, after: string | null): AsyncIterableIterator<InboxItem | StreamEnd> {
-  return new InboxFeed(ctx, viewer.principalId, after);
+export function inboxStream(
+  ctx: RequestContext,
+  viewer: Viewer,
+  after: string | null,
+  encoder: InboxEventEncoder | null = null,
+): AsyncIterableIterator<InboxItem | StreamEnd> {
+  return new InboxFeed(ctx, viewer.principalId, after, encoder);
 }
 
 const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -161,6 +174,8 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
     private readonly ctx: RequestContext,
     private readonly recipientId: string,
     private readonly after: string | null,
+    /** For live deliveries of a plain selection: written straight to the socket (see `writeDirectly`). */
+    private readonly encoder: InboxEventEncoder | null,
   ) {
     this.reread = after !== null;
     this.unlisten = hubFor(ctx).listen(recipientId, ctx.tokenHash ?? null, (signal) => this.signal(signal));
@@ -172,6 +187,7 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
 
   private signal(signal: InboxSignal): void {
     if (this.closed) return;
+    if (signal.kind === 'delivery' && this.writeDirectly(signal.item)) return;
     if (this.signals.length >= this.ctx.config.limits.liveQueueMax) {
       this.signals = [];
       this.overflowed = true;
@@ -179,6 +195,25 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
     const wake = this.wake;
     this.wake = null;
     wake?.();
+  }
+
+  /**
+   * The fast path of a live delivery, inside the hub's loop over receivers: the payload is encoded from the
+   * event and written to the socket at once, without waking the iterator that graphql-ws is waiting on (no
+   * promise, no execution per receiver). Only while the stream is idle (parked waiting for the hub, nothing
+   * queued, replaying or re-reading), so deliveries still leave in order; otherwise, or when the selection
+   * or the event needs the resolvers, it returns false and the delivery is queued for the normal path.
+   */
+  private writeDirectly(item: InboxItem): boolean {
+    const writer = this.ctx.liveWriter;
+    if (!this.encoder || !writer || !this.wake || this.last === null || this.signals.length > 0 || this.replayed.length > 0 || this.reread || this.overflowed)
+      return false;
+    const id = BigInt(item.id);
+    if (id <= this.last) return true; // already sent
+    const payload = this.encoder.encode(item);
+    if (payload === null || !writer.next(payload)) return false;
+    this.last = id;
+    return true;
   }
 
   async next(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
