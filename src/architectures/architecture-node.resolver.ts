@@ -1,21 +1,14 @@
 import { Arg, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
-import { nodeBlueprint, type BlueprintCard, type NodeView } from './architecture.read';
-import {
-  ArchitectureModuleType,
-  ArchitectureNodeType,
-  BlueprintCardType,
-  ModuleDependencyType,
-  ModuleDetailType,
-  ModuleKindCountType,
-} from './architecture.types';
-import { moduleDependencies, moduleDetail, moduleViews, type KindCount, type ModuleDetail } from './zoom';
+import { nodeBlueprint, type NodeView } from './architecture.read';
+import { ArchitectureModuleType, ArchitectureNodeType, ModuleDependencyType, ModuleDetailType } from './architecture.types';
+import { moduleDependencies, moduleDetail, moduleViews, type ModuleDetail } from './zoom';
 
 /**
- * A node at the three zoom levels. The card and the composition come with the node (computed in SQL);
- * the full blueprint, needed for modules and steps, is one batched load for all nodes that ask. A
- * redacted node shows none of its blueprint.
+ * A node at the three zoom levels. The card and the composition come with the node (computed in SQL) and
+ * are plain fields of `ArchitectureNodeType`; the full blueprint, needed for modules and steps, is one
+ * batched load for all nodes that ask. A redacted node shows none of its blueprint.
  */
 @Resolver(() => ArchitectureNodeType)
 export class ArchitectureNodeResolver {
@@ -24,22 +17,9 @@ export class ArchitectureNodeResolver {
     return node.redacted ? null : node.blueprintId;
   }
 
-  @FieldResolver(() => BlueprintCardType, {
-    nullable: true,
-    description: 'Ecosystem zoom: name, stars, module and step counts, success rate; null when redacted.',
-  })
-  card(@Root() node: NodeView): BlueprintCard | null {
-    return node.card;
-  }
-
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The whole blueprint; null when redacted.' })
   blueprint(@Root() node: NodeView, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
     return nodeBlueprint(ctx, node);
-  }
-
-  @FieldResolver(() => [ModuleKindCountType], { description: 'Ecosystem zoom: modules per kind, most common first.' })
-  composition(@Root() node: NodeView): KindCount[] {
-    return node.composition;
   }
 
   @FieldResolver(() => [ArchitectureModuleType], { description: 'Architecture zoom: the modules, in plan order.' })

@@ -39,13 +39,21 @@ export class BlueprintCardType {
   @Field(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' }) ratingAverage!: number | null;
 }
 
+// Plain fields read straight from the node (simpleResolvers): the ecosystem view has 200 nodes and more.
 @ObjectType('ArchitectureNode', {
+  simpleResolvers: true,
   description: 'A blueprint on the canvas. A node whose blueprint the caller may not read is redacted: no blueprint, no content.',
 })
 export class ArchitectureNodeType {
   @Field(() => ID) id!: string;
   @Field(() => Boolean) redacted!: boolean;
   @Field(() => PositionType) position!: PositionType;
+  @Field(() => BlueprintCardType, {
+    nullable: true,
+    description: 'Ecosystem zoom: name, stars, module and step counts, success rate; null when redacted.',
+  })
+  card!: BlueprintCardType | null;
+  @Field(() => [ModuleKindCountType], { description: 'Ecosystem zoom: modules per kind, most common first.' }) composition!: ModuleKindCountType[];
 }
 
 @ObjectType('ArchitectureEdge', { simpleResolvers: true })
