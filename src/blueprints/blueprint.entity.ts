@@ -27,7 +27,9 @@ export function ratingAverageOf(reviewCount: number, ratingSum: number): number 
  * A stored, forkable build plan. Counters are denormalised so cards and rankings need no aggregation;
  * they are updated in the same transaction as the row that changes them (a star, a fork, a run).
  */
-@ObjectType('Blueprint', { implements: Node })
+// Plain fields are read as properties by graphql-js itself (simpleResolvers), not through a type-graphql
+// wrapper per field per node: a fork tree resolves them for hundreds of nodes.
+@ObjectType('Blueprint', { implements: Node, simpleResolvers: true })
 @Entity({ tableName: 'blueprint' })
 export class Blueprint {
   [OptionalProps]?:
@@ -93,7 +95,8 @@ export class Blueprint {
   @Property({ type: 'integer' })
   stepCount: number = 0;
 
-  @Field(() => Int, { name: 'stars' })
+  // Not simple: the GraphQL name differs from the property, which only type-graphql's resolver maps.
+  @Field(() => Int, { name: 'stars', simple: false })
   @Property({ type: 'integer' })
   starsCount: number = 0;
 
