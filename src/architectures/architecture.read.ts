@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import { canEditWith, canReadWith, viewerTeamRoles, type Guarded } from '../blueprints/access';
-import { Blueprint, ratingAverageOf, successRateOf, type Visibility } from '../blueprints/blueprint.entity';
+import { canEditWith, canRead, canReadWith, isOwner, viewerTeamRoles, type Guarded } from '../blueprints/access';
+import { Blueprint, Visibility, ratingAverageOf, successRateOf } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import { notFound } from '../platform/errors';
@@ -235,8 +235,8 @@ export function findArchitecture(ctx: RequestContext, slug: string): Promise<Arc
   return loaders(ctx).bySlug.load(slug);
 }
 
-export async function canReadArchitecture(ctx: RequestContext, arch: ArchitectureRecord): Promise<boolean> {
-  return canReadWith(ctx.viewer, await viewerTeamRoles(ctx), guardOfArchitecture(arch));
+export function canReadArchitecture(ctx: RequestContext, arch: ArchitectureRecord): Promise<boolean> {
+  return canRead(ctx, guardOfArchitecture(arch));
 }
 
 export async function canEditArchitecture(ctx: RequestContext, arch: ArchitectureRecord): Promise<boolean> {
@@ -252,9 +252,14 @@ export async function getArchitecture(ctx: RequestContext, slug: string): Promis
 
 /** The nodes in the order they were added, with cards; one batched statement for any number of nodes and architectures. */
 export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<NodeView[]> {
-  const [rows, roles] = await Promise.all([loaders(ctx).nodeRows.load(arch.id), viewerTeamRoles(ctx)]);
-  return rows.map((r) => {
-    const visible = canReadWith(ctx.viewer, roles, { visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id });
+  const rows = await loaders(ctx).nodeRows.load(arch.id);
+  // The viewer's teams are looked up only when a node's blueprint is neither public nor the viewer's own.
+  const guards = rows.map((r): Guarded => ({ visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id }));
+  const roles = guards.some((g) => g.visibility !== Visibility.PUBLIC && !isOwner(ctx.viewer, g))
+    ? await viewerTeamRoles(ctx)
+    : (new Map() as Awaited<ReturnType<typeof viewerTeamRoles>>);
+  return rows.map((r, i) => {
+    const visible = canReadWith(ctx.viewer, roles, guards[i]!);
     // The blueprint's own rules, so the card's figures are the blueprint's by definition.
     const successRate = successRateOf({
       executionsCompleted: r.executions_completed,

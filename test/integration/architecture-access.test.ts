@@ -227,4 +227,16 @@ describe('redaction of blueprints the viewer may not read', () => {
       expect(detail.architecture!.node!.module).toBeNull();
     }
   });
+  it("shows a team's private blueprint to the team's members and redacts it for everyone else", async () => {
+    const secret = await createBlueprint(server.rest, tokens.teamOwner!, { name: 'Team secret', visibility: 'private' });
+    expect((await server.rest.post(`/api/blueprints/${secret.id}/transfer`, { token: tokens.teamOwner, body: { team_id: teamId } })).status).toBe(200);
+    const arch = await createArchitecture(server.rest, tokens.archOwner!, { name: 'Team node' });
+    const node = await addNode(server.rest, tokens.archOwner!, arch.slug, { blueprint_id: secret.id });
+    for (const who of ['teamOwner', 'admin', 'member', 'viewer', 'stranger', 'anonymous'] as const) {
+      const data = await server.gql.ok(ArchitectureEcosystemDocument, { slug: arch.slug }, tokens[who]);
+      const seen = data.architecture!.nodes.find((n) => n.id === node.id)!;
+      const member = who !== 'stranger' && who !== 'anonymous';
+      expect({ who, redacted: seen.redacted, card: seen.card?.name ?? null }).toEqual({ who, redacted: !member, card: member ? 'Team secret' : null });
+    }
+  });
 });
