@@ -42,6 +42,11 @@ export interface Limits {
   executionIdleMs: number;
   /** How often each instance sweeps idle execution runs to `abandoned` (their stats lag at most this much). */
   executionSweepMs: number;
+  /**
+   * How often each instance moves the trending horizon up to a week ago (0: never). Trending reads stay
+   * exact either way; they correct from raw rows the activity between the horizon and their window.
+   */
+  trendingAdvanceMs: number;
   /** Lifetime of an agent session token. */
   agentSessionMs: number;
   /** Lifetime of a sign-in token (`bws_`, from sign-up and sign-in). */
@@ -149,6 +154,7 @@ export const defaultLimits: Limits = {
   operationIdleMs: 24 * 60 * 60 * 1000,
   executionIdleMs: 24 * 60 * 60 * 1000,
   executionSweepMs: 60 * 1000,
+  trendingAdvanceMs: 60 * 1000,
   agentSessionMs: 30 * 24 * 60 * 60 * 1000,
   signInSessionMs: 14 * 24 * 60 * 60 * 1000,
   signInFailuresPerUsername: 5,

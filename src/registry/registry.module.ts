@@ -3,6 +3,7 @@ import { registryMcpTools } from './registry.mcp';
 import { RegistryResolver } from './registry.resolver';
 import { BreedSuggestionsResolver } from './breed-suggestions.resolver';
 import { registryRoutes } from './registry.routes';
+import { trendingAdvance } from './trending.service';
 
 /** The registry area: everything it adds to the app. */
 export const registryModule: AreaModule = {
@@ -10,4 +11,5 @@ export const registryModule: AreaModule = {
   resolvers: [RegistryResolver, BreedSuggestionsResolver],
   routes: registryRoutes,
   mcpTools: registryMcpTools,
+  jobs: [trendingAdvance],
 };

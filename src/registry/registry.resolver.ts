@@ -6,7 +6,8 @@ import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
-import { normaliseTagList, parseWindowDays, searchRegistry, trending, type RegistrySort } from './registry.service';
+import { normaliseTagList, parseWindowDays, searchRegistry, type RegistrySort } from './registry.service';
+import { trending } from './trending.service';
 
 enum RegistrySortEnum {
   RELEVANCE = 'relevance',

@@ -4,7 +4,8 @@ import { fullProjection, type BlueprintProjection } from '../blueprints/blueprin
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
-import { trendingScoreSql } from './trending';
+import { DEFAULT_WINDOW_DAYS } from './trending';
+import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/pg-array';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
@@ -27,7 +28,6 @@ export function normaliseTagList(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
 }
 
-export const DEFAULT_WINDOW_DAYS = 7;
 const MAX_WINDOW_DAYS = 365;
 
 /** The trending window in days: default 7, an integer 1..365; `path` names the argument in errors. */
@@ -45,8 +45,8 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
  *
  * Every sort order is index-backed at 100,000 blueprints (see `npm run bench:registry`, which prints the
  * plans): the page and the total are two statements, so a page never computes every match (as a
- * `count(*) over ()` would); stars and recent walk their partial indexes; trending ranks only the
- * blueprints with activity in the window, then fills the page from the stars index.
+ * `count(*) over ()` would); stars and recent walk their partial indexes; trending walks the maintained
+ * window counts (`trending.service.ts`).
  */
 export async function searchRegistry(
   ctx: RequestContext,
@@ -104,72 +104,7 @@ function sortedPage(
   ]);
 }
 
-/**
- * Trending order (window score desc, stars desc, id) without scoring every match: the blueprints with
- * activity in the window are few and scored from the time indexes; every other match scores 0, so the
- * rest of the page comes from the stars index, `offset + limit` rows at most.
- */
-function trendingPage(ctx: RequestContext, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
-  const cols = projection.sql('b');
-  return ctx.em.execute(
-    `with since as (select now() - make_interval(days => ?) as t),
-          activity as (${windowActivitySql}),
-          scored as (select blueprint_id, ${trendingScoreSql} as score from activity),
-          active as (select ${cols}, s.score from scored s join blueprint b on b.id = s.blueprint_id where ${filter}),
-          -- "not in" over the small active set is one hashed lookup per row, so the stars index walk stops at the limit.
-          quiet as (select ${cols}, 0 as score from blueprint b
-                     where ${filter} and b.id not in (select blueprint_id from scored)
-                     order by b.stars_count desc, b.id limit ?)
-     select * from (select * from active union all select * from quiet) b
-      order by b.score desc, b.stars_count desc, b.id offset ? limit ?`,
-    [DEFAULT_WINDOW_DAYS, ...params, ...params, page.offset + page.limit, page.offset, page.limit],
-  );
-}
-
-/**
- * Activity per blueprint inside the window `since.t` (a CTE named `since` must be in scope): stars given,
- * forks made and executions started, each from its time index.
- */
-const windowActivitySql = `select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
-    select blueprint_id, count(*) as stars, 0 as forks, 0 as executions from star, since where star.created_at >= since.t group by blueprint_id
-    union all
-    select forked_from_id, 0, count(*), 0 from blueprint, since where forked_from_id is not null and blueprint.created_at >= since.t group by forked_from_id
-    union all
-    select blueprint_id, 0, 0, count(*) from execution_run, since where execution_run.started_at >= since.t group by blueprint_id
-  ) a group by blueprint_id`;
-
 async function countMatches(ctx: RequestContext, filter: string, params: unknown[]): Promise<number> {
   const rows: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from blueprint b where ${filter}`, params);
   return Number(rows[0]!.total);
-}
-
-export interface TrendingEntry {
-  blueprint: Blueprint;
-  score: number;
-  stars: number;
-  forks: number;
-  executions: number;
-}
-
-/**
- * Public blueprints ranked by activity inside the last `windowDays` days: stars given, forks made and
- * executions started in the window, weighted by `trendingWeights`. Blueprints with no activity are left out.
- */
-export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
-  const rows: Array<Record<string, unknown> & { stars: string; forks: string; executions: string; score: string }> = await ctx.em.execute(
-    `with since as (select now() - make_interval(days => ?) as t),
-          totals as (${windowActivitySql})
-     select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${projection.sql('b')}
-       from totals t join blueprint b on b.id = t.blueprint_id
-      where b.visibility = 'public'
-      order by score desc, b.stars_count desc, b.id limit ?`,
-    [windowDays, limit],
-  );
-  return rows.map((r) => ({
-    blueprint: projection.map(r),
-    score: Number(r.score),
-    stars: Number(r.stars),
-    forks: Number(r.forks),
-    executions: Number(r.executions),
-  }));
 }

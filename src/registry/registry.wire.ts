@@ -4,7 +4,8 @@ import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import { pageFromQuery } from '../platform/pagination';
 import { BREED_SUGGESTIONS_MAX, breedSuggestions } from './breed-suggestions.service';
-import { parseTags, parseWindowDays, registrySorts, searchRegistry, trending, type RegistrySort } from './registry.service';
+import { parseTags, parseWindowDays, registrySorts, searchRegistry, type RegistrySort } from './registry.service';
+import { trending } from './trending.service';
 
 export interface RegistrySearchQuery {
   q?: unknown;

@@ -1,3 +1,6 @@
+/** The trending window when none is asked for, in days. */
+export const DEFAULT_WINDOW_DAYS = 7;
+
 /**
  * How much each kind of activity inside the trending window counts. A fork or an execution is a
  * stronger signal of use than a star, so they weigh more.

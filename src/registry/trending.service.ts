@@ -1,0 +1,172 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Blueprint } from '../blueprints/blueprint.entity';
+import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
+import type { Job } from '../platform/area';
+import type { RequestContext } from '../platform/context';
+import type { PageRequest } from '../platform/pagination';
+import type { AppDeps } from '../platform/request-context';
+import { DEFAULT_WINDOW_DAYS, trendingScoreSql } from './trending';
+
+/**
+ * The window the blueprint rows keep counts for (`trending_stars`, `trending_forks`,
+ * `trending_executions`, `trending_score`: activity at or after `trending_horizon.horizon`, kept by the
+ * triggers of migration 20261124000100). The job keeps the horizon near `now() - this many days`.
+ */
+export const MAINTAINED_WINDOW_DAYS = DEFAULT_WINDOW_DAYS;
+
+/** The advisory lock the triggers take shared around reading the horizon, and the job exclusively to move it. */
+const HORIZON_LOCK = 8262001;
+
+/**
+ * Per blueprint: stars given, forks made and executions started at times in `[from, to)` (`to` null: no
+ * end), each from its time index. `from` and `to` are SQL expressions over a CTE named `bounds`.
+ */
+function activitySql(from: string, to: string | null): string {
+  const inRange = (col: string) => `${col} >= ${from}${to ? ` and ${col} < ${to}` : ''}`;
+  return `select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
+    select blueprint_id, count(*) as stars, 0 as forks, 0 as executions from star, bounds where ${inRange('star.created_at')} group by blueprint_id
+    union all
+    select forked_from_id, 0, count(*), 0 from blueprint, bounds where forked_from_id is not null and ${inRange('blueprint.created_at')} group by forked_from_id
+    union all
+    select blueprint_id, 0, 0, count(*) from execution_run, bounds where ${inRange('execution_run.started_at')} group by blueprint_id
+  ) a group by blueprint_id`;
+}
+
+/**
+ * `bounds` (the window start `since` and the `horizon`) and `corrected`: what turns a blueprint's
+ * maintained counts into its counts inside the window. Activity in `[since, horizon)` is missing from
+ * them, activity in `[horizon, since)` is counted but outside the window; at most one of the two ranges
+ * is not empty, and the job keeps it to a minute or so of activity.
+ */
+const correctedSql = `bounds as (select now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS}) as since, (select horizon from trending_horizon) as horizon),
+  corrected as (
+    select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
+      ${activitySql('bounds.since', 'bounds.horizon')}
+      union all
+      select blueprint_id, -stars, -forks, -executions from (${activitySql('bounds.horizon', 'bounds.since')}) behind
+    ) c group by blueprint_id
+  )`;
+
+const windowCountsSql = (b: string, c: string) =>
+  `${b}.trending_stars + ${c}.stars as stars, ${b}.trending_forks + ${c}.forks as forks, ${b}.trending_executions + ${c}.executions as executions`;
+
+/**
+ * Blueprints matching `filter` (over alias `b`) in trending order (window score desc, stars desc, id),
+ * with their window counts, `offset + limit` rows at most: the corrected blueprints with their exact
+ * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
+ * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
+ */
+function rankedSql(cols: string, filter: string, positiveOnly: boolean): string {
+  const scored = `(select *, ${trendingScoreSql} as score from (
+      select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
+    ) w)`;
+  return `with ${correctedSql},
+    fixed as (select * from ${scored} f ${positiveOnly ? 'where f.score > 0' : ''}),
+    -- "not in" over the few corrected ids is one hashed lookup per row, so the index walk stops at the limit.
+    rest as (
+      select b.trending_stars as stars, b.trending_forks as forks, b.trending_executions as executions, b.stars_count as sort_stars, ${cols},
+             b.trending_score as score
+        from blueprint b
+       where ${filter} ${positiveOnly ? 'and b.trending_score > 0' : ''} and b.id not in (select blueprint_id from corrected)
+       order by b.trending_score desc, b.stars_count desc, b.id limit ?
+    )
+  select * from (select * from fixed union all select * from rest) b order by b.score desc, b.sort_stars desc, b.id offset ? limit ?`;
+}
+
+type Row = Record<string, unknown>;
+
+/** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0). */
+export function trendingPage(ctx: RequestContext, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
+  return ctx.em.execute(rankedSql(projection.sql('b'), filter, false), [...params, ...params, page.offset + page.limit, page.offset, page.limit]);
+}
+
+export interface TrendingEntry {
+  blueprint: Blueprint;
+  score: number;
+  stars: number;
+  forks: number;
+  executions: number;
+}
+
+/**
+ * Public blueprints ranked by activity inside the last `windowDays` days: stars given, forks made and
+ * executions started in the window, weighted by `trendingWeights`. Blueprints with no activity are left out.
+ * The default window reads the maintained counts; any other window counts the raw rows.
+ */
+export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
+  const cols = projection.sql('b');
+  const rows: Array<Row & { stars: string; forks: string; executions: string; score: string }> =
+    windowDays === MAINTAINED_WINDOW_DAYS
+      ? await ctx.em.execute(rankedSql(cols, `b.visibility = 'public'`, true), [limit, 0, limit])
+      : await ctx.em.execute(
+          `with bounds as (select now() - make_interval(days => ?) as since),
+                totals as (${activitySql('bounds.since', null)})
+           select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${cols}
+             from totals t join blueprint b on b.id = t.blueprint_id
+            where b.visibility = 'public'
+            order by score desc, b.stars_count desc, b.id limit ?`,
+          [windowDays, limit],
+        );
+  return rows.map((r) => ({
+    blueprint: projection.map(r),
+    score: Number(r.score),
+    stars: Number(r.stars),
+    forks: Number(r.forks),
+    executions: Number(r.executions),
+  }));
+}
+
+/**
+ * Moves the horizon up to `now() - MAINTAINED_WINDOW_DAYS` and subtracts, from each blueprint's counts,
+ * the activity that falls behind it, in one transaction holding the horizon lock (writers wait for it, a
+ * few milliseconds). Safe to run at any time and from every instance. Returns how many blueprints changed.
+ */
+export async function advanceTrendingHorizon(em: EntityManager): Promise<number> {
+  return em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(?)', [HORIZON_LOCK]);
+    // After the lock, so this statement sees every write that counted against the old horizon.
+    const rows: Array<{ changed: string | number }> = await tx.execute(
+      `with bounds as (
+         select horizon as old_horizon, greatest(horizon, now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS})) as new_horizon from trending_horizon
+       ),
+       behind as (${activitySql('bounds.old_horizon', 'bounds.new_horizon')}),
+       changed as (
+         update blueprint b set trending_stars = b.trending_stars - a.stars, trending_forks = b.trending_forks - a.forks,
+                trending_executions = b.trending_executions - a.executions
+           from behind a where b.id = a.blueprint_id
+         returning b.id
+       ),
+       moved as (update trending_horizon set horizon = (select new_horizon from bounds) returning 1)
+       select (select count(*) from changed) as changed, (select count(*) from moved) as moved`,
+    );
+    return Number(rows[0]?.changed ?? 0);
+  });
+}
+
+/**
+ * Advances the horizon every `trendingAdvanceMs` (0: never; reads stay exact, only slower as the
+ * corrected range grows). Returns a stop function that waits for a run in flight.
+ */
+export function startTrendingAdvance(deps: AppDeps, onError: (err: unknown) => void): () => Promise<void> {
+  const every = deps.config.limits.trendingAdvanceMs;
+  if (every <= 0) return async () => undefined;
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = advanceTrendingHorizon(deps.orm.em.fork() as EntityManager)
+      .then(() => undefined, onError)
+      .finally(() => {
+        running = null;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, every);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+/** The horizon advance as the registry area's job. */
+export const trendingAdvance: Job = { name: 'trending horizon advance', start: startTrendingAdvance };
