@@ -1,7 +1,7 @@
 /**
  * `npm run bench:registry`: the registry at scale. Seeds 100,000 public blueprints with SQL (names and
  * descriptions from a word list, 2-4 tags of 40, stars on a long tail, creation spread over a year) plus a
- * week of activity (stars, forks, executions), then for each query shape of GET /api/registry prints the
+ * week of activity (stars, forks, executions), then for each query shape of GET /api/registry (and GET /api/registry/trending) prints the
  * plan PostgreSQL runs (EXPLAIN of the exact statements the server sent, captured in process) and p50/p99
  * and req/s under autocannon at BENCH_CONNECTIONS (10) connections. Goal: p99 <= 20 ms per shape.
  *
@@ -138,6 +138,8 @@ async function seed(db: import('pg').Client, ownerId: string): Promise<void> {
 interface Shape {
   name: string;
   query: string;
+  /** Default `/api/registry`. */
+  path?: string;
 }
 
 const shapes: Shape[] = [
@@ -151,6 +153,7 @@ const shapes: Shape[] = [
   { name: 'all, recent', query: 'sort=recent' },
   { name: 'all, trending', query: 'sort=trending' },
   { name: 'all, stars, page 50', query: 'sort=stars&offset=980&limit=20' },
+  { name: 'trending list', query: 'limit=20', path: '/api/registry/trending' },
 ];
 
 run(() =>
@@ -173,28 +176,30 @@ run(() =>
     const headers = { authorization: `Bearer ${token}` }; // the registry needs a token (docs/api.md, Authentication)
     const results: Array<[string, string, number, number, number, number]> = [];
     for (const shape of shapes) {
-      const url = `${app.url}/api/registry?${shape.query}`;
+      const path = `${shape.path ?? '/api/registry'}?${shape.query}`;
+      const url = `${app.url}${path}`;
       const statements: string[] = [];
       const platform = app.deps.orm.em.getPlatform();
       const listener = (sql: string, params: readonly unknown[]) => statements.push(platform.formatQuery(sql, [...params]));
       sqlListeners.add(listener);
       const res = await fetch(url, { headers });
       sqlListeners.delete(listener);
-      const body = (await res.json()) as { items: unknown[]; total: number };
+      const body = (await res.json()) as { items: unknown[]; total?: number; total_exact?: boolean };
       if (res.status !== 200) throw new Error(`${shape.name}: ${res.status} ${JSON.stringify(body)}`);
-      console.log(`## ${shape.name}: GET /api/registry?${shape.query} -> ${body.items.length} items of ${body.total}`);
+      const of = body.total === undefined ? '' : ` of ${body.total}${body.total_exact ? '' : '+'}`;
+      console.log(`## ${shape.name}: GET ${path} -> ${body.items.length} items${of}`);
       for (const sql of statements) {
         const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off, summary on) ${sql}`).catch((err) => {
           throw new Error(`EXPLAIN failed (${(err as Error).message}): ${sql}`);
         });
         console.log(rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
       }
-      const r = await load({ url: `${server.url}/api/registry?${shape.query}`, headers });
+      const r = await load({ url: `${server.url}${path}`, headers });
       await sleep(500); // requests autocannon abandoned at its deadline finish before the next shape
       results.push([shape.name, shape.query, r.rps, r.p50, r.p99, r.non2xx + r.errors]);
     }
     console.log('');
-    console.log(`autocannon: 10 connections, ${process.env.BENCH_DURATION ?? 5} s per shape, GET /api/registry (goal: p99 <= 20 ms)`);
+    console.log(`autocannon: 10 connections, ${process.env.BENCH_DURATION ?? 5} s per shape, GET /api/registry[/trending] (goal: p99 <= 20 ms)`);
     const widths = [22, 10, 12, 12, 8];
     console.log(row(['shape', 'req/s', 'p50 ms', 'p99 ms', 'failed'], widths));
     for (const [name, , rps, p50, p99, failed] of results) console.log(row([name, rps.toFixed(0), p50, p99, failed], widths));

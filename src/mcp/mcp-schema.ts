@@ -39,5 +39,6 @@ export const anyObject: JsonSchema = { type: 'object' };
 export const strings: JsonSchema = { type: 'array', items: str };
 export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
 
-/** A REST list body `{items, total, limit, offset}`. */
-export const pageOf = (item: JsonSchema): JsonSchema => shape({ items: arrayOf(item), total: int, limit: int, offset: int });
+/** A REST list body `{items, total, limit, offset}` (plus `extra` fields). */
+export const pageOf = (item: JsonSchema, extra: Record<string, JsonSchema> = {}): JsonSchema =>
+  shape({ items: arrayOf(item), total: int, limit: int, offset: int, ...extra });

@@ -15,17 +15,17 @@ export class PageInfo {
  * count are fetched only when selected, through DataLoaders, so a connection nested in a list costs one
  * statement per level, not one per parent.
  */
-export class LazyConnection<T> {
-  private pagePromise?: Promise<{ items: T[]; total: number }>;
+export class LazyConnection<T, P extends { items: T[]; total: number } = { items: T[]; total: number }> {
+  private pagePromise?: Promise<P>;
 
   constructor(
     readonly page: PageRequest,
-    private readonly fetchPage: () => Promise<{ items: T[]; total: number }>,
+    private readonly fetchPage: () => Promise<P>,
     /** A cheaper count when the page itself is not selected; defaults to the page's total. */
     private readonly fetchCount?: () => Promise<number>,
   ) {}
 
-  loadPage(): Promise<{ items: T[]; total: number }> {
+  loadPage(): Promise<P> {
     this.pagePromise ??= this.fetchPage();
     return this.pagePromise;
   }

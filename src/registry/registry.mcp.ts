@@ -1,9 +1,9 @@
 import { cardSchema } from '../blueprints/blueprint.mcp';
 import { tagField } from '../platform/field-schemas';
-import { args, arrayOf, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
-import { registrySorts } from './registry.service';
+import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
 import { breedSuggestionsBody, registrySearchBody, trendingBody } from './registry.wire';
 
 const withCard = (extra: Record<string, object>) => ({
@@ -16,15 +16,14 @@ const withCard = (extra: Record<string, object>) => ({
 export const registryMcpTools = [
   mcpTool<{ q?: string; tags?: string; sort?: string; limit?: number; offset?: number }>({
     name: 'registry_search',
-    description:
-      'Search public blueprints by keyword (full-text over name, tags and description) and tags (comma-separated, all must match). sort: relevance (default with q), stars (default without), recent or trending. Same body as GET /api/registry.',
+    description: `Search public blueprints by keyword (full-text over name, tags and description) and tags (comma-separated, all must match). sort: relevance (default with q), stars (default without), recent or trending. total is exact up to ${EXACT_TOTAL_AHEAD} matches past offset; total_exact false means there are more. Same body as GET /api/registry.`,
     input: args({
       q: { type: 'string', maxLength: 200, description: 'Keywords (web-search syntax: "quoted phrase", -exclude, or).' },
       tags: { type: 'string', maxLength: 1000, description: `Comma-separated tags, all must match (each ${String(tagField.pattern)}).` },
       sort: { type: 'string', enum: [...registrySorts] },
       ...pageArgs,
     }),
-    output: pageOf(withCard({ description: str, tags: strings, forks_count: int, created_at: str })),
+    output: pageOf(withCard({ description: str, tags: strings, forks_count: int, created_at: str }), { total_exact: bool }),
     readOnly: true,
     handler: (ctx, a) => registrySearchBody(ctx, a),
   }),

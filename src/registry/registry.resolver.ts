@@ -6,7 +6,7 @@ import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
-import { normaliseTagList, parseWindowDays, searchRegistry, type RegistrySort } from './registry.service';
+import { EXACT_TOTAL_AHEAD, normaliseTagList, parseWindowDays, searchRegistry, type RegistryPage, type RegistrySort } from './registry.service';
 import { trending } from './trending.service';
 
 enum RegistrySortEnum {
@@ -32,9 +32,24 @@ class TrendingEntryType {
   @Field(() => TrendingActivity) activity!: TrendingActivity;
 }
 
+@ObjectType('RegistryConnection', { simpleResolvers: true })
+class RegistryConnection extends BlueprintConnection {
+  @Field(() => Boolean, {
+    description: `Whether totalCount counts every match. Counting stops ${EXACT_TOTAL_AHEAD} matches past the page's offset; when it does, this is false and there are more than totalCount.`,
+  })
+  totalCountExact!: boolean;
+}
+
+/** A registry page whose total may stop short (`RegistryPage.totalExact`). */
+class LazyRegistryConnection extends LazyConnection<Blueprint, RegistryPage> {
+  get totalCountExact(): Promise<boolean> {
+    return this.loadPage().then((p) => p.totalExact);
+  }
+}
+
 @Resolver()
 export class RegistryResolver {
-  @Query(() => BlueprintConnection, { description: 'Public blueprints by keyword (full-text, ranked) and tags (all must match).' })
+  @Query(() => RegistryConnection, { description: 'Public blueprints by keyword (full-text, ranked) and tags (all must match).' })
   registry(
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,
@@ -43,9 +58,9 @@ export class RegistryResolver {
     @Arg('sort', () => RegistrySortEnum, { nullable: true }) sort?: RegistrySortEnum,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
+  ): LazyRegistryConnection {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () =>
+    return new LazyRegistryConnection(page, () =>
       searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page, projectionFor(info)),
     );
   }

@@ -1,8 +1,8 @@
 import { cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
-import { registrySorts } from './registry.service';
+import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
 
 const tags = ['registry'];
 const stringProps = (descriptions: Record<string, string>) => ({
@@ -22,7 +22,12 @@ export const registrySchemas = {
       offset: 'items to skip',
       sort: `one of ${registrySorts.join(', ')}`,
     }),
-    response: { 200: page(obj({ ...cardProps, description: str, tags: strings, forks_count: int, created_at: dateTime })) },
+    description: `\`total\` is exact up to ${EXACT_TOTAL_AHEAD} matches past \`offset\`; beyond, \`total\` is \`offset + ${EXACT_TOTAL_AHEAD}\`, \`total_exact\` is false and there are more.`,
+    response: {
+      200: page(obj({ ...cardProps, description: str, tags: strings, forks_count: int, created_at: dateTime }), {
+        total_exact: { ...bool, description: 'false: there are more matches than total (counting stops there)' },
+      }),
+    },
   },
   trending: {
     summary: 'Blueprints with the most stars, forks and executions in the window',

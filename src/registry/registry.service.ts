@@ -40,20 +40,29 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
 }
 
 /**
+ * Totals are exact up to this many matches past the page's offset; beyond, the count stops there and says
+ * so (`totalExact: false`: there are more than `total` matches). Counting every one of 100,000 matches
+ * cost more than the page itself (docs/reads.md, "Registry at 100,000 blueprints").
+ */
+export const EXACT_TOTAL_AHEAD = 1000;
+
+export interface RegistryPage {
+  items: Blueprint[];
+  /** Every match when `totalExact`; otherwise `offset + EXACT_TOTAL_AHEAD`, and there are more. */
+  total: number;
+  totalExact: boolean;
+}
+
+/**
  * Public blueprints matching a keyword query (PostgreSQL full-text search over name, tags and
  * description, ranked) and all of the given tags. Only public blueprints are ever listed.
  *
  * Every sort order is index-backed at 100,000 blueprints (see `npm run bench:registry`, which prints the
- * plans): the page and the total are two statements, so a page never computes every match (as a
- * `count(*) over ()` would); stars and recent walk their partial indexes; trending walks the maintained
- * window counts (`trending.service.ts`).
+ * plans). Relevance ranks every match anyway, so its page counts them in the same statement. The other
+ * orders walk an index and stop at the page's end, and the total is a second statement that counts at
+ * most `offset + EXACT_TOTAL_AHEAD + 1` matches.
  */
-export async function searchRegistry(
-  ctx: RequestContext,
-  query: RegistryQuery,
-  page: PageRequest,
-  projection = fullProjection,
-): Promise<{ items: Blueprint[]; total: number }> {
+export async function searchRegistry(ctx: RequestContext, query: RegistryQuery, page: PageRequest, projection = fullProjection): Promise<RegistryPage> {
   const q = query.q?.trim() ?? '';
   if (q.length > 200) throw invalid('q', 'is longer than 200 characters', 'q must be at most 200 characters');
   const where: string[] = [readableSql('b', null).sql];
@@ -68,11 +77,17 @@ export async function searchRegistry(
   }
   const sort = query.sort ?? (q ? 'relevance' : 'stars');
   const filter = where.join(' and ');
-  const [rows, total] = await Promise.all([
-    sort === 'trending' ? trendingPage(ctx, filter, params, page, projection) : sortedPage(ctx, sort, q, filter, params, page, projection),
-    countMatches(ctx, filter, params),
+  if (sort === 'relevance' && q) {
+    const rows = await relevancePage(ctx, q, filter, params, page, projection);
+    // Past the last match the page has no row to carry the count.
+    const total = rows.length > 0 ? Number(rows[0]!.total_matches) : page.offset === 0 ? 0 : (await countMatches(ctx, filter, params, null)).total;
+    return { items: rows.map((r) => projection.map(r)), total, totalExact: true };
+  }
+  const [rows, counted] = await Promise.all([
+    sort === 'trending' ? trendingPage(ctx, filter, params, page, projection) : sortedPage(ctx, sort, filter, params, page, projection),
+    countMatches(ctx, filter, params, page.offset + EXACT_TOTAL_AHEAD),
   ]);
-  return { items: rows.map((r) => projection.map(r)), total };
+  return { items: rows.map((r) => projection.map(r)), total: counted.total, totalExact: counted.exact };
 }
 
 type Row = Record<string, unknown>;
@@ -80,31 +95,40 @@ type Row = Record<string, unknown>;
 function sortedPage(
   ctx: RequestContext,
   sort: RegistrySort,
-  q: string,
   filter: string,
   params: unknown[],
   page: PageRequest,
   projection: BlueprintProjection,
 ): Promise<Row[]> {
   const order =
-    sort === 'relevance' && q
-      ? `ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id`
-      : sort === 'recent'
-        ? 'b.created_at desc, b.id'
-        : sort === 'rating'
-          ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
-            '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
-          : 'b.stars_count desc, b.created_at desc, b.id';
-  const orderParams = sort === 'relevance' && q ? [q] : [];
+    sort === 'recent'
+      ? 'b.created_at desc, b.id'
+      : sort === 'rating'
+        ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
+          '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
+        : 'b.stars_count desc, b.created_at desc, b.id';
   return ctx.em.execute(`select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
     ...params,
-    ...orderParams,
     page.offset,
     page.limit,
   ]);
 }
 
-async function countMatches(ctx: RequestContext, filter: string, params: unknown[]): Promise<number> {
-  const rows: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from blueprint b where ${filter}`, params);
-  return Number(rows[0]!.total);
+/** Best full-text rank first; every match is ranked, so the window count of all of them is nearly free. */
+function relevancePage(ctx: RequestContext, q: string, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
+  return ctx.em.execute(
+    `select ${projection.sql('b')}, count(*) over () as total_matches from blueprint b where ${filter}
+      order by ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id offset ? limit ?`,
+    [...params, q, page.offset, page.limit],
+  );
+}
+
+/** The matches of `filter`, counting at most `upTo + 1` of them (`upTo` null: all); over `upTo`, the total is `upTo`, not exact. */
+async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number | null): Promise<{ total: number; exact: boolean }> {
+  const rows: Array<{ total: string }> =
+    upTo === null
+      ? await ctx.em.execute(`select count(*) as total from blueprint b where ${filter}`, params)
+      : await ctx.em.execute(`select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [...params, upTo + 1]);
+  const n = Number(rows[0]!.total);
+  return upTo !== null && n > upTo ? { total: upTo, exact: false } : { total: n, exact: true };
 }

@@ -33,7 +33,10 @@ const registryItemColumns = projectionOf([
   'rating_sum',
 ]);
 
-/** `GET /api/registry` (REST and MCP): cards with description, tags, forks and creation time. */
+/**
+ * `GET /api/registry` (REST and MCP): cards with description, tags, forks and creation time, and the total
+ * (exact when `total_exact`; otherwise there are more than `total` matches, see `EXACT_TOTAL_AHEAD`).
+ */
 export async function registrySearchBody(ctx: RequestContext, query: RegistrySearchQuery) {
   const page = pageFromQuery(query, ctx.config.limits);
   const sort = query.sort;
@@ -50,6 +53,7 @@ export async function registrySearchBody(ctx: RequestContext, query: RegistrySea
       created_at: bp.createdAt.toISOString(),
     })),
     total: result.total,
+    total_exact: result.totalExact,
     ...page,
   };
 }

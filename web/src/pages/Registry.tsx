@@ -139,7 +139,8 @@ export function RegistryPage() {
       {conn && (
         <>
           <Text size="sm" c="dimmed" aria-live="polite" data-testid="registry-total">
-            {conn.totalCount} blueprints
+            {conn.totalCount}
+            {conn.totalCountExact ? '' : '+'} blueprints
           </Text>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} data-testid="registry-results">
             {conn.edges.map((e) => (
