@@ -32,18 +32,26 @@ function activitySql(from: string, to: string | null): string {
   ) a group by blueprint_id`;
 }
 
+/** Between the window start and the horizon, whichever comes first: +1 for a row inside the window, -1 outside. */
+const between = (col: string) => `${col} >= least(bounds.since, bounds.horizon) and ${col} < greatest(bounds.since, bounds.horizon)`;
+const sign = (col: string) => `case when ${col} >= bounds.since then 1 else -1 end`;
+
 /**
  * `bounds` (the window start `since` and the `horizon`) and `corrected`: what turns a blueprint's
  * maintained counts into its counts inside the window. Activity in `[since, horizon)` is missing from
  * them, activity in `[horizon, since)` is counted but outside the window; at most one of the two ranges
- * is not empty, and the job keeps it to a minute or so of activity.
+ * is not empty, and the job keeps it to a minute or so of activity. (One signed range scan per table
+ * rather than two grouped ones: planning this statement cost more than running it.)
  */
-const correctedSql = `bounds as (select now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS}) as since, (select horizon from trending_horizon) as horizon),
+const correctedSql = `bounds as (select now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS}) as since, horizon from trending_horizon),
   corrected as (
     select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
-      ${activitySql('bounds.since', 'bounds.horizon')}
+      select blueprint_id, ${sign('star.created_at')} as stars, 0 as forks, 0 as executions from star, bounds where ${between('star.created_at')}
       union all
-      select blueprint_id, -stars, -forks, -executions from (${activitySql('bounds.horizon', 'bounds.since')}) behind
+      select forked_from_id, 0, ${sign('blueprint.created_at')}, 0 from blueprint, bounds
+       where forked_from_id is not null and ${between('blueprint.created_at')}
+      union all
+      select blueprint_id, 0, 0, ${sign('execution_run.started_at')} from execution_run, bounds where ${between('execution_run.started_at')}
     ) c group by blueprint_id
   )`;
 
