@@ -16,6 +16,8 @@ export const MAINTAINED_WINDOW_DAYS = DEFAULT_WINDOW_DAYS;
 
 /** The advisory lock the triggers take shared around reading the horizon, and the job exclusively to move it. */
 const HORIZON_LOCK = 8262001;
+/** How long the job waits for that lock or a blueprint row before it yields to writers (below PostgreSQL's 1 s deadlock check). */
+const HORIZON_LOCK_TIMEOUT_MS = 100;
 
 /**
  * Per blueprint: stars given, forks made and executions started at times in `[from, to)` (`to` null: no
@@ -127,28 +129,37 @@ export async function trending(ctx: RequestContext, windowDays: number, limit: n
 /**
  * Moves the horizon up to `now() - MAINTAINED_WINDOW_DAYS` and subtracts, from each blueprint's counts,
  * the activity that falls behind it, in one transaction holding the horizon lock (writers wait for it, a
- * few milliseconds). Safe to run at any time and from every instance. Returns how many blueprints changed.
+ * few milliseconds). Safe to run at any time and from every instance. Returns how many blueprints changed,
+ * or null when it yielded to writers (the next run catches up; reads are exact meanwhile).
  */
-export async function advanceTrendingHorizon(em: EntityManager): Promise<number> {
-  return em.transactional(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(?)', [HORIZON_LOCK]);
-    // After the lock, so this statement sees every write that counted against the old horizon.
-    const rows: Array<{ changed: string | number }> = await tx.execute(
-      `with bounds as (
-         select horizon as old_horizon, greatest(horizon, now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS})) as new_horizon from trending_horizon
-       ),
-       behind as (${activitySql('bounds.old_horizon', 'bounds.new_horizon')}),
-       changed as (
-         update blueprint b set trending_stars = b.trending_stars - a.stars, trending_forks = b.trending_forks - a.forks,
-                trending_executions = b.trending_executions - a.executions
-           from behind a where b.id = a.blueprint_id
-         returning b.id
-       ),
-       moved as (update trending_horizon set horizon = (select new_horizon from bounds) returning 1)
-       select (select count(*) from changed) as changed, (select count(*) from moved) as moved`,
-    );
-    return Number(rows[0]?.changed ?? 0);
-  });
+export async function advanceTrendingHorizon(em: EntityManager): Promise<number | null> {
+  try {
+    return await em.transactional(async (tx) => {
+      // A writer may hold a blueprint row and wait for this lock (a fork locks its parent before inserting
+      // the child): the job gives up long before PostgreSQL's deadlock check would pick a victim.
+      await tx.execute(`set local lock_timeout = '${HORIZON_LOCK_TIMEOUT_MS}ms'`);
+      await tx.execute('select pg_advisory_xact_lock(?)', [HORIZON_LOCK]);
+      // After the lock, so this statement sees every write that counted against the old horizon.
+      const rows: Array<{ changed: string | number }> = await tx.execute(
+        `with bounds as (
+           select horizon as old_horizon, greatest(horizon, now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS})) as new_horizon from trending_horizon
+         ),
+         behind as (${activitySql('bounds.old_horizon', 'bounds.new_horizon')}),
+         changed as (
+           update blueprint b set trending_stars = b.trending_stars - a.stars, trending_forks = b.trending_forks - a.forks,
+                  trending_executions = b.trending_executions - a.executions
+             from behind a where b.id = a.blueprint_id
+           returning b.id
+         ),
+         moved as (update trending_horizon set horizon = (select new_horizon from bounds) returning 1)
+         select (select count(*) from changed) as changed, (select count(*) from moved) as moved`,
+      );
+      return Number(rows[0]?.changed ?? 0);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '55P03' || (err as Error).name === 'LockWaitTimeoutException') return null;
+    throw err;
+  }
 }
 
 /**

@@ -104,7 +104,7 @@ describe('maintained trending counts', () => {
   it('count an execution when it starts', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Executed Once' });
     expect((await server.rest.get(`/api/blueprints/${bp.id}/start`, { token: reader })).status).toBe(200);
-    expect(await maintained(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: 2 });
+    expect(await maintained(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: trendingScore({ stars: 0, forks: 0, executions: 1 }) });
     expect(await listed(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: 2 });
   });
 
@@ -186,6 +186,34 @@ describe('the window edge', () => {
     await advance();
     const again = await server.rest.get(`/api/registry?tags=${tag}&sort=trending`, { token: reader });
     expect(again.body.items.map((i: any) => i.name)).toEqual(['Fresh', 'Quiet', 'Stale']);
+  });
+
+  it('yields to a writer that holds a blueprint row and then needs the horizon, instead of deadlocking', async () => {
+    const parent = await createBlueprint(server.rest, owner, { name: 'Busy Parent' });
+    const other = await createBlueprint(server.rest, owner, { name: 'Other' });
+    await setHorizon(ago(30));
+    await starAt(parent.id, ago(8)); // falls behind the next horizon: the job must update the parent
+    const writer = await SqlClient.connect(server.databaseUrl);
+    try {
+      // A fork's order: the parent's row first, then an insert whose trigger reads the horizon.
+      await writer.query('begin');
+      await writer.query('update blueprint set forks_count = forks_count + 1 where id = $1', [parent.id]);
+      const job = advance();
+      for (let i = 0; i < 40; i++) {
+        const waiting = await sql.query("select 1 from pg_locks where not granted and locktype in ('transactionid', 'tuple')");
+        if (waiting.length > 0) break; // the job holds the horizon lock and waits for the parent's row
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await writer.query('insert into star (principal_id, blueprint_id) values ($1, $2)', [await principal(), other.id]);
+      await writer.query('commit');
+      expect(await job).toBeNull();
+    } finally {
+      await writer.close();
+    }
+    expect(await advance()).toBeGreaterThanOrEqual(1);
+    expect(await maintained(parent.id)).toMatchObject({ stars: 0 });
+    expect(await maintained(other.id)).toMatchObject({ stars: 1 });
+    expect(await listed(other.id)).toMatchObject({ stars: 1 });
   });
 
   it('answers other windows from the raw rows, as before', async () => {
