@@ -4,7 +4,8 @@ export const DEFAULT_WINDOW_DAYS = 7;
 /**
  * How much each kind of activity inside the trending window counts. A fork or an execution is a
  * stronger signal of use than a star, so they weigh more. Mirrored by the generated column
- * `blueprint.trending_score` (migration 20261124000100): a change here needs a migration there.
+ * `blueprint.trending_score` (migration 20261124000100): a change here needs a migration there, and
+ * test/integration/trending-rollup.test.ts fails until it has one.
  */
 export const trendingWeights = { star: 1, fork: 3, execution: 2 } as const;
 

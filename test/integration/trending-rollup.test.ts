@@ -77,6 +77,18 @@ afterAll(async () => {
 beforeEach(() => setHorizon(ago(7)));
 
 describe('maintained trending counts', () => {
+  it('weighs the stored score exactly as trendingScore does (the generated column repeats trendingWeights)', async () => {
+    const bp = await createBlueprint(server.rest, owner, { name: 'Weights' });
+    const counts = { stars: 7, forks: 2, executions: 5 };
+    await sql.query('update blueprint set trending_stars = $2, trending_forks = $3, trending_executions = $4 where id = $1', [
+      bp.id,
+      counts.stars,
+      counts.forks,
+      counts.executions,
+    ]);
+    expect((await maintained(bp.id)).score).toBe(trendingScore(counts));
+  });
+
   it('count a star and drop it on unstar, in the same transaction as the star', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Starred Once' });
     const fan = await server.rest.agentToken('fan');
