@@ -74,7 +74,16 @@ export async function viewerFromToken(em: EntityManager, token: string): Promise
   }>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
-  return { principalId: row.id, kind: row.kind, name: row.name, tokenId: row.token_id, tokenKind: row.token_kind, scope: row.scope };
+  return { principalId: row.id, kind: shared(row.kind), name: row.name, tokenId: row.token_id, tokenKind: shared(row.token_kind), scope: shared(row.scope) };
+}
+
+/**
+ * The few values of the viewer's enum columns, as strings shared by every viewer: the driver makes new
+ * strings for each row, and a WebSocket connection keeps its viewer for its whole life.
+ */
+const enumValues = new Map<string, string>(['user', 'agent', 'agent_session', 'sign_in', 'mcp', 'read', 'write'].map((v) => [v, v]));
+function shared<T extends string | undefined>(value: T): T {
+  return value === undefined ? value : ((enumValues.get(value) ?? value) as T);
 }
 
 /**

@@ -216,42 +216,39 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
     return true;
   }
 
+  // One async frame per idle subscriber (it waits here for the hub): no wrapper around an inner loop.
   async next(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
     try {
-      return await this.pull();
+      this.last ??= BigInt(this.after ?? (await latestDeliveryId(this.ctx, this.recipientId)));
+      for (;;) {
+        if (this.closed) return done;
+        const replayed = this.replayed.shift();
+        if (replayed) return this.send(replayed);
+        if (this.overflowed) {
+          // After a gap, the re-read covers every dropped delivery and everything up to now, in order.
+          this.overflowed = false;
+          this.reread = true;
+        }
+        if (this.reread) {
+          this.reread = false;
+          if (!(await connectionStillAuthorized(this.ctx))) return this.end();
+          this.replayed = await deliveriesAfter(this.ctx, this.recipientId, this.last.toString(), REPLAY_PAGE);
+          startEvent(this.ctx); // nothing the read loaded is kept while the subscriber waits
+          if (this.replayed.length === REPLAY_PAGE) this.reread = true;
+          continue;
+        }
+        const signal = this.signals.shift();
+        if (!signal) {
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          continue;
+        }
+        if (signal.kind === 'resync') this.reread = true;
+        else if (signal.kind === 'revoked') return this.end();
+        else if (BigInt(signal.item.id) > this.last) return this.send(signal.item);
+      }
     } catch (err) {
       this.close();
       throw err;
-    }
-  }
-
-  private async pull(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
-    this.last ??= BigInt(this.after ?? (await latestDeliveryId(this.ctx, this.recipientId)));
-    for (;;) {
-      if (this.closed) return done;
-      const replayed = this.replayed.shift();
-      if (replayed) return this.send(replayed);
-      if (this.overflowed) {
-        // After a gap, the re-read covers every dropped delivery and everything up to now, in order.
-        this.overflowed = false;
-        this.reread = true;
-      }
-      if (this.reread) {
-        this.reread = false;
-        if (!(await connectionStillAuthorized(this.ctx))) return this.end();
-        this.replayed = await deliveriesAfter(this.ctx, this.recipientId, this.last.toString(), REPLAY_PAGE);
-        startEvent(this.ctx); // nothing the read loaded is kept while the subscriber waits
-        if (this.replayed.length === REPLAY_PAGE) this.reread = true;
-        continue;
-      }
-      const signal = this.signals.shift();
-      if (!signal) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
-        continue;
-      }
-      if (signal.kind === 'resync') this.reread = true;
-      else if (signal.kind === 'revoked') return this.end();
-      else if (BigInt(signal.item.id) > this.last) return this.send(signal.item);
     }
   }
 

@@ -33,6 +33,7 @@ import { requestContext } from './http';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
+import { subscribeCompiled } from './compiled-subscription';
 import { OperationContext, type AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
@@ -176,7 +177,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       schema,
       subscribe: async (args) => {
         const query = compiledFor(args);
-        return query?.subscribe ? query.subscribe(args.rootValue, args.contextValue, args.variableValues) : subscribe(args);
+        return query?.subscribe ? subscribeCompiled(query, args) : subscribe(args);
       },
       onConnect: async (ctx) => {
         if (gateError(ctx.connectionParams ?? null, 'connectionParams', limits.jsonDepthMax)) return false;
@@ -237,7 +238,8 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         }
         const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
         if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
-        return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
+        // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
+        return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
       },
       onOperation: wsMetrics.onOperation,
       onComplete: wsMetrics.onComplete,
