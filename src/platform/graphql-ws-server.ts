@@ -17,6 +17,35 @@ export interface GraphQLWsServer {
   dispose(): Promise<void>;
 }
 
+/**
+ * One connection as graphql-ws's `makeServer` sees it: an object with its methods on the prototype, and
+ * the socket listeners are shared functions that find it by socket, so a connection costs no closures.
+ */
+class Transport {
+  /** graphql-ws's message handler (`onMessage`). */
+  handle: ((data: string) => Promise<void>) | null = null;
+  /** What `server.opened` returned: to call when the socket closes. */
+  closed: ((code?: number, reason?: string) => Promise<void>) | null = null;
+
+  constructor(private readonly socket: WebSocket) {}
+
+  get protocol(): string {
+    return this.socket.protocol;
+  }
+
+  send(data: string): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(data);
+  }
+
+  close(code?: number, reason?: string): void {
+    this.socket.close(code, reason);
+  }
+
+  onMessage(handle: (data: string) => Promise<void>): void {
+    this.handle = handle;
+  }
+}
+
 /** Sockets pinged by the last keep-alive sweep that have not answered yet. */
 type Awaiting = WeakSet<WebSocket>;
 
@@ -42,6 +71,7 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
   const server = makeServer(options);
   wss.options.handleProtocols = handleProtocols;
   const awaitingPong: Awaiting = new WeakSet();
+  const transports = new WeakMap<WebSocket, Transport>();
 
   const sweep =
     keepAliveMs > 0 && Number.isFinite(keepAliveMs)
@@ -70,6 +100,22 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
     this.close(CloseCode.InternalServerError, 'Internal server error');
   }
 
+  function onSocketMessage(this: WebSocket, data: WebSocket.RawData): void {
+    transports
+      .get(this)
+      ?.handle?.(String(data))
+      .catch((err: unknown) => {
+        logInternal('while handling a message', err);
+        this.close(CloseCode.InternalServerError, 'Internal server error');
+      });
+  }
+  function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
+    transports
+      .get(this)
+      ?.closed?.(code, String(reason))
+      .catch((err: unknown) => logInternal('while closing a connection', err));
+  }
+
   wss.once('error', (err) => {
     logInternal('emitted on the WebSocket server', err);
     for (const client of wss.clients) client.close(CloseCode.InternalServerError, 'Internal server error');
@@ -80,26 +126,11 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
     socket.on('pong', onPong);
     // The extra starts with what every operation may read; `onConnect` adds the rest to the same object.
     const extra = { socket, ip: request.socket.remoteAddress ?? 'unknown' } as WsConnection & E;
-    const closed = server.opened(
-      {
-        protocol: socket.protocol,
-        send: (data) => {
-          if (socket.readyState === WebSocket.OPEN) socket.send(data);
-        },
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (handle) =>
-          socket.on('message', (data) => {
-            handle(String(data)).catch((err: unknown) => {
-              logInternal('while handling a message', err);
-              socket.close(CloseCode.InternalServerError, 'Internal server error');
-            });
-          }),
-      },
-      extra,
-    );
-    socket.once('close', (code, reason) => {
-      closed(code, String(reason)).catch((err: unknown) => logInternal('while closing a connection', err));
-    });
+    const transport = new Transport(socket);
+    transports.set(socket, transport);
+    transport.closed = server.opened(transport, extra);
+    socket.on('message', onSocketMessage);
+    socket.once('close', onSocketClose);
   });
 
   return {
