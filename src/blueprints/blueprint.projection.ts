@@ -218,13 +218,16 @@ export const fullProjection = new BlueprintProjection(blueprintColumns);
 
 const byColumns = new Map<string, BlueprintProjection>([[fullProjection.key, fullProjection]]);
 
-/** The projection of exactly these columns (in table order, so equal sets share one instance). */
-export function projectionOf(columns: Iterable<BlueprintColumn>): BlueprintProjection {
-  const wanted = new Set<BlueprintColumn>([...alwaysSelected, ...columns]);
+/**
+ * The projection of these columns and the access columns, or of these columns only for rows that are
+ * public by their statement (`publicRows`); in table order, so equal sets share one instance.
+ */
+export function projectionOf(columns: Iterable<BlueprintColumn>, publicRows = false): BlueprintProjection {
+  const wanted = new Set<BlueprintColumn>([...(publicRows ? [] : alwaysSelected), ...columns]);
   const ordered = blueprintColumns.filter((c) => wanted.has(c));
-  const key = ordered.join(',');
+  const key = (publicRows ? 'public:' : '') + ordered.join(',');
   let projection = byColumns.get(key);
-  if (!projection) byColumns.set(key, (projection = new BlueprintProjection(ordered)));
+  if (!projection) byColumns.set(key, (projection = new BlueprintProjection(ordered, publicRows)));
   return projection;
 }
 
@@ -295,7 +298,6 @@ const ownColumnFields = new Set([
   'reviewCount',
   'ratingAverage',
 ]);
-const publicByColumns = new Map<string, BlueprintProjection>();
 
 /**
  * For rows that are public by the statement that reads them: only the columns these fields show, without
@@ -309,11 +311,7 @@ export function publicRowsProjection(fields: Iterable<string>): BlueprintProject
     if (f === 'id') wanted.add('id');
     for (const c of columnsOfField[f]!) wanted.add(c);
   }
-  const ordered = blueprintColumns.filter((c) => wanted.has(c));
-  const key = ordered.join(',');
-  let projection = publicByColumns.get(key);
-  if (!projection) publicByColumns.set(key, (projection = new BlueprintProjection(ordered, true)));
-  return projection;
+  return projectionOf(wanted, true);
 }
 
 /** Projections per field node: every parent of one level shares one field node, so this runs once per level. */

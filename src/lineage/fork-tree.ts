@@ -5,6 +5,7 @@ import type { Blueprint } from '../blueprints/blueprint.entity';
 import { rowExtra } from '../blueprints/blueprint.loaders';
 import { projectionFor, projectionForFields, publicRowsProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
+import { pageInfoOf, type PageInfo } from '../platform/graphql-connection';
 import { orNull } from '../platform/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
@@ -35,7 +36,7 @@ interface ForkLevel {
 export interface LoadedConnection {
   totalCount: number;
   edges: Array<{ cursor: string; node: Blueprint }>;
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
 }
 
 const connectionFields = new Set(['totalCount', 'edges', 'pageInfo', '__typename']);
@@ -185,14 +186,8 @@ class PrefetchedConnection implements LoadedConnection {
     return this.total;
   }
 
-  get pageInfo(): LoadedConnection['pageInfo'] {
-    const n = this.edges.length;
-    return {
-      hasNextPage: this.offset + n < this.totalCount,
-      hasPreviousPage: this.offset > 0,
-      startCursor: n ? encodeCursor(this.offset) : null,
-      endCursor: n ? encodeCursor(this.offset + n - 1) : null,
-    };
+  get pageInfo(): PageInfo {
+    return pageInfoOf(this.offset, this.edges.length, this.totalCount);
   }
 }
 

@@ -10,6 +10,16 @@ export class PageInfo {
   @Field(() => String, { nullable: true }) endCursor!: string | null;
 }
 
+/** The page info of `count` items read from `offset`, out of `total`. */
+export function pageInfoOf(offset: number, count: number, total: number): PageInfo {
+  return {
+    hasNextPage: offset + count < total,
+    hasPreviousPage: offset > 0,
+    startCursor: count ? encodeCursor(offset) : null,
+    endCursor: count ? encodeCursor(offset + count - 1) : null,
+  };
+}
+
 /**
  * What a connection field returns: the page it stands for and how to fetch it. The edges and the
  * count are fetched only when selected, through DataLoaders, so a connection nested in a list costs one
@@ -37,17 +47,7 @@ export class LazyConnection<T, P extends { items: T[]; total: number } = { items
   }
 
   get pageInfo(): Promise<PageInfo> {
-    return this.loadPage().then(({ items, total }) => this.pageInfoOf(items, total));
-  }
-
-  private pageInfoOf(items: T[], total: number): PageInfo {
-    const last = this.page.offset + items.length - 1;
-    return {
-      hasNextPage: this.page.offset + items.length < total,
-      hasPreviousPage: this.page.offset > 0,
-      startCursor: items.length ? encodeCursor(this.page.offset) : null,
-      endCursor: items.length ? encodeCursor(last) : null,
-    };
+    return this.loadPage().then(({ items, total }) => pageInfoOf(this.page.offset, items.length, total));
   }
 
   get totalCount(): Promise<number> {
