@@ -40,8 +40,8 @@ export class LazyConnection<T, P extends { items: T[]; total: number } = { items
     return this.pagePromise;
   }
 
-  // Getters, not methods: graphql-js calls a method found under a field's name, graphql-jit (subscriptions)
-  // only reads the property; a getter answers both.
+  // Getters, not methods: graphql-js calls a method found under a field's name, graphql-jit only reads
+  // the property; a getter answers both.
   get edges(): Promise<Array<{ cursor: string; node: T }>> {
     return this.loadPage().then(({ items }) => items.map((node, i) => ({ cursor: encodeCursor(this.page.offset + i), node })));
   }
@@ -64,7 +64,9 @@ export function connectionType<T extends object>(Node: ClassType<T>, name: strin
     @Field(() => Node) node!: T;
   }
 
-  @ObjectType(`${name}Connection`, { simpleResolvers: true })
+  // Not simpleResolvers: a LazyConnection's fields are getters that load (and may throw), and graphql-jit
+  // reads a field without a resolver inline, outside the error handling a resolver gets.
+  @ObjectType(`${name}Connection`)
   class Connection {
     @Field(() => [Edge], { description: 'The page of items, each with its cursor.' })
     edges!: Edge[];

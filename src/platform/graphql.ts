@@ -1,4 +1,4 @@
-import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin } from '@apollo/server';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -7,7 +7,6 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import type { FastifyInstance } from 'fastify';
 import {
   GraphQLError,
-  Kind,
   getOperationAST,
   specifiedRules,
   subscribe,
@@ -17,7 +16,6 @@ import {
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
@@ -34,6 +32,7 @@ import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
 import { subscribeCompiled } from './compiled-subscription';
+import { CompiledDocuments } from './graphql-compiled';
 import { OperationContext, type AppDeps } from './request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
@@ -121,6 +120,33 @@ function internalErrorPlugin(log: FastifyInstance['log']): ApolloServerPlugin<Re
   };
 }
 
+/** An Apollo gateway that serves `schema` as it is and executes through `compiled`. */
+function compiledGateway(schema: GraphQLSchema, compiled: CompiledDocuments): ApolloServerOptionsWithGateway<RequestContext>['gateway'] {
+  let announce: ((schemaContext: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      announce = callback;
+      return () => {
+        announce = undefined;
+      };
+    },
+    async load() {
+      announce?.({ apiSchema: schema, coreSupergraphSdl: '' });
+      return {
+        executor: async (request) =>
+          compiled.execute({
+            schema,
+            document: request.document,
+            variableValues: request.request.variables,
+            operationName: request.request.operationName,
+            contextValue: request.context,
+          }),
+      };
+    },
+    async stop() {},
+  };
+}
+
 /**
  * Mounts GraphQL on `/graphql`: Apollo for queries and mutations over HTTP, graphql-ws for subscriptions
  * on the same port and path, both with the same schema, auth, limits and error shape.
@@ -150,23 +176,10 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   };
 
   const wsMetrics = graphqlWsMetricsHooks(app);
-  // Subscriptions run compiled (graphql-jit): each distinct document is compiled once and shared by every
-  // socket that sends it, so an event delivered to 2,000 subscribers runs 2,000 calls of one compiled
-  // function instead of 2,000 interpretations of the document. A document that does not compile runs
-  // through graphql-js. Queries and mutations over WebSocket stay on graphql-js, like HTTP.
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
-  const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
-    let byOperation = compiled.get(args.document);
-    if (!byOperation) compiled.set(args.document, (byOperation = new Map()));
-    const key = args.operationName ?? '';
-    if (!byOperation.has(key)) {
-      // graphql-jit's subscribe looks up an aliased root field by its name and fails: those run on graphql-js.
-      const aliased = getOperationAST(args.document, args.operationName)?.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.alias);
-      const result = aliased ? null : compileQuery(schema, args.document, args.operationName ?? undefined);
-      byOperation.set(key, result && isCompiledQuery(result) ? result : null);
-    }
-    return byOperation.get(key) ?? null;
-  };
+  // Every operation, over HTTP and WebSocket, runs compiled where it compiles (graphql-compiled.ts): an
+  // event delivered to 2,000 subscribers runs 2,000 calls of one compiled function, and a query skips
+  // graphql-js's interpretation of its document.
+  const compiled = new CompiledDocuments(schema);
 
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
@@ -175,8 +188,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
     {
       schema,
+      execute: (args) => compiled.execute(args),
       subscribe: async (args) => {
-        const query = compiledFor(args);
+        const query = compiled.compiledFor(args.document, args.operationName);
         return query?.subscribe ? subscribeCompiled(query, args) : subscribe(args);
       },
       onConnect: async (ctx) => {
@@ -268,7 +282,9 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   );
 
   const apollo = new ApolloServer<RequestContext>({
-    schema,
+    // Apollo's gateway interface is its hook for another executor: the schema is ours, unchanged, and
+    // Apollo still parses, validates, runs the plugins and formats the answer; only `execute` is compiled.
+    gateway: compiledGateway(schema, compiled),
     validationRules: rules,
     // The parser itself stops at the token limit: a huge document costs no more than a small one to refuse.
     parseOptions: { maxTokens: deps.config.limits.queryTokensMax },
