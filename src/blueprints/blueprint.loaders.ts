@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../platform/context';
+import { executeShaped, type SqlFragment } from '../platform/database';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
 import type { BlueprintProjection } from './blueprint.projection';
@@ -35,7 +36,7 @@ export function blueprintLoaders(ctx: RequestContext) {
 /** The value of the extra SQL column a row was read with (see `blueprintRowLoader`). */
 const extras = new WeakMap<object, unknown>();
 
-/** What `extraSql` answered for this row, if it was read with one. */
+/** What `extra` answered for this row, if it was read with one. */
 export function rowExtra(row: object): unknown {
   return extras.get(row);
 }
@@ -43,26 +44,27 @@ export function rowExtra(row: object): unknown {
 /**
  * Batched reads of plain blueprint rows (the read path, blueprint.projection.ts): only the projection's
  * columns, no managed entity. One loader per projection, key column and extra column, so selections never
- * share a batch. `extraSql`, an SQL expression over the row's alias `b`, rides along in the same statement
+ * share a batch. `extra`, an SQL expression over the row's alias `b` with its parameters, rides along in the same statement
  * (another area's data for the same answer, e.g. a whole fork tree as JSON); `rowExtra(row)` reads it.
+ * The statement is prepared once per shape (`executeShaped`).
  */
 export function blueprintRowLoader(
   ctx: RequestContext,
   projection: BlueprintProjection,
   by: 'id' | 'slug',
-  extraSql?: string,
+  extra?: SqlFragment,
 ): DataLoader<string, Blueprint | null> {
   return ctx.loaders.get(
-    `blueprint.row.${by}:${projection.key}${extraSql ? `:${extraSql}` : ''}`,
+    `blueprint.row.${by}:${projection.key}${extra ? `:${extra.sql}:${extra.params.join(',')}` : ''}`,
     () =>
       new DataLoader<string, Blueprint | null>(async (keys) => {
-        const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-          `select ${projection.sql('b')}${extraSql ? `, ${extraSql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
-          [textArrayLiteral(keys)],
-        );
+        const rows = await executeShaped<Record<string, unknown>>(ctx.em, {
+          sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
+          params: [...(extra?.params ?? []), textArrayLiteral(keys)],
+        });
         const mapped = rows.map((r) => {
           const row = projection.map(r);
-          if (extraSql) extras.set(row, r.extra__);
+          if (extra) extras.set(row, r.extra__);
           return row;
         });
         return byKeys(keys, mapped, (b) => (by === 'id' ? b.id : b.slug));

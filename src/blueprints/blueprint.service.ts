@@ -4,6 +4,7 @@ import { requireViewer } from '../auth/auth.service';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
+import type { SqlFragment } from '../platform/database';
 import { invalid, notFound } from '../platform/errors';
 import { Team } from '../teams/team.entity';
 import { getTeam } from '../teams/team.service';
@@ -27,14 +28,14 @@ export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promi
 
 /**
  * `getBlueprint` on the read path: a plain row of the projection's columns (GraphQL passes the columns its
- * selection needs), for answers that change nothing. The same 404 rule. `extraSql` rides along in the same
+ * selection needs), for answers that change nothing. The same 404 rule. `extra` rides along in the same
  * statement (see `blueprintRowLoader`); it must show nothing the caller may not read, as it is computed
  * before the access check.
  */
-export async function readBlueprint(ctx: RequestContext, idOrSlug: string, projection: BlueprintProjection, extraSql?: string): Promise<Blueprint> {
+export async function readBlueprint(ctx: RequestContext, idOrSlug: string, projection: BlueprintProjection, extra?: SqlFragment): Promise<Blueprint> {
   const byId = isUuid(idOrSlug);
   if (!byId && !projection.includes('slug')) projection = projectionOf([...projection.columns, 'slug']);
-  const bp = await blueprintRowLoader(ctx, projection, byId ? 'id' : 'slug', extraSql).load(byId ? idOrSlug.toLowerCase() : idOrSlug);
+  const bp = await blueprintRowLoader(ctx, projection, byId ? 'id' : 'slug', extra).load(byId ? idOrSlug.toLowerCase() : idOrSlug);
   if (!bp) throw notFound('blueprint', idOrSlug);
   await assertReadable(ctx, bp, idOrSlug);
   return bp;

@@ -9,6 +9,7 @@ import { pageInfoOf, type PageInfo } from '../platform/graphql-connection';
 import { orNull } from '../platform/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
+import { executeShaped, type SqlFragment } from '../platform/database';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
 
 /**
@@ -122,27 +123,47 @@ export function forkTreePlan(info: GraphQLResolveInfo, limits: Limits): ForkLeve
  * Arrays rather than objects: no key is repeated per node, so PostgreSQL writes and Node parses a
  * fraction of the bytes. `total` is null when the level's count is not asked for.
  */
-function levelSql(level: ForkLevel, parent: string, depth: number): string {
+function levelSql(level: ForkLevel, parent: string, depth: number, params: unknown[]): string {
   const count = level.counted
     ? `(select count(*) from blueprint c${depth} where c${depth}.forked_from_id = ${parent} and c${depth}.visibility = 'public')`
     : 'null::bigint';
   if (!level.nodes) return `json_build_array(${count})`;
   const a = `f${depth}`;
   const values = level.nodes.columns.map((c) => `${a}.${c}`);
-  if (level.child) values.push(levelSql(level.child.level, `${a}.id`, depth + 1));
+  if (level.child) values.push(levelSql(level.child.level, `${a}.id`, depth + 1, params));
   // Only the selected columns (never a plan nobody asked for), plus what orders and links the levels.
   const inner = [...new Set([...level.nodes.columns, 'id', 'created_at'])].map((c) => `s${depth}.${c}`).join(', ');
-  // Offsets and limits are validated integers (pageFromConnectionArgs), so they are written inline.
+  // Offsets and limits are parameters: the text depends only on the selection's shape, so it is prepared
+  // once per shape (executeShaped), whatever page is asked for. They follow the child level's in the text.
+  params.push(level.page.offset, level.page.limit);
   return `json_build_array(${count}, coalesce((select json_agg(json_build_array(${values.join(', ')}) order by ${a}.created_at, ${a}.id)
     from (select ${inner} from blueprint s${depth} where s${depth}.forked_from_id = ${parent} and s${depth}.visibility = 'public'
-           order by s${depth}.created_at, s${depth}.id offset ${level.page.offset} limit ${level.page.limit}) ${a}), '[]'::json))`;
+           order by s${depth}.created_at, s${depth}.id offset ?::int limit ?::int) ${a}), '[]'::json))`;
+}
+
+/** The fork tree below `parent` as an SQL expression and its parameters. */
+function treeSql(level: ForkLevel, parent: string): SqlFragment {
+  const params: unknown[] = [];
+  const sql = levelSql(level, parent, 1, params);
+  return { sql, params };
 }
 
 /** `[total, items]` as levelSql builds it; each item is the node's column values, then its own level. */
 type LevelJson = [total: number | string | null, items?: unknown[][]];
 
-/** Prefetched connections of a row, by the `forks` field node they answer. */
-const prefetched = new WeakMap<object, Map<FieldNode, LoadedConnection>>();
+/**
+ * The connection the tree statement read for a row, and the `forks` field node it answers: a property of
+ * the row under a symbol (JSON and the API never see symbol keys), rather than a WeakMap entry and a Map
+ * per node, which a tree of 2,551 nodes made 2,551 of per request for the garbage collector to trace.
+ */
+const PREFETCHED = Symbol('prefetched forks');
+interface Prefetched {
+  [PREFETCHED]?: { fieldNode: FieldNode; connection: LoadedConnection };
+}
+
+function setPrefetched(row: object, fieldNode: FieldNode, connection: LoadedConnection): void {
+  (row as Prefetched)[PREFETCHED] = { fieldNode, connection };
+}
 
 function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
   const [total, items = []] = json;
@@ -150,7 +171,7 @@ function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
   const rows = nodes
     ? items.map((values) => {
         const row = nodes.mapValues(values);
-        if (level.child) prefetched.set(row, new Map([[level.child.fieldNode, toConnection(values[nodes.columns.length] as LevelJson, level.child.level)]]));
+        if (level.child) setPrefetched(row, level.child.fieldNode, toConnection(values[nodes.columns.length] as LevelJson, level.child.level));
         return row;
       })
     : [];
@@ -193,21 +214,22 @@ class PrefetchedConnection implements LoadedConnection {
 
 /** The connection an enclosing fork tree already loaded for this row and field, if any. */
 export function prefetchedForks(row: object, info: GraphQLResolveInfo): LoadedConnection | undefined {
-  return info.fieldNodes.length === 1 ? prefetched.get(row)?.get(info.fieldNodes[0]!) : undefined;
+  const found = (row as Prefetched)[PREFETCHED];
+  return found && info.fieldNodes.length === 1 && found.fieldNode === info.fieldNodes[0] ? found.connection : undefined;
 }
 
 /** The fork tree of many parents with one plan: one statement for all of them. */
 export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel): Promise<LoadedConnection> {
-  const sql = levelSql(plan, 'p.parent_id', 1);
+  const tree = treeSql(plan, 'p.parent_id');
   return ctx.loaders
     .get(
-      `lineage.forkTree:${sql}`,
+      `lineage.forkTree:${tree.sql}:${tree.params.join(',')}`,
       () =>
         new DataLoader<string, LoadedConnection>(async (parentIds) => {
-          const rows: Array<{ parent_id: string; tree: LevelJson }> = await ctx.em.execute(
-            `select p.parent_id, ${sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
-            [`{${parentIds.join(',')}}`],
-          );
+          const rows = await executeShaped<{ parent_id: string; tree: LevelJson }>(ctx.em, {
+            sql: `select p.parent_id, ${tree.sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
+            params: [...tree.params, `{${parentIds.join(',')}}`],
+          });
           const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
           return parentIds.map((id) => toConnection(byParent.get(id) ?? [0, []], plan));
         }),
@@ -249,8 +271,8 @@ export function withRootForkTree(schema: GraphQLSchema): void {
     const below = typeof args.id === 'string' && (args.slug === undefined || args.slug === null) ? forkTreeBelowRoot(info, context.config.limits) : null;
     if (!below) return resolve(root, args, context, info);
     return orNull(
-      readBlueprint(context, args.id!, projectionFor(info), levelSql(below.level, 'b.id', 1)).then((row) => {
-        prefetched.set(row, new Map([[below.fieldNode, toConnection(rowExtra(row) as LevelJson, below.level)]]));
+      readBlueprint(context, args.id!, projectionFor(info), treeSql(below.level, 'b.id')).then((row) => {
+        setPrefetched(row, below.fieldNode, toConnection(rowExtra(row) as LevelJson, below.level));
         return row;
       }),
     );

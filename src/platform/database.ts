@@ -142,6 +142,37 @@ interface PreparingConnection {
   executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
 }
 
+/** An SQL text with `?` placeholders and their values, in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** At most this many distinct statement texts are prepared by `executeShaped` in one process. */
+export const SHAPED_STATEMENTS_MAX = 100;
+const shapedNames = new Map<string, string>();
+
+/**
+ * Runs a generated read statement whose text depends only on the shape of what was asked (the columns and
+ * nesting a GraphQL selection needs; every value is a parameter) as a named prepared statement, so that
+ * each pooled connection plans it once. A nested fork tree took about 1 ms to plan and 0.3 ms to run.
+ * The names are bounded: the first `SHAPED_STATEMENTS_MAX` distinct texts of the process are prepared, and
+ * any later text is planned on each call as before (a client inventing shapes costs itself planning time,
+ * not the database memory). A name always stands for the same text, so no connection ever sees one name
+ * with two texts. Inside a transaction it runs on the transaction, unprepared, like `em.execute`.
+ */
+export async function executeShaped<T>(em: EntityManager, statement: SqlFragment): Promise<T[]> {
+  if (em.getTransactionContext()) return em.execute(statement.sql, statement.params);
+  let name = shapedNames.get(statement.sql);
+  if (name === undefined && shapedNames.size < SHAPED_STATEMENTS_MAX) shapedNames.set(statement.sql, (name = `shaped_${shapedNames.size + 1}`));
+  return name === undefined ? em.execute(statement.sql, statement.params) : executePrepared<T>(em, name, statement.sql, statement.params);
+}
+
+/** How many statement texts `executeShaped` has prepared in this process (for tests). */
+export function shapedStatementCount(): number {
+  return shapedNames.size;
+}
+
 /**
  * Runs one of a few fixed, hot statements as a named prepared statement: each pooled connection parses
  * and plans it once instead of on every call (MikroORM sends every statement as text, so PostgreSQL plans

@@ -1,5 +1,7 @@
-import { ViewerDocument } from '../generated/graphql';
+import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ViewerDocument } from '../generated/graphql';
+import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/database';
 
 /**
  * The token lookup behind every authenticated request runs as a named prepared statement
@@ -14,10 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** The names prepared on the server's one pooled connection. */
+/** The statements prepared on the server's one pooled connection. */
+async function preparedStatements(): Promise<Array<{ name: string; statement: string }>> {
+  return server.app.deps.orm.em.fork().getConnection().execute('select name, statement from pg_prepared_statements');
+}
+
 async function preparedOnServerSession(): Promise<string[]> {
-  const rows: Array<{ name: string }> = await server.app.deps.orm.em.fork().getConnection().execute('select name from pg_prepared_statements');
-  return rows.map((r) => r.name);
+  return (await preparedStatements()).map((r) => r.name);
 }
 
 describe('the token lookup as a prepared statement', () => {
@@ -34,5 +39,31 @@ describe('the token lookup as a prepared statement', () => {
     expect((await server.rest.delete('/api/agent/sessions/current', { token })).status).toBe(204);
     const after = await server.gql.request(ViewerDocument, {}, token);
     expect(after.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('generated reads prepared by shape (executeShaped)', () => {
+  it('prepares a fork tree once for its shape, whatever page is asked for, and answers each page as the batched path', async () => {
+    const token = await server.rest.agentToken('shaped');
+    const root = await createBlueprint(server.rest, token, { name: 'Shaped root' });
+    for (let i = 0; i < 3; i++) await fork(server.rest, token, root.id);
+    const trees = async () => (await preparedStatements()).filter((s) => s.name.startsWith('shaped_') && s.statement.includes('forked_from_id'));
+    const pages: Array<{ first: number; after?: string }> = [{ first: 1 }, { first: 2 }, { first: 5 }];
+    const first = await server.gql.ok(ForkTreeOneStatementDocument, { id: root.id, first: 1 }, token);
+    pages.push({ first: 1, after: first.blueprint!.forks.edges[0]!.cursor });
+    const before = shapedStatementCount();
+    const answers = [];
+    for (const page of pages) {
+      const one = await server.gql.request(ForkTreeOneStatementDocument, { id: root.id, ...page }, token);
+      expect(one.errors).toBeUndefined();
+      expect(one.sqlStatements).toBe(2);
+      answers.push(one.data);
+    }
+    // Four pages, one shape: the offsets and limits are parameters of one prepared statement.
+    expect(shapedStatementCount()).toBe(before);
+    expect(await trees()).toHaveLength(1);
+    for (const [i, page] of pages.entries())
+      expect(answers[i]).toEqual((await server.gql.request(ForkTreeBatchedDocument, { id: root.id, ...page }, token)).data);
+    expect(SHAPED_STATEMENTS_MAX).toBeGreaterThanOrEqual(shapedStatementCount());
   });
 });
