@@ -3,6 +3,8 @@ import { canEditWith, canRead, canReadWith, isOwner, viewerTeamRoles, type Guard
 import { Blueprint, Visibility, ratingAverageOf, successRateOf } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
+import { executeShaped } from '../platform/database';
+import { textArrayLiteral } from '../platform/pg-array';
 import { notFound } from '../platform/errors';
 import { groupByKeys } from '../platform/loaders';
 import { EdgeType } from './architecture.entity';
@@ -145,10 +147,10 @@ function loaders(ctx: RequestContext) {
       'architecture.bySlug',
       () =>
         new DataLoader<string, ArchitectureRecord | null>(async (slugs) => {
-          const rows: ArchitectureRow[] = await em.execute(
-            `select ${architectureColumns} from architecture a where a.slug in (${slugs.map(() => '?').join(',')})`,
-            [...slugs],
-          );
+          const rows = await executeShaped<ArchitectureRow>(em, {
+            sql: `select ${architectureColumns} from architecture a where a.slug = any(?::text[])`,
+            params: [textArrayLiteral(slugs)],
+          });
           const bySlug = new Map(rows.map((r) => [r.slug, toRecord(r)]));
           return slugs.map((s) => bySlug.get(s) ?? null);
         }),
@@ -159,16 +161,16 @@ function loaders(ctx: RequestContext) {
       'architecture.nodeRows',
       () =>
         new DataLoader<string, NodeRow[]>(async (ids) => {
-          const rows: NodeRow[] = await em.execute(
-            `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
+          const rows = await executeShaped<NodeRow>(em, {
+            sql: `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
                   b.slug, b.name, b.visibility, b.owner_id, b.team_id, b.stars_count, b.module_count, b.step_count,
                   b.executions_started, b.executions_completed, b.executions_failed, b.executions_abandoned, b.review_count, b.rating_sum,
                   (select coalesce(jsonb_agg(jsonb_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]'::jsonb)
                      from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k) as composition
              from architecture_node n join blueprint b on b.id = n.blueprint_id
             where n.architecture_id = any(?::uuid[]) order by n.created_at, n.id`,
-            [`{${ids.join(',')}}`],
-          );
+            params: [`{${ids.join(',')}}`],
+          });
           return groupByKeys(ids, rows, (r) => r.architecture_id);
         }),
     ),
@@ -176,18 +178,18 @@ function loaders(ctx: RequestContext) {
       'architecture.manualEdges',
       () =>
         new DataLoader<string, EdgeView[]>(async (ids) => {
-          const rows: Array<{
+          const rows = await executeShaped<{
             id: string;
             architecture_id: string;
             source_node_id: string;
             target_node_id: string;
             edge_type: EdgeType;
             label: string | null;
-          }> = await em.execute(
-            `select id, architecture_id, source_node_id, target_node_id, edge_type, label from architecture_edge
+          }>(em, {
+            sql: `select id, architecture_id, source_node_id, target_node_id, edge_type, label from architecture_edge
             where architecture_id = any(?::uuid[]) order by created_at, id`,
-            [`{${ids.join(',')}}`],
-          );
+            params: [`{${ids.join(',')}}`],
+          });
           return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
             list.map((r) => ({
               id: r.id,
@@ -205,14 +207,14 @@ function loaders(ctx: RequestContext) {
       'architecture.lineageEdges',
       () =>
         new DataLoader<string, EdgeView[]>(async (ids) => {
-          const rows: Array<{ architecture_id: string; source_node_id: string; target_node_id: string; kind: 'fork' | 'breed' }> = await em.execute(
-            `select pn.architecture_id, pn.id as source_node_id, cn.id as target_node_id, l.kind
+          const rows = await executeShaped<{ architecture_id: string; source_node_id: string; target_node_id: string; kind: 'fork' | 'breed' }>(em, {
+            sql: `select pn.architecture_id, pn.id as source_node_id, cn.id as target_node_id, l.kind
              from architecture_node pn
              join lineage_link l on l.parent_id = pn.blueprint_id
              join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
             where pn.architecture_id = any(?::uuid[])`,
-            [`{${ids.join(',')}}`],
-          );
+            params: [`{${ids.join(',')}}`],
+          });
           return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
             list
               .map((r) => ({

@@ -130,15 +130,15 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   });
   // Its second half, for every route (REST, /graphql, /mcp): no NUL or lone surrogate in any path param,
   // query string value or body string (keys included). GraphQL-over-GET variables are JSON in the query string.
-  app.addHook('preValidation', async (request) => {
+  const inputProblem = (request: FastifyRequest): AppError | null => {
     const max = config.limits.jsonDepthMax;
     const problem = gateError(request.params, 'params', max) ?? gateError(request.query, 'query', max) ?? gateError(request.body, 'body', max);
-    if (problem) throw problem;
+    if (problem) return problem;
     const query = request.query as Record<string, unknown> | undefined;
     for (const name of ['variables', 'extensions']) {
       const raw = query?.[name];
       if (typeof raw !== 'string' || request.routeOptions.url !== '/graphql') continue;
-      if (jsonDeeperThan(raw, max)) throw validationFailed(`query.${name} nests deeper than ${max} levels`);
+      if (jsonDeeperThan(raw, max)) return validationFailed(`query.${name} nests deeper than ${max} levels`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw);
@@ -146,9 +146,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
         continue; // Apollo answers malformed variables itself, with 400
       }
       const nested = gateError(parsed, `query.${name}`, max);
-      if (nested) throw nested;
+      if (nested) return nested;
     }
-  });
+    return null;
+  };
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -184,15 +185,27 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     for (const method of [route.method].flat())
       app.registeredRoutes.push({ method, url: route.url, public: config.public === true, write: isWrite(method, config.write) });
   });
-  // The access rule, once for every route: anonymous callers reach only public routes, read tokens only reads.
-  // At preValidation: after the rate limit (onRequest), so refused callers still spend their budget, and
-  // after body parsing (an oversize body is 413 whoever sends it), but before any body schema is checked.
-  app.addHook('preValidation', async (request) => {
-    if (request.is404) return;
+  // At preValidation, the input gate's second half (above), then the access rule, once for every route:
+  // anonymous callers reach only public routes, read tokens only reads. After the rate limit (onRequest), so
+  // refused callers still spend their budget, and after body parsing (an oversize body is 413 whoever sends
+  // it), but before any body schema is checked. A callback hook: no promise on the way for public routes.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problem = inputProblem(request);
+    if (problem) return done(problem);
     const config = request.routeOptions.config;
-    if (config.public) return; // a token given anyway is still checked (401 if bad) when the handler builds its context
-    const ctx = await requestContext(request, deps);
-    assertAllowed(ctx.viewer, { public: false, write: isWrite(request.method, config.write) });
+    // a token given to a public route is still checked (401 if bad) when the handler builds its context
+    if (request.is404 || config.public) return done();
+    requestContext(request, deps).then(
+      (ctx) => {
+        try {
+          assertAllowed(ctx.viewer, { public: false, write: isWrite(request.method, config.write) });
+        } catch (err) {
+          return done(err as AppError);
+        }
+        done();
+      },
+      (err: Error) => done(err),
+    );
   });
 
   await app.register(rateLimit, {

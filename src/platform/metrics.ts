@@ -99,12 +99,13 @@ export function metricsOf(app: FastifyInstance): Metrics | undefined {
 export function registerMetrics(app: FastifyInstance, deps: AppDeps): Metrics {
   const metrics = new Metrics(deps);
   metricsByApp.set(app, metrics);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
     if (request.sqlCount) metrics.sqlStatements.observe({ route }, request.sqlCount.statements);
+    done();
   });
   app.get('/metrics', { schema: metricsSchema, config: { public: true, rateLimit: false } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
