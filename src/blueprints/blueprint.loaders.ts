@@ -44,9 +44,9 @@ export function rowExtra(row: object): unknown {
 /**
  * Batched reads of plain blueprint rows (the read path, blueprint.projection.ts): only the projection's
  * columns, no managed entity. One loader per projection, key column and extra column, so selections never
- * share a batch. `extra`, an SQL expression over the row's alias `b` with its parameters, rides along in the same statement
- * (another area's data for the same answer, e.g. a whole fork tree as JSON); `rowExtra(row)` reads it.
- * The statement is prepared once per shape (`executeShaped`).
+ * share a batch. `extra`, an SQL expression over the row's alias `b` with its parameters, rides along in
+ * the same statement (another area's data for the same answer, e.g. a whole fork tree as JSON);
+ * `rowExtra(row)` reads it. The statement is prepared once per shape (`executeShaped`).
  */
 export function blueprintRowLoader(
   ctx: RequestContext,
