@@ -37,6 +37,12 @@ export function machineLine(): string {
     .join(' ')}`;
 }
 
+/** Interrupted (Ctrl-C, or a `timeout` that sends SIGTERM): run `cleanup` (drop the database) anyway. */
+export function cleanupOnSignal(cleanup: () => Promise<void>): void {
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  process.once('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
+}
+
 /** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
 export async function withBench(title: string, limits: Partial<Limits>, body: (b: Bench) => Promise<void>): Promise<void> {
   const serverUrl = process.env.DATABASE_URL;
@@ -50,7 +56,7 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
     await app?.close().catch(() => undefined);
     await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
   };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  cleanupOnSignal(cleanup);
   try {
     await adminQuery(serverUrl, `create database ${dbName}`);
     const config: Config = {

@@ -25,7 +25,7 @@ import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/embedded-postgres';
 import { adminQuery, withDatabase } from '../src/platform/database';
-import { floor, serverProcess, sleep, type ServerProcess } from './harness';
+import { cleanupOnSignal, floor, serverProcess, sleep, type ServerProcess } from './harness';
 
 /** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */
 const FLOOR_SQL = `select json_build_object('blueprint', json_build_object('forks', json_build_object('edges', coalesce((
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
     await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
     await embedded?.stop().catch(() => undefined);
   };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  cleanupOnSignal(cleanup);
 
   try {
     await adminQuery(serverUrl, `create database ${dbName}`);

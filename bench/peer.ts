@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/database';
-import { connections, duration, freePort, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
+import { cleanupOnSignal, connections, duration, freePort, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BREADTH = 20;
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     await sleep(500);
     await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
   };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  cleanupOnSignal(cleanup);
   try {
     const cli = installPostGraphile();
     await adminQuery(serverUrl, `create database ${dbName}`);
