@@ -10,16 +10,28 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * are keyed by the document object and go when it does.
  *
  * What does not compile runs on graphql-js, which answers it exactly as before: an operation name the
- * document does not hold (graphql-js's error), a document graphql-jit refuses, and a subscription whose
- * root field is aliased (graphql-jit's subscribe looks the root field up by its alias).
+ * document does not hold (graphql-js's error), a document graphql-jit refuses, a subscription whose root
+ * field is aliased (graphql-jit's subscribe looks the root field up by its alias), and a document that
+ * no cache keeps (`interpretOnly`).
  */
 export class CompiledDocuments {
   private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  private readonly interpreted = new WeakSet<DocumentNode>();
 
   constructor(private readonly schema: GraphQLSchema) {}
 
+  /**
+   * Marks a document that no cache keeps (parsed for one message only): it runs on graphql-js. Compiling
+   * costs more than interpreting once, and pays only for a document that runs again, so a client sending
+   * ever-new large documents must not make the server compile each of them.
+   */
+  interpretOnly(document: DocumentNode): void {
+    this.interpreted.add(document);
+  }
+
   /** The compiled operation, or null when this one runs on graphql-js. */
   compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+    if (this.interpreted.has(document)) return null;
     let byOperation = this.compiled.get(document);
     const key = operationName ?? '';
     const known = byOperation?.get(key);

@@ -154,8 +154,14 @@ function compiledGateway(schema: GraphQLSchema, compiled: CompiledDocuments): Ap
 export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: GraphQLSchema): Promise<{ stop(): Promise<void> }> {
   const rules = limitRules(deps.config.limits);
 
+  // Every operation, over HTTP and WebSocket, runs compiled where it compiles (graphql-compiled.ts): an
+  // event delivered to 2,000 subscribers runs 2,000 calls of one compiled function, and a query skips
+  // graphql-js's interpretation of its document. Over HTTP, Apollo's document store keeps the documents.
+  const compiled = new CompiledDocuments(schema);
+
   // Many sockets send the same subscription text: parse and validate it once (an AST is ~12 KiB, and
-  // immutable, so subscribers share it). Only valid, small documents are kept; the oldest goes first.
+  // immutable, so subscribers share it). Only valid, small documents are kept; the oldest goes first. One
+  // that is not kept runs on graphql-js (it would be compiled again for every message).
   const documents = new Map<string, DocumentNode>();
   const checkedDocument = (query: string): { document: DocumentNode } | { errors: GraphQLError[] } => {
     const cached = documents.get(query);
@@ -171,15 +177,11 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     if (query.length <= DOCUMENT_CACHE_MAX_CHARS) {
       if (documents.size >= DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value!);
       documents.set(query, document);
-    }
+    } else compiled.interpretOnly(document);
     return { document };
   };
 
   const wsMetrics = graphqlWsMetricsHooks(app);
-  // Every operation, over HTTP and WebSocket, runs compiled where it compiles (graphql-compiled.ts): an
-  // event delivered to 2,000 subscribers runs 2,000 calls of one compiled function, and a query skips
-  // graphql-js's interpretation of its document.
-  const compiled = new CompiledDocuments(schema);
 
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);

@@ -51,6 +51,15 @@ describe('CompiledDocuments', () => {
     expect(compiled.compiledFor(parse('subscription { ticks }'), undefined)?.subscribe).toBeDefined();
   });
 
+  it('interprets a document no cache keeps, and answers it the same', async () => {
+    const compiled = new CompiledDocuments(schema);
+    const once = parse('{ hello slow }');
+    compiled.interpretOnly(once);
+    expect(compiled.compiledFor(once, undefined)).toBeNull();
+    expect(await compiled.execute({ schema, document: once })).toEqual({ data: { hello: 'world', slow: 'later' } });
+    expect(compiled.compiledFor(parse('{ hello slow }'), undefined)).not.toBeNull();
+  });
+
   it("reports a resolver's error as graphql-js's GraphQLError, with extensions, path, locations and the original error", async () => {
     const compiled = new CompiledDocuments(schema);
     const answer = (await compiled.execute({ schema, document: parse('{ hello fails refuses }') })) as ExecutionResult;
