@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../platform/database';
 import type { RequestContext, Viewer } from '../platform/context';
 import { unauthenticated } from '../platform/errors';
 import type { EventBus } from '../platform/events';
@@ -96,12 +97,18 @@ class InboxHub {
     // listening meanwhile has no answer and re-reads from its cursor instead (which checks its token).
     const checked = new Set<string>();
     for (const set of this.listeners.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+    // Prepared, with the recipient list as one array parameter: MikroORM's `execute` would inline 2,000
+    // quoted uuids into the text, and PostgreSQL would parse and plan that text anew for every event.
     const [found, rows, valid] = await Promise.all([
-      this.em.execute<Array<Record<string, unknown>>>(
+      executePrepared<Record<string, unknown>>(
+        this.em,
+        'inbox_live_broadcast',
         `select ${broadcastColumns}, ${sourceColumns} from broadcast b left join blueprint s on s.id = b.source_blueprint_id where b.id = ?`,
         [broadcastId],
       ),
-      this.em.execute<Array<{ seq: string; recipient_id: string; read_at: string | null }>>(
+      executePrepared<{ seq: string; recipient_id: string; read_at: string | null }>(
+        this.em,
+        'inbox_live_rows',
         'select seq, recipient_id, read_at from inbox_delivery where broadcast_id = ? and recipient_id = any(?::uuid[])',
         [broadcastId, `{${[...this.listeners.keys()].join(',')}}`],
       ),

@@ -9,6 +9,7 @@ import {
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { sql } from '../fixtures/history';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { SqlClient } from '../helpers/sql';
 
 let server: TestServer;
 let owner: string;
@@ -130,6 +131,85 @@ describe('sending', () => {
     expect(statements(thirty)).toBe(statements(three));
     const rows = await sql<{ n: string }>(server, 'select count(*) as n from inbox_delivery where broadcast_id = ?', [thirty.body.id]);
     expect(Number(rows[0]!.n)).toBe(30);
+  });
+});
+
+/**
+ * Inbox rows have no foreign keys (each would run a trigger per row of a 2,000-recipient send: migration
+ * 20261124000200); statement triggers on `broadcast` and `principal` delete them instead, and the
+ * principal's trigger takes the sends' lock so that a deletion and a send cannot interleave.
+ */
+describe('inbox rows of deleted broadcasts and principals', () => {
+  const rowsOf = async (column: 'broadcast_id' | 'recipient_id', id: string) =>
+    Number((await sql<{ n: string }>(server, `select count(*) as n from inbox_delivery where ${column} = ?`, [id]))[0]!.n);
+  /** A principal that only subscribes to `source` (nothing else refers to it, so it can be deleted). */
+  const listener = async (name: string) => {
+    const session = await server.rest.agentSession(name);
+    expect((await server.rest.post(`/api/blueprints/${source.id}/subscription`, { token: session.token })).status).toBe(200);
+    return session;
+  };
+
+  it('go with their broadcast', async () => {
+    const res = await send(owner, source.id, { message: 'soon deleted', type: 'notice', severity: 'info' });
+    expect(await rowsOf('broadcast_id', res.body.id)).toBe(res.body.recipient_count);
+    await sql(server, 'delete from broadcast where id = ?', [res.body.id]);
+    expect(await rowsOf('broadcast_id', res.body.id)).toBe(0);
+  });
+
+  it('go with their recipient', async () => {
+    const gone = await listener('deleted later');
+    await send(owner, source.id, { message: 'to be forgotten', type: 'notice', severity: 'info' });
+    expect(await rowsOf('recipient_id', gone.id)).toBe(1);
+    await sql(server, 'delete from principal where id = ?', [gone.id]);
+    expect(await rowsOf('recipient_id', gone.id)).toBe(0);
+  });
+
+  it('are not written for a principal whose deletion commits while the send waits for it', async () => {
+    const gone = await listener('deleted during a send');
+    const db = await SqlClient.connect(server.databaseUrl);
+    try {
+      await db.query('begin');
+      await db.query('delete from principal where id = $1', [gone.id]);
+      let settled = false;
+      const sending = send(owner, source.id, { message: 'sent during a deletion', type: 'notice', severity: 'info' }).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false); // the deletion holds the sends' lock
+      await db.query('commit');
+      const res = await sending;
+      expect(res.status).toBe(201);
+      expect(await rowsOf('recipient_id', gone.id)).toBe(0);
+      expect(await rowsOf('broadcast_id', res.body.id)).toBe(res.body.recipient_count);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('written by a send that holds the lock are deleted once it commits', async () => {
+    const gone = await listener('deleted after a send');
+    const broadcast = (await send(owner, source.id, { message: 'already delivered', type: 'notice', severity: 'info' })).body;
+    const sender = await SqlClient.connect(server.databaseUrl);
+    const deleter = await SqlClient.connect(server.databaseUrl);
+    try {
+      // A send in progress: it holds the lock and has written a row for the principal being deleted.
+      await sender.query('begin');
+      await sender.query('select pg_advisory_xact_lock(7342001)');
+      await sender.query(
+        `insert into broadcast (id, source_blueprint_id, sender_id, message, type, severity, recipient_count)
+         select gen_random_uuid(), source_blueprint_id, sender_id, 'in flight', type, severity, 1 from broadcast where id = $1 returning id`,
+        [broadcast.id],
+      );
+      await sender.query(`insert into inbox_delivery (broadcast_id, recipient_id) select id, $1 from broadcast where message = 'in flight'`, [gone.id]);
+      let deleted = false;
+      const deleting = deleter.query('delete from principal where id = $1', [gone.id]).then(() => (deleted = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(deleted).toBe(false); // its trigger waits for the send
+      await sender.query('commit');
+      await deleting;
+      expect(await rowsOf('recipient_id', gone.id)).toBe(0);
+    } finally {
+      await sender.close();
+      await deleter.close();
+    }
   });
 });
 
