@@ -6,7 +6,6 @@ import type { RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/database';
 import { textArrayLiteral } from '../platform/pg-array';
 import { notFound } from '../platform/errors';
-import { groupByKeys } from '../platform/loaders';
 import { EdgeType } from './architecture.entity';
 import type { Point } from './layout';
 import type { KindCount } from './zoom';
@@ -66,28 +65,37 @@ export function cardOf(bp: Blueprint): BlueprintCard {
   };
 }
 
-type NodeRow = {
+/** A node and its blueprint's card fields, as the graph statement builds them in JSON (short keys: 200 nodes a read). */
+type NodeJson = {
   id: string;
-  architecture_id: string;
   blueprint_id: string;
-  position_x: number;
-  position_y: number;
+  x: number;
+  y: number;
   slug: string;
   name: string;
   visibility: Visibility;
   owner_id: string;
   team_id: string | null;
-  stars_count: number;
-  module_count: number;
-  step_count: number;
-  executions_started: number;
-  executions_completed: number;
-  executions_failed: number;
-  executions_abandoned: number;
-  review_count: number;
+  stars: number;
+  modules: number;
+  steps: number;
+  completed: number;
+  failed: number;
+  abandoned: number;
+  reviews: number;
   rating_sum: number;
   composition: KindCount[];
 };
+
+type ManualEdgeJson = { id: string; source: string; target: string; edge_type: EdgeType; label: string | null };
+type LineageEdgeJson = { source: string; target: string; kind: 'fork' | 'breed' };
+
+/** What one architecture's graph statement answers: nodes, and the edges when they were asked for. */
+interface GraphRows {
+  nodes: NodeJson[];
+  manual: EdgeView[];
+  lineage: EdgeView[];
+}
 
 export interface EdgeView {
   id: string;
@@ -140,6 +148,53 @@ export function isLineageEdgeId(id: string): boolean {
   return id.startsWith('lineage:');
 }
 
+/** Which architecture, and whether its edges are needed too (edges need the nodes: see `edgesOf`). */
+interface GraphKey {
+  id: string;
+  edges: boolean;
+}
+
+const nodesJsonSql = `(select coalesce(json_agg(json_build_object(
+      'id', n.id, 'blueprint_id', n.blueprint_id, 'x', n.position_x, 'y', n.position_y,
+      'slug', b.slug, 'name', b.name, 'visibility', b.visibility, 'owner_id', b.owner_id, 'team_id', b.team_id,
+      'stars', b.stars_count, 'modules', b.module_count, 'steps', b.step_count, 'completed', b.executions_completed,
+      'failed', b.executions_failed, 'abandoned', b.executions_abandoned, 'reviews', b.review_count, 'rating_sum', b.rating_sum,
+      'composition', (select coalesce(json_agg(json_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]')
+                        from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k))
+      order by n.created_at, n.id), '[]')
+    from architecture_node n join blueprint b on b.id = n.blueprint_id where n.architecture_id = a.id) as nodes`;
+
+const graphSql = `select a.id, ${nodesJsonSql} from unnest(?::uuid[]) a(id)`;
+
+const graphWithEdgesSql = `select a.id, ${nodesJsonSql},
+    (select coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
+                                                'edge_type', e.edge_type, 'label', e.label) order by e.created_at, e.id), '[]')
+       from architecture_edge e where e.architecture_id = a.id) as manual,
+    (select coalesce(json_agg(json_build_object('source', pn.id, 'target', cn.id, 'kind', l.kind)), '[]')
+       from architecture_node pn
+       join lineage_link l on l.parent_id = pn.blueprint_id
+       join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
+      where pn.architecture_id = a.id) as lineage
+  from unnest(?::uuid[]) a(id)`;
+
+function manualEdge(e: ManualEdgeJson): EdgeView {
+  return { id: e.id, sourceNodeId: e.source, targetNodeId: e.target, edgeType: e.edge_type, label: e.label, computed: false };
+}
+
+/** Lineage links whose parent and child both stand on the architecture, as computed edges in id order. */
+function sortedLineageEdges(links: LineageEdgeJson[]): EdgeView[] {
+  return links
+    .map((l) => ({
+      id: lineageEdgeId(l.source, l.target),
+      sourceNodeId: l.source,
+      targetNodeId: l.target,
+      edgeType: l.kind === 'breed' ? EdgeType.LINEAGE_BREED : EdgeType.LINEAGE_FORK,
+      label: null,
+      computed: true,
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
 function loaders(ctx: RequestContext) {
   const { em } = ctx;
   return {
@@ -155,79 +210,30 @@ function loaders(ctx: RequestContext) {
           return slugs.map((s) => bySlug.get(s) ?? null);
         }),
     ),
-    // Nodes with the card and module composition of their blueprints, computed in SQL so that the
-    // ecosystem view never loads (or hydrates) whole plans: one statement for any number of nodes.
-    nodeRows: ctx.loaders.get(
-      'architecture.nodeRows',
+    // The graph: nodes with the card and module composition of their blueprints (computed in SQL, so
+    // that the ecosystem view never loads whole plans), and, when asked for, the manual and lineage edges.
+    // One statement for any number of nodes, edges and architectures, answering one row of JSON per
+    // architecture: PostgreSQL builds it, and the server parses it with one JSON.parse per column
+    // instead of converting 200 rows of 20 columns field by field (and 3 statements became 1).
+    graph: ctx.loaders.get(
+      'architecture.graph',
       () =>
-        new DataLoader<string, NodeRow[]>(async (ids) => {
-          const rows = await executeShaped<NodeRow>(em, {
-            sql: `select n.id, n.architecture_id, n.blueprint_id, n.position_x, n.position_y,
-                  b.slug, b.name, b.visibility, b.owner_id, b.team_id, b.stars_count, b.module_count, b.step_count,
-                  b.executions_started, b.executions_completed, b.executions_failed, b.executions_abandoned, b.review_count, b.rating_sum,
-                  (select coalesce(jsonb_agg(jsonb_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]'::jsonb)
-                     from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k) as composition
-             from architecture_node n join blueprint b on b.id = n.blueprint_id
-            where n.architecture_id = any(?::uuid[]) order by n.created_at, n.id`,
-            params: [`{${ids.join(',')}}`],
-          });
-          return groupByKeys(ids, rows, (r) => r.architecture_id);
-        }),
-    ),
-    manualEdges: ctx.loaders.get(
-      'architecture.manualEdges',
-      () =>
-        new DataLoader<string, EdgeView[]>(async (ids) => {
-          const rows = await executeShaped<{
-            id: string;
-            architecture_id: string;
-            source_node_id: string;
-            target_node_id: string;
-            edge_type: EdgeType;
-            label: string | null;
-          }>(em, {
-            sql: `select id, architecture_id, source_node_id, target_node_id, edge_type, label from architecture_edge
-            where architecture_id = any(?::uuid[]) order by created_at, id`,
-            params: [`{${ids.join(',')}}`],
-          });
-          return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
-            list.map((r) => ({
-              id: r.id,
-              sourceNodeId: r.source_node_id,
-              targetNodeId: r.target_node_id,
-              edgeType: r.edge_type,
-              label: r.label,
-              computed: false,
-            })),
-          );
-        }),
-    ),
-    // Lineage links whose parent and child both stand on the same architecture: one join for any number of them.
-    lineageEdges: ctx.loaders.get(
-      'architecture.lineageEdges',
-      () =>
-        new DataLoader<string, EdgeView[]>(async (ids) => {
-          const rows = await executeShaped<{ architecture_id: string; source_node_id: string; target_node_id: string; kind: 'fork' | 'breed' }>(em, {
-            sql: `select pn.architecture_id, pn.id as source_node_id, cn.id as target_node_id, l.kind
-             from architecture_node pn
-             join lineage_link l on l.parent_id = pn.blueprint_id
-             join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
-            where pn.architecture_id = any(?::uuid[])`,
-            params: [`{${ids.join(',')}}`],
-          });
-          return groupByKeys(ids, rows, (r) => r.architecture_id).map((list) =>
-            list
-              .map((r) => ({
-                id: lineageEdgeId(r.source_node_id, r.target_node_id),
-                sourceNodeId: r.source_node_id,
-                targetNodeId: r.target_node_id,
-                edgeType: r.kind === 'breed' ? EdgeType.LINEAGE_BREED : EdgeType.LINEAGE_FORK,
-                label: null,
-                computed: true,
-              }))
-              .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-          );
-        }),
+        new DataLoader<GraphKey, GraphRows, string>(
+          async (keys) => {
+            const withEdges = keys.some((k) => k.edges);
+            const ids = [...new Set(keys.map((k) => k.id))];
+            const rows = await executeShaped<{ id: string; nodes: NodeJson[]; manual?: ManualEdgeJson[]; lineage?: LineageEdgeJson[] }>(em, {
+              sql: withEdges ? graphWithEdgesSql : graphSql,
+              params: [`{${ids.join(',')}}`],
+            });
+            const byId = new Map(rows.map((r) => [r.id, r]));
+            return keys.map((k) => {
+              const row = byId.get(k.id);
+              return { nodes: row?.nodes ?? [], manual: (row?.manual ?? []).map(manualEdge), lineage: sortedLineageEdges(row?.lineage ?? []) };
+            });
+          },
+          { cacheKeyFn: (k) => `${k.id}:${k.edges}` },
+        ),
     ),
   };
 }
@@ -254,7 +260,10 @@ export async function getArchitecture(ctx: RequestContext, slug: string): Promis
 
 /** The nodes in the order they were added, with cards; one batched statement for any number of nodes and architectures. */
 export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<NodeView[]> {
-  const rows = await loaders(ctx).nodeRows.load(arch.id);
+  return nodeViews(ctx, arch, (await loaders(ctx).graph.load({ id: arch.id, edges: false })).nodes);
+}
+
+async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: NodeJson[]): Promise<NodeView[]> {
   // The viewer's teams are looked up only when a node's blueprint is neither public nor the viewer's own.
   const guards = rows.map((r): Guarded => ({ visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id }));
   const roles = guards.some((g) => g.visibility !== Visibility.PUBLIC && !isOwner(ctx.viewer, g))
@@ -263,27 +272,23 @@ export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Pr
   return rows.map((r, i) => {
     const visible = canReadWith(ctx.viewer, roles, guards[i]!);
     // The blueprint's own rules, so the card's figures are the blueprint's by definition.
-    const successRate = successRateOf({
-      executionsCompleted: r.executions_completed,
-      executionsFailed: r.executions_failed,
-      executionsAbandoned: r.executions_abandoned,
-    });
-    const ratingAverage = ratingAverageOf(r.review_count, r.rating_sum);
+    const successRate = successRateOf({ executionsCompleted: r.completed, executionsFailed: r.failed, executionsAbandoned: r.abandoned });
+    const ratingAverage = ratingAverageOf(r.reviews, r.rating_sum);
     return {
       id: r.id,
-      architectureId: r.architecture_id,
+      architectureId: arch.id,
       blueprintId: r.blueprint_id,
-      position: { x: Number(r.position_x), y: Number(r.position_y) },
+      position: { x: Number(r.x), y: Number(r.y) },
       card: visible
         ? {
             id: r.blueprint_id,
             slug: r.slug,
             name: r.name,
-            stars: r.stars_count,
-            moduleCount: r.module_count,
-            stepCount: r.step_count,
+            stars: r.stars,
+            moduleCount: r.modules,
+            stepCount: r.steps,
             successRate,
-            reviewCount: r.review_count,
+            reviewCount: r.reviews,
             ratingAverage,
           }
         : null,
@@ -304,10 +309,10 @@ export async function nodeBlueprint(ctx: RequestContext, node: NodeView): Promis
  * may read (an edge to a redacted node would tell how a hidden blueprint came about).
  */
 export async function edgesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<EdgeView[]> {
-  const l = loaders(ctx);
-  const [manual, lineage, nodes] = await Promise.all([l.manualEdges.load(arch.id), l.lineageEdges.load(arch.id), nodesOf(ctx, arch)]);
+  const graph = await loaders(ctx).graph.load({ id: arch.id, edges: true });
+  const nodes = await nodeViews(ctx, arch, graph.nodes);
   const visible = new Set(nodes.filter((n) => !n.redacted).map((n) => n.id));
-  return [...manual, ...lineage.filter((e) => visible.has(e.sourceNodeId) && visible.has(e.targetNodeId))];
+  return [...graph.manual, ...graph.lineage.filter((e) => visible.has(e.sourceNodeId) && visible.has(e.targetNodeId))];
 }
 
 /** One architecture as one viewer sees it. */
