@@ -148,13 +148,19 @@ export function isLineageEdgeId(id: string): boolean {
   return id.startsWith('lineage:');
 }
 
-/** Which architecture, and whether its edges are needed too (edges need the nodes: see `edgesOf`). */
+/**
+ * What a read of an architecture also needs of its graph: nothing, its nodes, or its nodes and edges
+ * (edges need the nodes: see `edgesOf`).
+ */
+export type GraphNeed = 'none' | 'nodes' | 'edges';
+
+/** Which architecture, and whether its edges are needed too. */
 interface GraphKey {
   id: string;
   edges: boolean;
 }
 
-const nodesJsonSql = `(select coalesce(json_agg(json_build_object(
+const nodesColumn = `(select coalesce(json_agg(json_build_object(
       'id', n.id, 'blueprint_id', n.blueprint_id, 'x', n.position_x, 'y', n.position_y,
       'slug', b.slug, 'name', b.name, 'visibility', b.visibility, 'owner_id', b.owner_id, 'team_id', b.team_id,
       'stars', b.stars_count, 'modules', b.module_count, 'steps', b.step_count, 'completed', b.executions_completed,
@@ -164,18 +170,25 @@ const nodesJsonSql = `(select coalesce(json_agg(json_build_object(
       order by n.created_at, n.id), '[]')
     from architecture_node n join blueprint b on b.id = n.blueprint_id where n.architecture_id = a.id) as nodes`;
 
-const graphSql = `select a.id, ${nodesJsonSql} from unnest(?::uuid[]) a(id)`;
-
-const graphWithEdgesSql = `select a.id, ${nodesJsonSql},
-    (select coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
+const edgesColumns = `(select coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
                                                 'edge_type', e.edge_type, 'label', e.label) order by e.created_at, e.id), '[]')
        from architecture_edge e where e.architecture_id = a.id) as manual,
     (select coalesce(json_agg(json_build_object('source', pn.id, 'target', cn.id, 'kind', l.kind)), '[]')
        from architecture_node pn
        join lineage_link l on l.parent_id = pn.blueprint_id
        join architecture_node cn on cn.architecture_id = pn.architecture_id and cn.blueprint_id = l.child_id
-      where pn.architecture_id = a.id) as lineage
-  from unnest(?::uuid[]) a(id)`;
+      where pn.architecture_id = a.id) as lineage`;
+
+/** The graph columns of one architecture `a`, for what is needed of it (none: no columns). */
+function graphColumns(need: GraphNeed): string {
+  return need === 'none' ? '' : need === 'nodes' ? `, ${nodesColumn}` : `, ${nodesColumn}, ${edgesColumns}`;
+}
+
+type GraphJson = { nodes: NodeJson[]; manual?: ManualEdgeJson[]; lineage?: LineageEdgeJson[] };
+
+function graphRowsOf(row: GraphJson | undefined): GraphRows {
+  return { nodes: row?.nodes ?? [], manual: (row?.manual ?? []).map(manualEdge), lineage: sortedLineageEdges(row?.lineage ?? []) };
+}
 
 function manualEdge(e: ManualEdgeJson): EdgeView {
   return { id: e.id, sourceNodeId: e.source, targetNodeId: e.target, edgeType: e.edge_type, label: e.label, computed: false };
@@ -198,17 +211,33 @@ function sortedLineageEdges(links: LineageEdgeJson[]): EdgeView[] {
 function loaders(ctx: RequestContext) {
   const { em } = ctx;
   return {
+    // By slug, with as much of the graph as any caller of the batch needs in the same statement (primed
+    // into `graph`): the ecosystem read is then one statement besides the token lookup. The graph is read
+    // before the caller's access check, but only ever handed out through `nodesOf`/`edgesOf`, which
+    // take an architecture the caller may read.
     bySlug: ctx.loaders.get(
       'architecture.bySlug',
       () =>
-        new DataLoader<string, ArchitectureRecord | null>(async (slugs) => {
-          const rows = await executeShaped<ArchitectureRow>(em, {
-            sql: `select ${architectureColumns} from architecture a where a.slug = any(?::text[])`,
-            params: [textArrayLiteral(slugs)],
-          });
-          const bySlug = new Map(rows.map((r) => [r.slug, toRecord(r)]));
-          return slugs.map((s) => bySlug.get(s) ?? null);
-        }),
+        new DataLoader<{ slug: string; graph: GraphNeed }, ArchitectureRecord | null, string>(
+          async (keys) => {
+            const need: GraphNeed = keys.some((k) => k.graph === 'edges') ? 'edges' : keys.some((k) => k.graph === 'nodes') ? 'nodes' : 'none';
+            const rows = await executeShaped<ArchitectureRow & GraphJson>(em, {
+              sql: `select ${architectureColumns}${graphColumns(need)} from architecture a where a.slug = any(?::text[])`,
+              params: [textArrayLiteral([...new Set(keys.map((k) => k.slug))])],
+            });
+            if (need !== 'none') {
+              const graph = loaders(ctx).graph;
+              for (const row of rows) {
+                const rowsOfGraph = graphRowsOf(row);
+                graph.prime({ id: row.id, edges: false }, rowsOfGraph);
+                if (need === 'edges') graph.prime({ id: row.id, edges: true }, rowsOfGraph);
+              }
+            }
+            const bySlug = new Map(rows.map((r) => [r.slug, toRecord(r)]));
+            return keys.map((k) => bySlug.get(k.slug) ?? null);
+          },
+          { cacheKeyFn: (k) => `${k.slug}:${k.graph}` },
+        ),
     ),
     // The graph: nodes with the card and module composition of their blueprints (computed in SQL, so
     // that the ecosystem view never loads whole plans), and, when asked for, the manual and lineage edges.
@@ -222,15 +251,12 @@ function loaders(ctx: RequestContext) {
           async (keys) => {
             const withEdges = keys.some((k) => k.edges);
             const ids = [...new Set(keys.map((k) => k.id))];
-            const rows = await executeShaped<{ id: string; nodes: NodeJson[]; manual?: ManualEdgeJson[]; lineage?: LineageEdgeJson[] }>(em, {
-              sql: withEdges ? graphWithEdgesSql : graphSql,
+            const rows = await executeShaped<{ id: string } & GraphJson>(em, {
+              sql: `select a.id${graphColumns(withEdges ? 'edges' : 'nodes')} from unnest(?::uuid[]) a(id)`,
               params: [`{${ids.join(',')}}`],
             });
             const byId = new Map(rows.map((r) => [r.id, r]));
-            return keys.map((k) => {
-              const row = byId.get(k.id);
-              return { nodes: row?.nodes ?? [], manual: (row?.manual ?? []).map(manualEdge), lineage: sortedLineageEdges(row?.lineage ?? []) };
-            });
+            return keys.map((k) => graphRowsOf(byId.get(k.id)));
           },
           { cacheKeyFn: (k) => `${k.id}:${k.edges}` },
         ),
@@ -239,8 +265,8 @@ function loaders(ctx: RequestContext) {
 }
 
 /** The architecture with this slug, whoever may see it (access is the caller's business). */
-export function findArchitecture(ctx: RequestContext, slug: string): Promise<ArchitectureRecord | null> {
-  return loaders(ctx).bySlug.load(slug);
+export function findArchitecture(ctx: RequestContext, slug: string, graph: GraphNeed = 'none'): Promise<ArchitectureRecord | null> {
+  return loaders(ctx).bySlug.load({ slug, graph });
 }
 
 export function canReadArchitecture(ctx: RequestContext, arch: ArchitectureRecord): Promise<boolean> {
@@ -252,8 +278,8 @@ export async function canEditArchitecture(ctx: RequestContext, arch: Architectur
 }
 
 /** An architecture the viewer may read; 404 when it does not exist or is private to others. */
-export async function getArchitecture(ctx: RequestContext, slug: string): Promise<ArchitectureRecord> {
-  const arch = await findArchitecture(ctx, slug);
+export async function getArchitecture(ctx: RequestContext, slug: string, graph: GraphNeed = 'none'): Promise<ArchitectureRecord> {
+  const arch = await findArchitecture(ctx, slug, graph);
   if (!arch || !(await canReadArchitecture(ctx, arch))) throw notFound('architecture', slug);
   return arch;
 }

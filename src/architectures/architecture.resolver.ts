@@ -1,4 +1,5 @@
-import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
@@ -23,6 +24,7 @@ import {
   nodesOf,
   type ArchitectureRecord,
   type EdgeView,
+  type GraphNeed,
   type NodeView,
 } from './architecture.read';
 import { createArchitecture, listPublicArchitectures, listTeamArchitectures, transferArchitecture } from './architecture.service';
@@ -54,11 +56,31 @@ function toEdgeType(e: EdgeView): ArchitectureEdgeType {
   return { id: e.id, source: e.sourceNodeId, target: e.targetNodeId, edgeType: e.edgeType, label: e.label, computed: e.computed };
 }
 
+/**
+ * What the selection under `architecture` reads of the graph, so the architecture's statement brings it:
+ * `edges` and `export` need nodes and edges, `nodes` and `node` the nodes (through fragments; a field
+ * skipped by a directive still counts, which only costs the unused columns).
+ */
+function graphNeedOf(info: GraphQLResolveInfo): GraphNeed {
+  let need: GraphNeed = 'none';
+  const visit = (set: SelectionSetNode | undefined) => {
+    for (const sel of set?.selections ?? []) {
+      if (sel.kind === 'Field') {
+        if (sel.name.value === 'edges' || sel.name.value === 'export') need = 'edges';
+        else if ((sel.name.value === 'nodes' || sel.name.value === 'node') && need === 'none') need = 'nodes';
+      } else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
+      else visit(info.fragments[sel.name.value]?.selectionSet);
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  return need;
+}
+
 @Resolver(() => ArchitectureType)
 export class ArchitectureResolver {
   @Query(() => ArchitectureType, { nullable: true, description: 'One architecture by slug; null when missing or private to others.' })
-  architecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string): Promise<ArchitectureRecord | null> {
-    return orNull(getArchitecture(ctx, slug));
+  architecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Info() info: GraphQLResolveInfo): Promise<ArchitectureRecord | null> {
+    return orNull(getArchitecture(ctx, slug, graphNeedOf(info)));
   }
 
   @Query(() => ArchitectureConnection, { description: 'Public architectures, newest first (no authentication needed).' })

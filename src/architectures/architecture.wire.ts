@@ -85,7 +85,7 @@ export async function architectureListBody(ctx: RequestContext, query: { limit?:
 
 /** `GET /api/architectures/:slug` and every write that answers the architecture as it now is (REST and MCP). */
 export async function architectureBodyOf(ctx: RequestContext, arch: ArchitectureRecord | string) {
-  const record = typeof arch === 'string' ? await getArchitecture(ctx, arch) : arch;
+  const record = typeof arch === 'string' ? await getArchitecture(ctx, arch, 'edges') : arch;
   return toArchitectureBody(await architectureView(ctx, record));
 }
 

@@ -105,7 +105,7 @@ export async function architectureExport(
   slug: string,
   rawFormat: unknown = 'json',
 ): Promise<{ slug: string; format: ExportFormat; content_type: string; text: string }> {
-  const arch = await getArchitecture(ctx, slug);
+  const arch = await getArchitecture(ctx, slug, 'edges');
   const format = rawFormat as ExportFormat;
   if (!exportFormats.includes(format)) throw invalid('format', `must be one of: ${exportFormats.join(', ')}`);
   const view = await architectureView(ctx, arch);
