@@ -285,8 +285,11 @@ export async function getArchitecture(ctx: RequestContext, slug: string, graph: 
 }
 
 /** The nodes in the order they were added, with cards; one batched statement for any number of nodes and architectures. */
-export async function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<NodeView[]> {
-  return nodeViews(ctx, arch, (await loaders(ctx).graph.load({ id: arch.id, edges: false })).nodes);
+export function nodesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<NodeView[]> {
+  // Once per request and architecture: the nodes field and `edgesOf` both need the views.
+  return ctx.loaders.once(`architecture.nodes:${arch.id}`, async () =>
+    nodeViews(ctx, arch, (await loaders(ctx).graph.load({ id: arch.id, edges: false })).nodes),
+  );
 }
 
 async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: NodeJson[]): Promise<NodeView[]> {
@@ -335,8 +338,7 @@ export async function nodeBlueprint(ctx: RequestContext, node: NodeView): Promis
  * may read (an edge to a redacted node would tell how a hidden blueprint came about).
  */
 export async function edgesOf(ctx: RequestContext, arch: ArchitectureRecord): Promise<EdgeView[]> {
-  const graph = await loaders(ctx).graph.load({ id: arch.id, edges: true });
-  const nodes = await nodeViews(ctx, arch, graph.nodes);
+  const [graph, nodes] = await Promise.all([loaders(ctx).graph.load({ id: arch.id, edges: true }), nodesOf(ctx, arch)]);
   const visible = new Set(nodes.filter((n) => !n.redacted).map((n) => n.id));
   return [...graph.manual, ...graph.lineage.filter((e) => visible.has(e.sourceNodeId) && visible.has(e.targetNodeId))];
 }

@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { principalById } from '../auth/principal.loaders';
@@ -8,7 +8,7 @@ import type { EventTopics } from '../platform/events';
 import { notFound } from '../platform/errors';
 import { orNull } from '../platform/or-null';
 import { assertConnectionAuthorized, liveStream, unlessEnded, type StreamEnd } from '../platform/live';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection, selectedFields } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { Team } from '../teams/team.entity';
 import { teamById } from '../teams/team.service';
@@ -58,22 +58,12 @@ function toEdgeType(e: EdgeView): ArchitectureEdgeType {
 
 /**
  * What the selection under `architecture` reads of the graph, so the architecture's statement brings it:
- * `edges` and `export` need nodes and edges, `nodes` and `node` the nodes (through fragments; a field
- * skipped by a directive still counts, which only costs the unused columns).
+ * `edges` and `export` need nodes and edges, `nodes` and `node` the nodes (a field skipped by a directive
+ * still counts, which only costs the unused columns).
  */
 function graphNeedOf(info: GraphQLResolveInfo): GraphNeed {
-  let need: GraphNeed = 'none';
-  const visit = (set: SelectionSetNode | undefined) => {
-    for (const sel of set?.selections ?? []) {
-      if (sel.kind === 'Field') {
-        if (sel.name.value === 'edges' || sel.name.value === 'export') need = 'edges';
-        else if ((sel.name.value === 'nodes' || sel.name.value === 'node') && need === 'none') need = 'nodes';
-      } else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
-      else visit(info.fragments[sel.name.value]?.selectionSet);
-    }
-  };
-  for (const node of info.fieldNodes) visit(node.selectionSet);
-  return need;
+  const fields = selectedFields(info);
+  return fields.has('edges') || fields.has('export') ? 'edges' : fields.has('nodes') || fields.has('node') ? 'nodes' : 'none';
 }
 
 @Resolver(() => ArchitectureType)

@@ -11,10 +11,10 @@ import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
 
 /**
  * One lock for every broadcast send (and for deleting principals: their trigger takes it before deleting
- * their inbox rows, see migration 20261124000200). Sends run one at a time, so delivery `seq` values are handed out
- * in commit order: a subscriber that has seen delivery N has seen every committed delivery before it,
- * and "after N" (reconnect, replay) never skips one that commits later. Sends are rare and each is a
- * single statement, so the lock costs little.
+ * their inbox rows, see migration 20261124000200). Sends run one at a time, so delivery `seq` values are
+ * handed out in commit order: a subscriber that has seen delivery N has seen every committed delivery
+ * before it, and "after N" (reconnect, replay) never skips one that commits later. Sends are rare and each
+ * is a single statement, so the lock costs little.
  */
 const BROADCAST_LOCK = 7_342_001;
 
