@@ -255,8 +255,9 @@ function loaders(ctx: RequestContext) {
               sql: `select a.id${graphColumns(withEdges ? 'edges' : 'nodes')} from unnest(?::uuid[]) a(id)`,
               params: [`{${ids.join(',')}}`],
             });
-            const byId = new Map(rows.map((r) => [r.id, r]));
-            return keys.map((k) => graphRowsOf(byId.get(k.id)));
+            // Mapped once per architecture: the nodes key and the edges key of one architecture share it.
+            const byId = new Map(rows.map((r) => [r.id, graphRowsOf(r)]));
+            return keys.map((k) => byId.get(k.id) ?? graphRowsOf(undefined));
           },
           { cacheKeyFn: (k) => `${k.id}:${k.edges}` },
         ),
