@@ -77,7 +77,7 @@ export async function sendBroadcast(ctx: RequestContext, blueprintId: string, in
       [bp.id, bp.id, bp.id, viewer.principalId, bp.id, viewer.principalId, fields.message, fields.type, fields.severity],
     );
     const broadcast = toBroadcastRecord(rows[0]!);
-    if (broadcast.recipientCount > 0) await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: broadcast.id });
+    if (broadcast.recipientCount > 0) await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: broadcast.id, recipientCount: broadcast.recipientCount });
     return broadcast;
   });
 }

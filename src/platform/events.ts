@@ -17,7 +17,8 @@ export interface EventTopics {
   };
   'operation.updated': { operationId: string; principalId: string; status: string; step: number };
   'architecture.changed': { architectureId: string; slug: string; change: string; subjectId: string | null; actorId: string };
-  'inbox.delivered': { broadcastId: string };
+  /** `recipientCount`: how many inbox rows the broadcast wrote (absent from older senders). */
+  'inbox.delivered': { broadcastId: string; recipientCount?: number };
 }
 
 export type Topic = keyof EventTopics;

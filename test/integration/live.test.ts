@@ -72,6 +72,52 @@ describe('broadcastReceived', () => {
     expect(quiet).toEqual([true, true, true, true, true]);
   });
 
+  it('delivers the same rows whether the hub looks its listeners up (few listen here) or reads the whole broadcast (most do)', async () => {
+    // A server of its own, so that this test alone decides how many listen: 1 of 9 recipients first (the hub
+    // looks that one up), then 3 of 4 of another broadcast (the hub reads all its rows and skips the others).
+    const own = await startTestServer();
+    try {
+      const sender = await own.rest.agentToken('sender');
+      const tokens = await Promise.all(Array.from({ length: 9 }, (_, i) => own.rest.agentToken(`recipient ${i}`)));
+      const few = await createBlueprint(own.rest, sender, { name: 'Mostly elsewhere' });
+      const most = await createBlueprint(own.rest, sender, { name: 'Mostly here' });
+      for (const t of tokens) await own.rest.post(`/api/blueprints/${few.id}/subscription`, { token: t });
+      for (const t of tokens.slice(0, 4)) await own.rest.post(`/api/blueprints/${most.id}/subscription`, { token: t });
+      const send = async (id: string, message: string) => {
+        const res = await own.rest.post(`/api/blueprints/${id}/broadcasts`, { token: sender, body: { message, type: 'notice', severity: 'info' } });
+        expect(res.status).toBe(201);
+        return res.body;
+      };
+      const inboxIds = async (token: string) =>
+        ((await own.rest.get('/api/inbox?limit=100', { token })).body.items as Array<{ id: string; broadcast: { id: string } }>).map((i) => [
+          i.broadcast.id,
+          i.id,
+        ]);
+
+      const lone = ws(tokens[0], own).subscribe(BroadcastReceivedDocument, {});
+      await settle();
+      const first = await send(few.id, 'to nine');
+      expect(first.recipient_count).toBe(9);
+      const [item] = await received(lone, 1);
+      expect(item!.broadcast).toMatchObject({ id: first.id, message: 'to nine' });
+      expect(await inboxIds(tokens[0]!)).toContainEqual([first.id, item!.id]);
+
+      const listening = [1, 2].map((i) => ws(tokens[i], own).subscribe(BroadcastReceivedDocument, {}));
+      await settle();
+      const second = await send(most.id, 'to four');
+      expect(second.recipient_count).toBe(4);
+      for (const [i, sub] of [lone, ...listening].entries()) {
+        const [got] = await received(sub, 1);
+        expect(got!.broadcast).toMatchObject({ id: second.id, message: 'to four' });
+        // Each listener gets its own row of the broadcast, not another recipient's.
+        expect(await inboxIds(tokens[i]!)).toContainEqual([second.id, got!.id]);
+      }
+      expect(await Promise.all([lone, ...listening].map((sub) => sub.nothingWithin(300)))).toEqual([true, true, true]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('replays exactly the deliveries missed after the last cursor, in order, then continues live without duplicates', async () => {
     const reader = await server.rest.agentToken('reconnecting reader');
     const bp = await createBlueprint(server.rest, owner, { name: 'Reconnect source' });
