@@ -164,6 +164,28 @@ interface RunResult {
   note: string;
 }
 
+/** The deliveries of several sends, pooled: what one `RunResult` reports. */
+class SendStats {
+  readonly latencies: number[] = [];
+  readonly sendP99s: number[] = [];
+  delivered: number;
+
+  constructor(n: number) {
+    this.delivered = n;
+  }
+
+  /** One send's latencies, sorted. */
+  add(latencies: number[]): void {
+    this.delivered = Math.min(this.delivered, latencies.length);
+    this.sendP99s.push(percentile(latencies, 99));
+    this.latencies.push(...latencies);
+  }
+
+  result(): Pick<RunResult, 'delivered' | 'latencies' | 'sendP99s'> {
+    return { delivered: this.delivered, latencies: [...this.latencies].sort((a, b) => a - b), sendP99s: this.sendP99s };
+  }
+}
+
 /** Waits until `count()` reaches `n` or the deadline passes. */
 async function waitFor(count: () => number, n: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -227,10 +249,8 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   await waitFor(() => count('warm-up'), n, DELIVERY_WAIT_MS);
   const after = await memoryOf(app);
 
-  const latencies: number[] = [];
-  const sendP99s: number[] = [];
+  const stats = new SendStats(n);
   const sendMs: number[] = [];
-  let delivered = n;
   let sent: { status: number; body: { recipient_count?: number } } | undefined;
   for (let k = 0; k < SENDS; k++) {
     const message = `measured ${k}`;
@@ -238,13 +258,9 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
     sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message, type: 'changelog', severity: 'breaking' });
     sendMs.push(performance.now() - t0);
     await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
-    const these = receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b);
-    delivered = Math.min(delivered, these.length);
-    sendP99s.push(percentile(these, 99));
-    latencies.push(...these);
+    stats.add(receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b));
     await sleep(SETTLE_MS);
   }
-  latencies.sort((a, b) => a - b);
   for (let k = 0; k < Number(process.env.BENCH_EXTRA_SENDS ?? 0); k++) {
     await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: `extra ${k}`, type: 'changelog', severity: 'breaking' });
     await waitFor(() => count(`extra ${k}`), n, DELIVERY_WAIT_MS);
@@ -256,9 +272,7 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
     result: {
       n,
       transport: 'graphql-ws',
-      delivered,
-      latencies,
-      sendP99s,
+      ...stats.result(),
       memory: perSubscriber(before, after, n),
       note: `${SENDS} sends, ${sent?.status} in ${sendMs.map((m) => m.toFixed(0)).join('/')} ms, recipient_count ${sent?.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
     },
@@ -298,9 +312,7 @@ async function bareRun(n: number, payload: string): Promise<RunResult> {
   await waitMessage('sent');
   await sleep(200);
   const after = await memoryOf(child);
-  const latencies: number[] = [];
-  const sendP99s: number[] = [];
-  let delivered = n;
+  const stats = new SendStats(n);
   for (let k = 0; k < SENDS; k++) {
     receipts = new Array<number | null>(n).fill(null);
     phase = 'measured';
@@ -309,21 +321,15 @@ async function bareRun(n: number, payload: string): Promise<RunResult> {
     await waitFor(() => receipts.filter((r) => r !== null).length, n, DELIVERY_WAIT_MS);
     phase = 'between';
     await waitMessage('sent');
-    const these = receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b);
-    delivered = Math.min(delivered, these.length);
-    sendP99s.push(percentile(these, 99));
-    latencies.push(...these);
+    stats.add(receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b));
     await sleep(SETTLE_MS);
   }
-  latencies.sort((a, b) => a - b);
   for (const s of sockets) s.terminate();
   child.send({ type: 'stop' });
   return {
     n,
     transport: 'plain ws',
-    delivered,
-    latencies,
-    sendP99s,
+    ...stats.result(),
     memory: perSubscriber(before, after, n),
     note: `${SENDS} sends of the same ${payload.length}-byte message, each by a loop over wss.clients`,
   };

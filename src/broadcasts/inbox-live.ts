@@ -34,6 +34,12 @@ export function readsWholeBroadcast(recipientCount: number | undefined, listenin
   return recipientCount !== undefined && recipientCount <= WHOLE_BROADCAST_SHARE * listening;
 }
 
+interface DeliveryRow {
+  seq: string;
+  recipient_id: string;
+  read_at: string | null;
+}
+
 /**
  * The live side of inboxes for one server instance: it listens to `inbox.delivered` (one notification
  * per broadcast, sent on commit) while anyone is subscribed here, and for each one reads the broadcast,
@@ -41,12 +47,6 @@ export function readsWholeBroadcast(recipientCount: number | undefined, listenin
  * statements however many they are. It maps the source blueprint once for all of them.
  * Events are handled one at a time, in the order PostgreSQL delivered them (commit order).
  */
-interface DeliveryRow {
-  seq: string;
-  recipient_id: string;
-  read_at: string | null;
-}
-
 class InboxHub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private count = 0;
