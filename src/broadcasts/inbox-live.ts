@@ -43,8 +43,9 @@ interface DeliveryRow {
 /**
  * The live side of inboxes for one server instance: it listens to `inbox.delivered` (one notification
  * per broadcast, sent on commit) while anyone is subscribed here, and for each one reads the broadcast,
- * the rows of the recipients connected to this instance and whether their tokens still work: three
- * statements however many they are. It maps the source blueprint once for all of them.
+ * the rows of the recipients connected to this instance (all of the broadcast's rows when most of its
+ * recipients are: `readsWholeBroadcast`) and whether their tokens still work: three statements however
+ * many they are. It maps the source blueprint once for all of them.
  * Events are handled one at a time, in the order PostgreSQL delivered them (commit order).
  */
 class InboxHub {
