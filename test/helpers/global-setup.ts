@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/platform/database';
 import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres';
 import { ensureChromium } from './chromium';
+import { freePort } from './process';
 import { adminQuery, withDatabase } from './database';
 import { databaseSchema } from '../../src/db';
 
@@ -16,7 +17,9 @@ export default async function globalSetup(): Promise<void> {
   if (!server) {
     const embedded = await startEmbeddedPostgres({
       dataDir: '.data/test',
-      port: Number(process.env.EMBEDDED_PG_TEST_PORT ?? 54330),
+      // A free port unless one is asked for: two checkouts testing at once each run their own cluster, and
+      // a fixed default made the second fail to bind. Nothing outside the run connects to it.
+      port: process.env.EMBEDDED_PG_TEST_PORT ? Number(process.env.EMBEDDED_PG_TEST_PORT) : await freePort(),
       log: (m) => console.log(m),
     });
     (globalThis as { __bwEmbedded?: { stop(): Promise<void> } }).__bwEmbedded = embedded;
