@@ -4,7 +4,7 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection, selectedFields } from '../platform/graphql-connection';
 import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
 import { EXACT_TOTAL_AHEAD, normaliseTagList, parseWindowDays, searchRegistry, type RegistryPage, type RegistrySort } from './registry.service';
 import { trending } from './trending.service';
@@ -60,9 +60,11 @@ export class RegistryResolver {
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): LazyRegistryConnection {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyRegistryConnection(page, () =>
-      searchRegistry(ctx, { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined }, page, projectionFor(info)),
-    );
+    // The total is counted only when asked for: without it, a filtered page skips most of its PostgreSQL time.
+    const fields = selectedFields(info);
+    const counted = fields.has('totalCount') || fields.has('totalCountExact');
+    const query = { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined };
+    return new LazyRegistryConnection(page, () => searchRegistry(ctx, query, page, projectionFor(info), counted));
   }
 
   @Query(() => [TrendingEntryType], { description: 'Public blueprints ranked by stars, forks and executions inside the window.' })

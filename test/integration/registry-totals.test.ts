@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { encodeCursor } from '../../src/platform/pagination';
 import { EXACT_TOTAL_AHEAD } from '../../src/registry/registry.service';
-import { RegistryTotalDocument } from '../generated/graphql';
+import { RegistryCountedPagesDocument, RegistryPagesDocument, RegistryTotalDocument, type RegistrySort } from '../generated/graphql';
 import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
@@ -77,6 +77,28 @@ describe('registry totals', () => {
     expect(last.registry).toEqual({ totalCount: MANY, totalCountExact: true, pageInfo: { hasNextPage: false } });
     const ranked = await server.gql.ok(RegistryTotalDocument, { q: 'bulk', tags: [tag], first: 10 }, reader);
     expect(ranked.registry).toMatchObject({ totalCount: MANY, totalCountExact: true });
+  });
+
+  it('are not counted when a GraphQL page does not ask for one, and the pages and hasNextPage stay the same', async () => {
+    for (const sort of ['STARS', 'RECENT', 'TRENDING', 'RATING'] as RegistrySort[]) {
+      // The first page, one that ends exactly at the last match (no row past it), and a short last page.
+      for (const [after, edges, hasNextPage] of [
+        [null, 10, true],
+        [encodeCursor(MANY - 11), 10, false],
+        [encodeCursor(MANY - 6), 5, false],
+      ] as const) {
+        const variables = { tags: [tag], sort, first: 10, after };
+        const counted = await server.gql.request(RegistryCountedPagesDocument, variables, reader);
+        const uncounted = await server.gql.request(RegistryPagesDocument, variables, reader);
+        expect(uncounted.errors).toBeUndefined();
+        const { totalCount: _total, ...page } = counted.data!.registry;
+        expect(uncounted.data!.registry).toEqual(page);
+        expect(page.edges).toHaveLength(edges);
+        expect(page.pageInfo.hasNextPage).toBe(hasNextPage);
+        // The count is the one statement the uncounted page leaves out.
+        expect(uncounted.sqlStatements).toBe(counted.sqlStatements - 1);
+      }
+    }
   });
 
   it('answer the same through MCP registry_search', async () => {
