@@ -1,14 +1,16 @@
 /**
  * `npm run bench:registry`: the registry at scale. Seeds 100,000 public blueprints with SQL (names and
  * descriptions from a word list, 2-4 tags of 40, stars on a long tail, creation spread over a year) plus a
- * week of activity (stars, forks, executions), then for each query shape of GET /api/registry (and GET /api/registry/trending) prints the
+ * week of activity (stars, forks, executions), then for each query shape of GET /api/registry (and GET /api/registry/trending,
+ * and a filtered GraphQL `registry` page with and without its total) prints the
  * plan PostgreSQL runs (EXPLAIN of the exact statements the server sent, captured in process) and p50/p99
  * and req/s under autocannon at BENCH_CONNECTIONS (10) connections. Goal: p99 <= 20 ms per shape.
  *
  * Environment: DATABASE_URL (required), BENCH_BLUEPRINTS (100000), BENCH_DURATION seconds per shape (5).
  */
+import type autocannon from 'autocannon';
 import { sqlListeners } from '../src/platform/sql-counter';
-import { load, row, run, serverProcess, sleep, withBench } from './harness';
+import { graphqlLoad, load, row, run, serverProcess, sleep, withBench } from './harness';
 
 const BLUEPRINTS = Number(process.env.BENCH_BLUEPRINTS ?? 100_000);
 
@@ -140,7 +142,16 @@ interface Shape {
   query: string;
   /** Default `/api/registry`. */
   path?: string;
+  /** A POST /graphql of this document instead (`query` is then only printed). */
+  graphql?: { document: string; variables: Record<string, unknown> };
 }
+
+/** A registry page as a client that scrolls would ask for it: with or without the total. */
+const registryDocument = (total: boolean) => `query ($q: String, $tags: [String!], $sort: RegistrySort) {
+  registry(q: $q, tags: $tags, sort: $sort, first: 20) {
+    ${total ? 'totalCount totalCountExact ' : ''}pageInfo { hasNextPage endCursor } edges { node { id name stars tags } }
+  }
+}`;
 
 const shapes: Shape[] = [
   { name: 'q + tags, relevance', query: 'q=payment&tags=go&sort=relevance' },
@@ -154,6 +165,22 @@ const shapes: Shape[] = [
   { name: 'all, trending', query: 'sort=trending' },
   { name: 'all, stars, page 50', query: 'sort=stars&offset=980&limit=20' },
   { name: 'trending list', query: 'limit=20', path: '/api/registry/trending' },
+  // GraphQL counts only when the total is selected (docs/reads.md): the same filtered page both ways.
+  {
+    name: 'GraphQL q + tags, stars, total',
+    query: 'registry(q: "payment", tags: ["go"], sort: STARS) { totalCount ... }',
+    graphql: { document: registryDocument(true), variables: { q: 'payment', tags: ['go'], sort: 'STARS' } },
+  },
+  {
+    name: 'GraphQL q + tags, stars, no total',
+    query: 'registry(q: "payment", tags: ["go"], sort: STARS) { pageInfo edges }',
+    graphql: { document: registryDocument(false), variables: { q: 'payment', tags: ['go'], sort: 'STARS' } },
+  },
+  {
+    name: 'GraphQL tags, stars, no total',
+    query: 'registry(tags: ["python", "go"], sort: STARS) { pageInfo edges }',
+    graphql: { document: registryDocument(false), variables: { tags: ['python', 'go'], sort: 'STARS' } },
+  },
 ];
 
 run(() =>
@@ -176,31 +203,36 @@ run(() =>
     const headers = { authorization: `Bearer ${token}` }; // the registry needs a token (docs/api.md, Authentication)
     const results: Array<[string, string, number, number, number, number]> = [];
     for (const shape of shapes) {
-      const path = `${shape.path ?? '/api/registry'}?${shape.query}`;
-      const url = `${app.url}${path}`;
+      const path = shape.graphql ? '/graphql' : `${shape.path ?? '/api/registry'}?${shape.query}`;
+      const request = shape.graphql
+        ? graphqlLoad(`${app.url}${path}`, shape.graphql.document, shape.graphql.variables, token)
+        : ({ url: `${app.url}${path}`, headers } as autocannon.Options);
       const statements: string[] = [];
       const platform = app.deps.orm.em.getPlatform();
       const listener = (sql: string, params: readonly unknown[]) => statements.push(platform.formatQuery(sql, [...params]));
       sqlListeners.add(listener);
-      const res = await fetch(url, { headers });
+      const res = await fetch(request.url!, { method: request.method ?? 'GET', headers: request.headers, body: request.body as string | undefined });
       sqlListeners.delete(listener);
-      const body = (await res.json()) as { items: unknown[]; total?: number; total_exact?: boolean };
-      if (res.status !== 200) throw new Error(`${shape.name}: ${res.status} ${JSON.stringify(body)}`);
-      const of = body.total === undefined ? '' : ` of ${body.total}${body.total_exact ? '' : '+'}`;
-      console.log(`## ${shape.name}: GET ${path} -> ${body.items.length} items${of}`);
+      const body = (await res.json()) as { items?: unknown[]; total?: number; total_exact?: boolean; data?: any; errors?: unknown };
+      if (res.status !== 200 || body.errors) throw new Error(`${shape.name}: ${res.status} ${JSON.stringify(body)}`);
+      const items = body.items ?? body.data.registry.edges;
+      const total = body.total ?? body.data?.registry.totalCount;
+      const exact = body.total_exact ?? body.data?.registry.totalCountExact;
+      const of = total === undefined ? '' : ` of ${total}${exact ? '' : '+'}`;
+      console.log(`## ${shape.name}: ${shape.graphql ? `POST /graphql ${shape.query}` : `GET ${path}`} -> ${items.length} items${of}`);
       for (const sql of statements) {
         const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off, summary on) ${sql}`).catch((err) => {
           throw new Error(`EXPLAIN failed (${(err as Error).message}): ${sql}`);
         });
         console.log(rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
       }
-      const r = await load({ url: `${server.url}${path}`, headers });
+      const r = await load({ ...request, url: `${server.url}${path}` });
       await sleep(500); // requests autocannon abandoned at its deadline finish before the next shape
       results.push([shape.name, shape.query, r.rps, r.p50, r.p99, r.non2xx + r.errors]);
     }
     console.log('');
-    console.log(`autocannon: 10 connections, ${process.env.BENCH_DURATION ?? 5} s per shape, GET /api/registry[/trending] (goal: p99 <= 20 ms)`);
-    const widths = [22, 10, 12, 12, 8];
+    console.log(`autocannon: 10 connections, ${process.env.BENCH_DURATION ?? 5} s per shape, GET /api/registry[/trending], POST /graphql (goal: p99 <= 20 ms)`);
+    const widths = [33, 10, 12, 12, 8];
     console.log(row(['shape', 'req/s', 'p50 ms', 'p99 ms', 'failed'], widths));
     for (const [name, , rps, p50, p99, failed] of results) console.log(row([name, rps.toFixed(0), p50, p99, failed], widths));
     await server.stop();
