@@ -212,7 +212,9 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGINT');
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+        // Unreferenced: a pending 30 s timer kept the caller's process alive for 30 s after a prompt
+        // shutdown (every `npm test` without DATABASE_URL lingered that long after its last test).
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
       }
       await rm(ownerFile(clusterDir), { force: true });
     },

@@ -179,3 +179,24 @@ describe('node dist/src/main.js', () => {
     expect(postmasterPid(dataDir)).toBeNull();
   });
 });
+
+describe('the embedded PostgreSQL as a library (test runs, `npm run admin`)', () => {
+  it('leaves nothing behind once stopped, so a process that started it exits by itself', async () => {
+    const dataDir = path.join(projectRoot, '.data', `process-test-${randomBytes(4).toString('hex')}`);
+    dataDirs.push(dataDir);
+    const script = `
+      const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(projectRoot, 'dist', 'src', 'platform', 'embedded-postgres.js'))});
+      (async () => {
+        const embedded = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, port: ${await freePort()} });
+        await embedded.stop();
+        console.log(JSON.stringify(process.getActiveResourcesInfo()));
+      })();`;
+    // No process.exit: the child ends when nothing is left to wait for. A pending 30 s timer in stop()
+    // used to hold it (and every `npm test` without DATABASE_URL) for 30 s after the postmaster exited.
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: projectRoot, timeout: 120_000 });
+    const resources = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+    expect(resources).not.toContain('Timeout');
+    expect(resources).not.toContain('ProcessWrap');
+    expect(postmasterPid(dataDir)).toBeNull();
+  });
+});
