@@ -6,6 +6,8 @@
  * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too);
  * 3. no `Blueprint` field resolver types its root as the entity class: type-graphql would run the entity
  *    constructor on the plain rows of the read path (blueprint.projection.ts); `@Root() x: BlueprintRoot`.
+ * 4. no source file over `maxFileLines` lines in src/ and web/src (generated code excepted): a longer file holds
+ *    more than one concept and is split by concept, not by line count.
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
  * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
  * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty
@@ -110,6 +112,24 @@ for (const file of tsFiles(src)) {
   for (const m of text.matchAll(/@Root\(\)\s+\w+\s*:\s*Blueprint\b(?!Root)/g)) {
     const line = text.slice(0, m.index).split('\n').length;
     problems.push(`${path.relative(root, file)}:${line} types a Blueprint root as the entity class; use BlueprintRoot (blueprint.projection.ts)`);
+  }
+}
+
+// Rule 4: file length, in src/ and the console's sources (web/src/generated is written by codegen).
+const maxFileLines = 400;
+function* sourceFiles(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'generated') yield* sourceFiles(full);
+    } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) yield full;
+  }
+}
+for (const dir of [src, path.join(root, 'web', 'src')]) {
+  if (!fs.existsSync(dir)) continue;
+  for (const file of sourceFiles(dir)) {
+    const lines = fs.readFileSync(file, 'utf8').split('\n').length - 1;
+    if (lines > maxFileLines) problems.push(`${path.relative(root, file)} has ${lines} lines (at most ${maxFileLines}): split it by concept`);
   }
 }
 
