@@ -5,7 +5,7 @@ import { renderToolTable, withToolTable } from './mcp/mcp-docs';
 import { toolListing } from './mcp/mcp.server';
 import { mcpTools } from './modules';
 
-/** `npm run docs:mcp`: rewrites the README's MCP tool table from the tool definitions. */
-const readme = join(__dirname, '..', '..', 'README.md');
-writeFileSync(readme, withToolTable(readFileSync(readme, 'utf8'), renderToolTable(mcpTools.map(toolListing))));
-console.log(`README.md: ${mcpTools.length} MCP tools`);
+/** `npm run docs:mcp`: rewrites the MCP tool table of docs/mcp-tools.md from the tool definitions. */
+const page = join(__dirname, '..', '..', 'docs', 'mcp-tools.md');
+writeFileSync(page, withToolTable(readFileSync(page, 'utf8'), renderToolTable(mcpTools.map(toolListing))));
+console.log(`docs/mcp-tools.md: ${mcpTools.length} MCP tools`);

@@ -133,8 +133,8 @@ describe('tools/list', () => {
     );
   });
 
-  it('is the table in the README (npm run docs:mcp)', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  it('is the table in docs/mcp-tools.md (npm run docs:mcp)', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'mcp-tools.md'), 'utf8');
     const section = readme.slice(readme.indexOf(DOCS_START), readme.indexOf(DOCS_END) + DOCS_END.length);
     expect(section).toBe(renderToolTable(tools));
   });
