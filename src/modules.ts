@@ -14,6 +14,7 @@ import { operationsModule } from './operations/operations.module';
 import type { AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/routes';
+import { registerTxHooks } from './platform/tx-hooks';
 import { registryModule } from './registry/registry.module';
 import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';
@@ -54,3 +55,6 @@ export const jobs: Job[] = areas.flatMap((a) => a.jobs ?? []);
 
 /** Every area's adjustments of the built GraphQL schema (hot-path resolvers). */
 export const schemaHooks = areas.flatMap((a) => a.schemaHooks ?? []);
+
+// Each area's part in lower areas' writes (in-transaction hooks), registered once.
+registerTxHooks(areas.flatMap((a) => a.hooks ?? []));

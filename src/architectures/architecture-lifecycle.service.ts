@@ -1,13 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
-import { viewerTeamRoles } from '../blueprints/access';
+import { canDeleteWith, viewerTeamRoles } from '../blueprints/access';
 import type { Visibility } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import { forbidden } from '../platform/errors';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordAudit } from '../teams/audit.service';
-import { TeamRole } from '../teams/team.entity';
 import { architectureColumns, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
 import { lockArchitecture, lockForEdit, publishChange } from './architecture.service';
 
@@ -70,8 +69,7 @@ export async function updateArchitectureMetadata(
 export async function deleteArchitecture(tx: EntityManager, ctx: RequestContext, slug: string): Promise<ArchitectureRecord> {
   const viewer = requireViewer(ctx);
   const arch = await lockArchitecture(ctx, tx, slug);
-  const role = arch.teamId === null ? undefined : (await viewerTeamRoles(ctx)).get(arch.teamId);
-  if (arch.ownerId !== viewer.principalId && role !== TeamRole.OWNER && role !== TeamRole.ADMIN)
+  if (!canDeleteWith(viewer, await viewerTeamRoles(ctx), arch))
     throw forbidden("Only the architecture's owner, or an owner or admin of its team, may delete it");
   await publishChange(ctx, tx, arch, 'deleted', arch.id);
   if (arch.teamId !== null)

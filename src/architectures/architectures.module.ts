@@ -1,4 +1,8 @@
+import { blueprintDeleted, blueprintShownChanged } from '../blueprints/blueprint.hooks';
+import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
+import { on } from '../platform/tx-hooks';
+import { removeNodesOfDeletedBlueprint, touchNodesOfChangedBlueprint } from './architecture.blueprint-hooks';
 import { architectureMcpTools } from './architecture.mcp';
 import { ArchitectureLifecycleResolver } from './architecture-lifecycle.resolver';
 import { ArchitectureResolver, TeamArchitecturesResolver } from './architecture.resolver';
@@ -11,4 +15,9 @@ export const architecturesModule: AreaModule = {
   resolvers: [ArchitectureResolver, ArchitectureNodeResolver, ArchitectureLifecycleResolver, TeamArchitecturesResolver],
   routes: architectureRoutes,
   mcpTools: architectureMcpTools,
+  hooks: [
+    on(blueprintDeleted, removeNodesOfDeletedBlueprint),
+    on(blueprintShownChanged, touchNodesOfChangedBlueprint),
+    on(principalClaimed, moveOwnedRows('architectures', 'architecture', 'owner_id')),
+  ],
 };

@@ -1,6 +1,6 @@
 import type { RequestContext, Viewer } from '../platform/context';
 import { forbidden, notFound, unauthenticated } from '../platform/errors';
-import { TeamRole, editorRoles } from '../teams/team.entity';
+import { TeamRole, editorRoles, managerRoles } from '../teams/team.entity';
 import { Visibility, type Blueprint } from './blueprint.entity';
 
 /** teamId -> the viewer's role there; loaded once per request. */
@@ -41,6 +41,16 @@ export function canEditWith(viewer: Viewer | null, roles: Map<string, TeamRole>,
   if (isOwner(viewer, g)) return true;
   const role = g.teamId === null ? undefined : roles.get(g.teamId);
   return role !== undefined && editorRoles.includes(role);
+}
+
+/**
+ * Owned, or in a team where the viewer manages (owner, admin): who may delete a blueprint or an
+ * architecture. Members edit team things but do not delete them.
+ */
+export function canDeleteWith(viewer: Viewer | null, roles: Map<string, TeamRole>, g: Pick<Guarded, 'ownerId' | 'teamId'>): boolean {
+  if (viewer !== null && viewer.principalId === g.ownerId) return true;
+  const role = g.teamId === null ? undefined : roles.get(g.teamId);
+  return role !== undefined && managerRoles.includes(role);
 }
 
 export async function canRead(ctx: RequestContext, g: Guarded): Promise<boolean> {

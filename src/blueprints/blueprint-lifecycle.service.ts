@@ -5,9 +5,9 @@ import { forbidden, notFound } from '../platform/errors';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordAudit } from '../teams/audit.service';
-import { TeamRole } from '../teams/team.entity';
 import { applyTransfer } from '../teams/transfer.service';
-import { assertEditable, canReadWith, guardOf, viewerTeamRoles } from './access';
+import { assertEditable, canDeleteWith, canReadWith, guardOf, viewerTeamRoles } from './access';
+import { blueprintDeleted, blueprintShownChanged } from './blueprint.hooks';
 import type { Blueprint, Visibility } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
 import { getBlueprint, normaliseTags } from './blueprint.service';
@@ -39,8 +39,8 @@ export type MetadataChanges = Partial<Record<keyof BlueprintMetadata, { from: un
 /**
  * Applies a metadata patch inside the caller's transaction `tx` (row locked). Access is read afresh by
  * every list, lineage and architecture read, so a visibility change is seen everywhere at once; live
- * subscribers are told (a `blueprintActivity` EDITED event makes each re-check its access, and every
- * architecture showing the blueprint gets an `architectureChanged` NODE_UPDATED).
+ * subscribers are told (a `blueprintActivity` EDITED event makes each re-check its access, and the areas
+ * that show the blueprint hear of it through `blueprintShownChanged`).
  */
 export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestContext, blueprintId: string, patch: BlueprintMetadata): Promise<MetadataChanges> {
   const viewer = requireViewer(ctx);
@@ -71,21 +71,7 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
       targetId: blueprintId,
       details: { changes },
     });
-  if (changes.visibility || changes.name) {
-    const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
-      `update architecture a set updated_at = now() from architecture_node n
-        where n.blueprint_id = ? and a.id = n.architecture_id returning n.id, a.id as architecture_id, a.slug`,
-      [blueprintId],
-    );
-    for (const n of nodes)
-      await ctx.events.publish(tx, 'architecture.changed', {
-        architectureId: n.architecture_id,
-        slug: n.slug,
-        change: 'node_updated',
-        subjectId: n.id,
-        actorId: viewer.principalId,
-      });
-  }
+  if (changes.visibility || changes.name) await blueprintShownChanged.fire(tx, ctx, { blueprintId, actorId: viewer.principalId });
   return changes;
 }
 
@@ -101,8 +87,8 @@ export async function updateBlueprint(ctx: RequestContext, idOrSlug: string, bod
 }
 
 /**
- * Deletes a blueprint inside the caller's transaction `tx`. Its nodes leave every architecture (with
- * their edges, and an `architectureChanged` NODE_REMOVED each); the database does the rest in the same
+ * Deletes a blueprint inside the caller's transaction `tx`. Areas above take their part first through
+ * `blueprintDeleted` (architectures remove its nodes and edges); the database does the rest in the same
  * statement: forks keep living with `forked_from` null, lineage links, stars, reviews, versions,
  * changelog, subscriptions and runs go, and delivered broadcasts stay in inboxes with no source.
  */
@@ -123,19 +109,7 @@ export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, bl
       targetId: blueprintId,
       details: { name: gone.name, slug: gone.slug },
     });
-  const nodes: Array<{ id: string; architecture_id: string; slug: string }> = await tx.execute(
-    `with gone as (delete from architecture_node where blueprint_id = ? returning id, architecture_id)
-     update architecture a set updated_at = now() from gone where a.id = gone.architecture_id returning gone.id, a.id as architecture_id, a.slug`,
-    [blueprintId],
-  );
-  for (const n of nodes)
-    await ctx.events.publish(tx, 'architecture.changed', {
-      architectureId: n.architecture_id,
-      slug: n.slug,
-      change: 'node_removed',
-      subjectId: n.id,
-      actorId: viewer.principalId,
-    });
+  await blueprintDeleted.fire(tx, ctx, { blueprintId, actorId: viewer.principalId });
   // The parent counts forks that exist.
   if (rows[0]!.forked_from_id) await tx.execute('update blueprint set forks_count = greatest(forks_count - 1, 0) where id = ?', [rows[0]!.forked_from_id]);
   await tx.execute('delete from blueprint where id = ?', [blueprintId]);
@@ -149,9 +123,7 @@ export async function removeBlueprint(ctx: RequestContext, idOrSlug: string): Pr
   const roles = await viewerTeamRoles(ctx);
   const g = guardOf(bp);
   if (!canReadWith(viewer, roles, g)) throw notFound('blueprint', idOrSlug);
-  const role = g.teamId === null ? undefined : roles.get(g.teamId);
-  if (g.ownerId !== viewer.principalId && role !== TeamRole.OWNER && role !== TeamRole.ADMIN)
-    throw forbidden("Only the blueprint's owner, or an owner or admin of its team, may delete it");
+  if (!canDeleteWith(viewer, roles, g)) throw forbidden("Only the blueprint's owner, or an owner or admin of its team, may delete it");
   await ctx.em.transactional((tx) => deleteBlueprint(tx, ctx, bp.id));
   ctx.loaders.clear();
   ctx.em.clear();

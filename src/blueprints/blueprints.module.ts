@@ -1,4 +1,6 @@
+import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
+import { on } from '../platform/tx-hooks';
 import { blueprintMcpTools } from './blueprint.mcp';
 import { BlueprintLifecycleResolver } from './blueprint-lifecycle.resolver';
 import { BlueprintResolver, TeamBlueprintsResolver } from './blueprint.resolver';
@@ -11,4 +13,5 @@ export const blueprintsModule: AreaModule = {
   resolvers: [BlueprintResolver, NodeResolver, BlueprintLifecycleResolver, TeamBlueprintsResolver],
   routes: blueprintRoutes,
   mcpTools: blueprintMcpTools,
+  hooks: [on(principalClaimed, moveOwnedRows('blueprints', 'blueprint', 'owner_id'))],
 };

@@ -1,12 +1,13 @@
 /**
  * Claiming an agent's work: a person takes over what an agent session made in every area (blueprints,
- * architectures, runs, tool operations) and audits the owner changes in their teams. It changes the
- * owner of things in areas above teams, so it sits above them; auth keeps the token side.
+ * architectures, runs, tool operations) and audits the owner changes in their teams. Each area moves its
+ * own rows through `principalClaimed` (claim.hooks.ts); auth keeps the token side.
  */
 import { lockLiveAgentSession, requireUser, revokeAllTokens } from '../auth/account.service';
 import type { RequestContext } from '../platform/context';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordOwnerChanges } from '../teams/audit.service';
+import { principalClaimed, type ClaimedKind } from './claim.hooks';
 
 export interface ClaimResult {
   agentSessionId: string;
@@ -34,13 +35,14 @@ export async function claimAgentSession(ctx: RequestContext, body: unknown): Pro
   const result = await ctx.em.transactional(async (tx) => {
     const agentId = await lockLiveAgentSession(tx, input.agent_token);
     await recordOwnerChanges(tx, actorOf(ctx), agentId, viewer.principalId, 'claim');
-    const moved = async (sql: string) => Number(((await tx.execute(sql, [viewer.principalId, agentId], 'run')) as { affectedRows?: number }).affectedRows ?? 0);
+    const moved = new Map<ClaimedKind, number>();
+    await principalClaimed.fire(tx, ctx, { from: agentId, to: viewer.principalId, moved });
     const claimed: ClaimResult = {
       agentSessionId: agentId,
-      blueprints: await moved('update blueprint set owner_id = ? where owner_id = ?'),
-      architectures: await moved('update architecture set owner_id = ? where owner_id = ?'),
-      runs: await moved('update execution_run set principal_id = ? where principal_id = ?'),
-      operations: await moved('update tool_operation set principal_id = ? where principal_id = ?'),
+      blueprints: moved.get('blueprints') ?? 0,
+      architectures: moved.get('architectures') ?? 0,
+      runs: moved.get('runs') ?? 0,
+      operations: moved.get('operations') ?? 0,
     };
     await revokeAllTokens(tx, agentId);
     return claimed;

@@ -1,4 +1,6 @@
+import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
+import { on } from '../platform/tx-hooks';
 import { ExecutionResolver, BlueprintExecutionResolver } from './execution.resolver';
 import { executionRoutes } from './execution.routes';
 import { executionMcpTools } from './execution.mcp';
@@ -11,4 +13,5 @@ export const executionModule: AreaModule = {
   routes: executionRoutes,
   mcpTools: executionMcpTools,
   jobs: [executionIdleSweep],
+  hooks: [on(principalClaimed, moveOwnedRows('runs', 'execution_run', 'principal_id'))],
 };

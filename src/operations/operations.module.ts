@@ -1,4 +1,6 @@
+import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
+import { on } from '../platform/tx-hooks';
 import { operationMcpTools } from './operation.mcp';
 import { OperationResolver } from './operation.resolver';
 import { operationRoutes } from './operation.routes';
@@ -9,4 +11,5 @@ export const operationsModule: AreaModule = {
   resolvers: [OperationResolver],
   routes: operationRoutes,
   mcpTools: operationMcpTools,
+  hooks: [on(principalClaimed, moveOwnedRows('operations', 'tool_operation', 'principal_id'))],
 };

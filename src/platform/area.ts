@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { McpToolDefinition } from './mcp-tool';
 import type { AppDeps } from './request-context';
 import type { RouteModule } from './routes';
+import type { TxHookRegistration } from './tx-hooks';
 
 /**
  * Background work an area runs for the app's lifetime (e.g. the execution idle sweep): started once the
@@ -32,4 +33,9 @@ export interface AreaModule {
    * type-graphql's per-call argument handling (`directResolver`). The schema itself must not change.
    */
   schemaHooks?: Array<(schema: GraphQLSchema) => void>;
+  /**
+   * The area's part in a lower area's writes (`on(point, hook)`, see tx-hooks.ts): e.g. architectures
+   * remove a deleted blueprint's nodes, so blueprints never write architecture tables.
+   */
+  hooks?: TxHookRegistration[];
 }

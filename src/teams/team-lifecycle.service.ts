@@ -5,8 +5,8 @@ import { nameField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { actorOf, assertAuditReader, auditPage, parseAuditAction, recordAudit, type AuditEntry } from './audit.service';
-import { Team, TeamRole } from './team.entity';
-import { getTeam, lockTeam, managerRoles, viewerRoleIn } from './team.service';
+import { Team, TeamRole, managerRoles } from './team.entity';
+import { getTeam, lockTeam, viewerRoleIn } from './team.service';
 
 /** Conventions are prompt text: bounded so that every execution prompt of the team stays reasonable. */
 export const MAX_CONVENTIONS_LENGTH = 20_000;

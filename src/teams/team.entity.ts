@@ -14,6 +14,9 @@ registerEnumType(TeamRole, { name: 'TeamRole' });
 /** Roles that may edit team blueprints and architectures (docs/api.md). */
 export const editorRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN, TeamRole.MEMBER];
 
+/** Roles that manage a team: its members, conventions, and deleting its things. */
+export const managerRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN];
+
 /** Shared access to blueprints and architectures, with coding conventions injected into execution. */
 @ObjectType('Team')
 @Entity({ tableName: 'team' })

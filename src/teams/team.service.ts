@@ -7,12 +7,9 @@ import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { byKeys, groupByKeys } from '../platform/loaders';
-import { Team, TeamRole } from './team.entity';
+import { Team, TeamRole, managerRoles } from './team.entity';
 import { nameField } from '../platform/field-schemas';
 import { actorOf, recordAudit } from './audit.service';
-
-/** Roles that may manage members (never the owner) and conventions (docs/api.md). */
-export const managerRoles: readonly TeamRole[] = [TeamRole.OWNER, TeamRole.ADMIN];
 
 export interface Membership {
   principalId: string;
