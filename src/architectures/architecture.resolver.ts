@@ -1,4 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
+import { Public } from '../platform/access-policy';
 import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { principalById } from '../auth/principal.loaders';
@@ -68,11 +69,13 @@ function graphNeedOf(info: GraphQLResolveInfo): GraphNeed {
 
 @Resolver(() => ArchitectureType)
 export class ArchitectureResolver {
+  @Public()
   @Query(() => ArchitectureType, { nullable: true, description: 'One architecture by slug; null when missing or private to others.' })
   architecture(@Ctx() ctx: RequestContext, @Arg('slug', () => String) slug: string, @Info() info: GraphQLResolveInfo): Promise<ArchitectureRecord | null> {
     return orNull(getArchitecture(ctx, slug, graphNeedOf(info)));
   }
 
+  @Public()
   @Query(() => ArchitectureConnection, { description: 'Public architectures, newest first (no authentication needed).' })
   architectures(
     @Ctx() ctx: RequestContext,
@@ -201,6 +204,7 @@ export class ArchitectureResolver {
     return transferArchitecture(ctx, slug, { team_id: teamId ?? null });
   }
 
+  @Public()
   @Subscription(() => ArchitectureChangeType, {
     description: 'Every node, edge, layout and transfer change of an architecture the caller may read.',
     subscribe: async ({ args, context }) => {

@@ -1,4 +1,5 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, registerEnumType } from 'type-graphql';
+import { Public } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { TokenScope } from './access-token.entity';
 import { signIn, signOut, signUp, type SignedIn } from './account.service';
@@ -42,6 +43,7 @@ export class AccountResolver {
     return items.map(tokenType);
   }
 
+  @Public()
   @Mutation(() => SignInPayload, { description: 'Creates an account (username `[a-z0-9-]{3,40}`, password 12-200 characters) and signs in.' })
   async signUp(
     @Ctx() ctx: RequestContext,
@@ -51,6 +53,7 @@ export class AccountResolver {
     return signedIn(await signUp(ctx, { username, password }));
   }
 
+  @Public()
   @Mutation(() => SignInPayload, { description: 'Signs in; wrong credentials are UNAUTHENTICATED, too many failures RATE_LIMITED.' })
   async signIn(
     @Ctx() ctx: RequestContext,

@@ -1,4 +1,5 @@
 import { Arg, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Public } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { createAgentSession } from './auth.service';
 import { PrincipalKind } from './principal.entity';
@@ -24,6 +25,7 @@ export class AuthResolver {
     return ctx.viewer ? { id: ctx.viewer.principalId, kind: ctx.viewer.kind as PrincipalKind, name: ctx.viewer.name } : null;
   }
 
+  @Public()
   @Mutation(() => AgentSession, { description: 'Self-provisions an agent session; needs no authentication.' })
   async createAgentSession(@Ctx() ctx: RequestContext, @Arg('name', () => String, { nullable: true }) name?: string): Promise<AgentSession> {
     const s = await createAgentSession(ctx.em, ctx.config.limits, name ?? undefined);

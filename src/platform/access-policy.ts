@@ -1,4 +1,5 @@
-import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { Kind, getOperationAST, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { Extensions } from 'type-graphql';
 import type { Viewer } from './context';
 import { forbidden, unauthenticated } from './errors';
 
@@ -26,21 +27,17 @@ export function assertAllowed(viewer: Viewer | null, requirement: AccessRequirem
 }
 
 /**
- * GraphQL root fields callable without a token (docs/api.md, Authentication). `architectureChanged` is the one
- * public subscription; introspection is documentation.
+ * Marks a GraphQL root field callable without a token (docs/api.md, Authentication): each area declares
+ * its own public fields beside their resolvers, and the rule below reads the mark from the schema.
  */
-export const publicGraphQLRootFields: ReadonlySet<string> = new Set([
-  'architectures',
-  'architecture',
-  'changelog',
-  'createAgentSession',
-  'signUp',
-  'signIn',
-  'architectureChanged',
-  '__typename',
-  '__schema',
-  '__type',
-]);
+export const Public = (): MethodDecorator => Extensions({ public: true });
+
+/** Whether a root field of the operation type is public: marked `@Public()`, or introspection (documentation). */
+export function isPublicRootField(schema: GraphQLSchema, operation: 'query' | 'mutation' | 'subscription', field: string): boolean {
+  if (field.startsWith('__')) return true;
+  const root = operation === 'query' ? schema.getQueryType() : operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  return root?.getFields()[field]?.extensions?.public === true;
+}
 
 /** The root field names an operation selects (fragments at the root included). */
 export function rootFieldsOf(
@@ -68,8 +65,8 @@ export function rootFieldsOf(
 }
 
 /** The rule applied to a GraphQL operation: every root field it selects must be allowed. */
-export function assertOperationAllowed(viewer: Viewer | null, document: DocumentNode, operationName?: string | null): void {
+export function assertOperationAllowed(viewer: Viewer | null, schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): void {
   const root = rootFieldsOf(document, operationName);
   if (!root) return; // graphql-js reports the missing operation itself
-  for (const field of root.fields) assertAllowed(viewer, { public: publicGraphQLRootFields.has(field), write: root.operation === 'mutation' });
+  for (const field of root.fields) assertAllowed(viewer, { public: isPublicRootField(schema, root.operation, field), write: root.operation === 'mutation' });
 }

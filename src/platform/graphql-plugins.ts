@@ -15,9 +15,9 @@ export function accessPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, contextValue }) {
+        async didResolveOperation({ request, document, contextValue, schema }) {
           try {
-            assertOperationAllowed(contextValue.viewer, document, request.operationName);
+            assertOperationAllowed(contextValue.viewer, schema, document, request.operationName);
           } catch (err) {
             if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
             throw err;

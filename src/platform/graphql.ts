@@ -247,7 +247,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         const limited = await chargeOperation(deps.limiter, limits, { tokenHash: ctx.extra.tokenHash, ip }, document, operation, true);
         if (limited) return [limited];
         try {
-          assertOperationAllowed(ctx.extra.viewer ?? null, document, payload.operationName);
+          assertOperationAllowed(ctx.extra.viewer ?? null, schema, document, payload.operationName);
           assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
         } catch (err) {
           return [err as AppError];
