@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { jobs, resolvers, routeModules, schemaHooks } from './modules';
+import { gauges, jobs, resolvers, routeModules, schemaHooks } from './modules';
 import type { Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
@@ -63,7 +63,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const http = await createHttpServer(deps, health);
     log = http.log;
     registerIdempotency(http, deps);
-    registerMetrics(http, deps);
+    registerMetrics(http, deps, gauges);
     registerGraphiQL(http);
     for (const routes of routeModules) routes(http, deps);
     // Jobs run while the server is up, and stop (awaited) when it closes, before the database goes away.

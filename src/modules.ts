@@ -11,7 +11,7 @@ import { lineageModule } from './lineage/lineage.module';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { oauthModule } from './oauth/oauth.module';
 import { operationsModule } from './operations/operations.module';
-import type { AreaModule, Job } from './platform/area';
+import type { AreaGauge, AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/routes';
 import { registerTxHooks } from './platform/tx-hooks';
@@ -52,6 +52,9 @@ export const resolvers = areas.flatMap((a) => a.resolvers ?? []) as NonEmptyArra
 
 /** Every area's background jobs. */
 export const jobs: Job[] = areas.flatMap((a) => a.jobs ?? []);
+
+/** Every area's gauges on `/metrics`. */
+export const gauges: AreaGauge[] = areas.flatMap((a) => a.gauges ?? []);
 
 /** Every area's adjustments of the built GraphQL schema (hot-path resolvers). */
 export const schemaHooks = areas.flatMap((a) => a.schemaHooks ?? []);

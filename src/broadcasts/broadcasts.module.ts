@@ -11,4 +11,14 @@ export const broadcastsModule: AreaModule = {
   routes: broadcastRoutes,
   mcpTools: broadcastMcpTools,
   schemaHooks: [resolveInboxEventsDirectly],
+  gauges: [
+    {
+      name: 'inbox_unread_deliveries',
+      help: 'Unread broadcast deliveries across all inboxes (the inbox backlog)',
+      async read(deps) {
+        const rows: Array<{ n: number }> = await deps.orm.em.getConnection().execute('select count(*)::int as n from inbox_delivery where read_at is null');
+        return rows[0]?.n ?? 0;
+      },
+    },
+  ],
 };

@@ -38,4 +38,13 @@ export interface AreaModule {
    * remove a deleted blueprint's nodes, so blueprints never write architecture tables.
    */
   hooks?: TxHookRegistration[];
+  /** Gauges the area adds to `/metrics`, each read once per scrape (keep them cheap). */
+  gauges?: AreaGauge[];
+}
+
+/** A Prometheus gauge an area declares: its name, help text and how to read its value. */
+export interface AreaGauge {
+  name: string;
+  help: string;
+  read(deps: AppDeps): Promise<number>;
 }

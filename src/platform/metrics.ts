@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AreaGauge } from './area';
 import type { EventBus } from './events';
 import { metricsSchema } from './platform.schemas';
 import type { AppDeps } from './request-context';
@@ -9,8 +10,8 @@ import type { AppDeps } from './request-context';
 /**
  * The service's Prometheus metrics, one registry per app (tests run several apps in one process).
  * Everything is measured where it happens: HTTP in Fastify hooks, GraphQL operations in an Apollo plugin
- * and at graphql-ws subscribe, event lag and live subscribers in the EventBus; the inbox backlog is one
- * cheap query per scrape.
+ * and at graphql-ws subscribe, event lag and live subscribers in the EventBus; each area's own gauges
+ * (`AreaModule.gauges`, e.g. the inbox backlog) are read once per scrape.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -50,7 +51,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(deps: AppDeps) {
+  constructor(deps: AppDeps, gauges: readonly AreaGauge[] = []) {
     collectDefaultMetrics({ register: this.registry });
     const events: EventBus = deps.events;
     const liveSubscribers = () => this.liveSubscribers;
@@ -70,15 +71,15 @@ export class Metrics {
         this.set(events.openSubscriptions);
       },
     });
-    new Gauge({
-      name: 'inbox_unread_deliveries',
-      help: 'Unread broadcast deliveries across all inboxes (the inbox backlog)',
-      registers: [this.registry],
-      async collect() {
-        const rows: Array<{ n: number }> = await deps.orm.em.getConnection().execute('select count(*)::int as n from inbox_delivery where read_at is null');
-        this.set(rows[0]?.n ?? 0);
-      },
-    });
+    for (const gauge of gauges)
+      new Gauge({
+        name: gauge.name,
+        help: gauge.help,
+        registers: [this.registry],
+        async collect() {
+          this.set(await gauge.read(deps));
+        },
+      });
     events.onDelivered((topic, lagMs) => this.eventLag.observe({ topic }, lagMs / 1000));
   }
 
@@ -96,8 +97,8 @@ export function metricsOf(app: FastifyInstance): Metrics | undefined {
 }
 
 /** Request metrics for every route, and `GET /metrics` (public, Prometheus text format). */
-export function registerMetrics(app: FastifyInstance, deps: AppDeps): Metrics {
-  const metrics = new Metrics(deps);
+export function registerMetrics(app: FastifyInstance, deps: AppDeps, gauges: readonly AreaGauge[] = []): Metrics {
+  const metrics = new Metrics(deps, gauges);
   metricsByApp.set(app, metrics);
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
