@@ -6,7 +6,7 @@ import { defaultLimits } from '../src/platform/config';
 import { assertNodeLimit, limitRules, parseLimited } from '../src/platform/graphql-limits';
 
 /**
- * How long the server's GraphQL checks take to refuse hostile documents (issue 12 asks < 50 ms each): the
+ * How long the server's GraphQL checks take to refuse hostile documents (the goal: < 50 ms each): the
  * same parse, validation rules and node count that Apollo and graphql-ws run, in process, no network.
  * Prints the median and worst of 20 runs per document. `npm run bench:graphql-abuse`.
  */

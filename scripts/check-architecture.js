@@ -10,8 +10,8 @@
  *    more than one concept and is split by concept, not by line count.
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
  * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
- * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty
- * since issue 14 removed the last cycle: anything new fails. An entry added there must name its issue and
+ * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty:
+ * anything new fails. An entry added there must say why and when it goes, and must
  * be removed once its import is gone (the check fails on an entry that no longer matches, so the list
  * cannot go stale).
  */

@@ -98,7 +98,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  * The EntityManager of one request (or WebSocket operation). It resolves the transaction context: inside
  * `em.transactional(cb)`, every call on it, including reads through loaders and helpers that only hold
  * the request context, runs on the transaction's connection. A request therefore never holds a
- * transaction's connection while waiting for a second one from the pool (the starvation of issue 12).
+ * transaction's connection while waiting for a second one from the pool (pool starvation: every connection held by a transaction waiting for another).
  */
 export function requestEntityManager(orm: Orm): EntityManager {
   return orm.em.fork({ useContext: true }) as EntityManager;

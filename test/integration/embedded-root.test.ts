@@ -11,7 +11,7 @@ import { ensureBuilt, projectRoot } from '../helpers/build';
 import { exitWithin, freePort, isAlive, type ServerProcess } from '../helpers/process';
 
 /**
- * Issue 12, item 7: a fresh copy of the project, started as root from a 0700 folder (like /root) with no
+ * A fresh copy of the project, started as root from a 0700 folder (like /root) with no
  * DATABASE_URL, boots its embedded PostgreSQL and answers /healthz. The `postgres` OS user cannot reach
  * that folder, so the cluster and a copy of the binaries go under ROOT_RUNTIME_DIR; the superuser
  * password is random and kept 0600 in the data folder; nothing with a password is left in /tmp.

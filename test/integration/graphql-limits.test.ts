@@ -30,7 +30,7 @@ function aliasQuery(count: number): string {
 /** Pages of n, n and 60 nested: n + n·(n + n·60) nodes in the worst case (610,100 at n = 100). */
 const nodeHeavyQuery = `query Heavy($n: Int) { registry(first: $n) { edges { node { forks(first: $n) { edges { node { forks(first: 60) { totalCount edges { node { id name } } } } } } } } } }`;
 
-/** The fork tree of issue 8: 50 + 50·50 + 50·50·50 = 127,550 possible nodes (GitHub accepts it). */
+/** A deep, wide fork tree: 50 + 50·50 + 50·50·50 = 127,550 possible nodes (GitHub accepts it). */
 const forkTree = `query Tree($id: ID!) { blueprint(id: $id) { forks(first: 50) { totalCount edges { node { id name stars forks(first: 50) { totalCount edges { node { id name stars forks(first: 50) { totalCount } } } } } } } } }`;
 
 let agentToken: string | undefined;

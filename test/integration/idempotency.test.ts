@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { query } from '../helpers/sql';
 
 /**
- * Issue 12, item 6: `Idempotency-Key` on the POSTs that create things. A retry with the same key and
+ * `Idempotency-Key` on the POSTs that create things. A retry with the same key and
  * body replays the first answer and writes nothing; the key and the effect commit in one transaction.
  */
 jest.setTimeout(60_000);

@@ -6,7 +6,7 @@ import { TcpProxy } from '../helpers/tcp-proxy';
 import { closeCodeFor, connectWs, type Subscription, type WsClient } from '../helpers/ws';
 
 /**
- * Issue 12, item 6: a database outage. Server A reaches PostgreSQL through a TCP proxy this test cuts
+ * A database outage. Server A reaches PostgreSQL through a TCP proxy this test cuts
  * and restores (the machine's shared PostgreSQL keeps running); server B, on the same database, stays
  * connected. While the proxy is cut, A answers 503 UNAVAILABLE with Retry-After (REST, GraphQL and
  * /healthz); once it is restored, A recovers without a restart and a live `broadcastReceived`

@@ -6,7 +6,7 @@ import type { RestResponse } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * Issue 12, item 4: with a pool of only 2 connections, every write route is hit 20 at a time (many on ONE
+ * With a pool of only 2 connections, every write route is hit 20 at a time (many on ONE
  * architecture or blueprint, so the requests queue on its row lock) while `/healthz` is polled. A request
  * that reads on a second pooled connection while its transaction holds one would starve the pool; the
  * server runs with `strictTransactions`, so such a read fails the request (a 500) instead of hanging.
