@@ -93,7 +93,7 @@ export class BroadcastResolver {
       const ctx = context as RequestContext;
       const viewer = requireViewer(ctx);
       await assertConnectionAuthorized(ctx);
-      return inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'), inboxEncoderFor(info));
+      return await inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'), inboxEncoderFor(info));
     },
   })
   broadcastReceived(

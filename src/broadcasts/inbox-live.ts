@@ -177,13 +177,17 @@ function hubFor(ctx: RequestContext): InboxHub {
  * One object per subscriber, pulled by graphql-ws: a subscription to 2,000 sockets is 2,000 of these, not
  * 2,000 chains of generic async iterators (memory and promises per event are what a fan-out costs).
  */
-export function inboxStream(
+export async function inboxStream(
   ctx: RequestContext,
   viewer: Viewer,
   after: string | null,
   encoder: InboxEventEncoder | null = null,
-): AsyncIterableIterator<InboxItem | StreamEnd> {
-  return new InboxFeed(ctx, viewer.principalId, after, encoder);
+): Promise<AsyncIterableIterator<InboxItem | StreamEnd>> {
+  const feed = new InboxFeed(ctx, viewer.principalId, after, encoder);
+  // Listening and positioned before the subscription counts as started: a delivery committed from then on
+  // reaches it, whether or not the client gave a cursor.
+  await feed.position();
+  return feed;
 }
 
 const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -213,6 +217,16 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** Reads the starting point (the newest delivery, without a cursor); on failure it stops listening. */
+  async position(): Promise<void> {
+    try {
+      this.last ??= BigInt(this.after ?? (await latestDeliveryId(this.ctx, this.recipientId)));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
   }
 
   private signal(signal: InboxSignal): void {
@@ -249,6 +263,7 @@ class InboxFeed implements AsyncIterableIterator<InboxItem | StreamEnd> {
   // One async frame per idle subscriber (it waits here for the hub): no wrapper around an inner loop.
   async next(): Promise<IteratorResult<InboxItem | StreamEnd, undefined>> {
     try {
+      // Set by position() already when the stream was opened through inboxStream.
       this.last ??= BigInt(this.after ?? (await latestDeliveryId(this.ctx, this.recipientId)));
       for (;;) {
         if (this.closed) return done;

@@ -43,6 +43,13 @@ export class Metrics {
   });
   /** graphql-ws subscriptions streaming right now on this instance. */
   liveSubscribers = 0;
+  /**
+   * graphql-ws subscriptions that have started streaming since the app started (never decreases): a
+   * subscription counted here listens, so a test waits for this instead of sleeping.
+   */
+  subscriptionsStarted = 0;
+  /** graphql-ws subscriptions that stopped streaming since the app started (never decreases). */
+  subscriptionsEnded = 0;
   readonly eventLag = new Histogram({
     name: 'event_delivery_lag_seconds',
     help: 'Time from pg_notify (inside the writing transaction) to the event reaching this instance, by topic',
@@ -61,6 +68,16 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(liveSubscribers());
+      },
+    });
+    const subscriptionsStarted = () => this.subscriptionsStarted;
+    new Counter({
+      name: 'live_subscriptions_started_total',
+      help: 'graphql-ws subscriptions that started streaming on this instance',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(subscriptionsStarted());
       },
     });
     new Gauge({
@@ -133,11 +150,15 @@ export function graphqlWsMetricsHooks(app: FastifyInstance) {
       if (!ids) streaming.set(ctx, (ids = new Set()));
       ids.add(id);
       metrics.liveSubscribers += 1;
+      metrics.subscriptionsStarted += 1;
       return undefined;
     },
     onComplete(ctx: object, id: string): void {
       const metrics = metricsOf(app);
-      if (metrics && streaming.get(ctx)?.delete(id)) metrics.liveSubscribers -= 1;
+      if (metrics && streaming.get(ctx)?.delete(id)) {
+        metrics.liveSubscribers -= 1;
+        metrics.subscriptionsEnded += 1;
+      }
     },
   };
 }

@@ -14,6 +14,7 @@ import { mcpClient, toolBody } from '../helpers/mcp-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 import { connectWs, type WsClient } from '../helpers/ws';
+import { liveMark } from '../helpers/live';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PASSWORD = 'correct horse battery';
@@ -233,8 +234,9 @@ describe('account tokens (the MCP setup page)', () => {
     expect((await mcp.callTool({ name: 'blueprint_get', arguments: { blueprint_id: bp.id } })).isError).toBeFalsy();
     const ws = connectWs(server.url, token);
     sockets.push(ws);
+    const mark = liveMark(server);
     const sub = ws.subscribe(BlueprintActivityDocument, { id: bp.id });
-    await new Promise((r) => setTimeout(r, 300));
+    await mark.streaming(1);
 
     expect((await server.gql.ok(RevokeAccessTokenDocument, { id: created.body.id }, user.token)).revokeAccessToken).toBe(true);
 

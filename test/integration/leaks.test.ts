@@ -4,6 +4,7 @@ import { runTool } from '../fixtures/tool-driver';
 import { mcpCall } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, type WsClient } from '../helpers/ws';
+import { liveMark } from '../helpers/live';
 
 /**
  * The rule: an event, an error message or a nested field names only what its receiver may read. Each of
@@ -41,10 +42,11 @@ const ACTIVITY = `subscription A($id: ID!) { blueprintActivity(id: $id) { kind b
 describe('a live blueprintActivity event', () => {
   it('does not name a private blueprint derived from a public one to whoever may not read it', async () => {
     const source = await createBlueprint(server.rest, owner, { name: 'Public source' });
+    const mark = liveMark(server);
     const strangerSub = ws(stranger).subscribe<any, any>(ACTIVITY, { id: source.id });
     const anonymousSub = ws().subscribe<any, any>(ACTIVITY, { id: source.id });
     const ownerSub = ws(owner).subscribe<any, any>(ACTIVITY, { id: source.id });
-    await new Promise((r) => setTimeout(r, 300)); // the subscriptions are registered
+    await mark.streaming(2); // the anonymous one is refused
     const secret = await derive(owner, source.id, 'private');
 
     const event = await strangerSub.next();
@@ -105,9 +107,10 @@ describe('a live architectureChanged event', () => {
     const team = await createTeam(server.rest, owner, [], 'Receiving team');
     const arch = await createArchitecture(server.rest, owner, { name: 'Moving', visibility: 'public' });
     const query = 'subscription C($slug: String!) { architectureChanged(slug: $slug) { kind subjectId } }';
+    const mark = liveMark(server);
     const strangerSub = ws(stranger).subscribe<any, any>(query, { slug: arch.slug });
     const ownerSub = ws(owner).subscribe<any, any>(query, { slug: arch.slug });
-    await new Promise((r) => setTimeout(r, 300));
+    await mark.streaming(2);
     expect((await server.rest.post(`/api/architectures/${arch.slug}/transfer`, { token: owner, body: { team_id: team.id } })).status).toBe(200);
     const seen = await strangerSub.next();
     expect(seen.data).toEqual({ architectureChanged: { kind: 'TRANSFERRED', subjectId: null } });
@@ -128,8 +131,9 @@ describe('the rule: no answer to a stranger names a private blueprint, over any 
     const secrets = [...privates, rootSlug!, childSlug!];
 
     const answers: unknown[] = [];
+    const mark = liveMark(server);
     const sub = ws(stranger).subscribe<any, any>(ACTIVITY, { id: pub });
-    await new Promise((r) => setTimeout(r, 300));
+    await mark.streaming(1);
     await derive(owner, pub, 'private'); // one more private fork while the stranger listens
     answers.push(await sub.next());
 

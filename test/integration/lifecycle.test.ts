@@ -11,13 +11,13 @@ import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 import { connectWs, type WsClient } from '../helpers/ws';
+import { liveMark } from '../helpers/live';
 
 let server: TestServer;
 let sql: SqlClient;
 let owner: { token: string; id: string };
 let stranger: string;
 const sockets: WsClient[] = [];
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 const ws = (token?: string) => {
   const client = connectWs(server.url, token);
   sockets.push(client);
@@ -73,9 +73,10 @@ describe('PATCH /api/blueprints/:id', () => {
     const child = await fork(server.rest, owner.token, parent.id);
     const arch = await createArchitecture(server.rest, stranger, { name: 'Stranger map' });
     await addNode(server.rest, stranger, arch.slug, { blueprint_id: child.id });
+    const mark = liveMark(server);
     const watcher = ws(stranger).subscribe(BlueprintActivityDocument, { id: child.id });
     const archWatch = ws(stranger).subscribe(ArchitectureChangedDocument, { slug: arch.slug });
-    await settle();
+    await mark.streaming(2);
 
     const res = await server.rest.patch(`/api/blueprints/${child.id}`, { token: owner.token, body: { visibility: 'private' } });
     expect(res.status).toBe(200);
@@ -113,8 +114,9 @@ describe('DELETE /api/blueprints/:id', () => {
     const node = await addNode(server.rest, owner.token, arch.slug, { blueprint_id: bp.id });
     const neighbour = await addNode(server.rest, owner.token, arch.slug, { blueprint_id: other.id });
     await addEdge(server.rest, owner.token, arch.slug, { source_node_id: node.id, target_node_id: neighbour.id, edge_type: 'api_call' });
+    const mark = liveMark(server);
     const live = ws(owner.token).subscribe(ArchitectureChangedDocument, { slug: arch.slug });
-    await settle();
+    await mark.streaming(1);
 
     expect((await server.rest.delete(`/api/blueprints/${bp.id}`, { token: forker.token })).status).toBe(403);
     expect((await server.rest.delete(`/api/blueprints/${bp.id}`, { token: owner.token })).status).toBe(204);
@@ -179,8 +181,9 @@ describe('PATCH and DELETE /api/architectures/:slug', () => {
     const bp = await createBlueprint(server.rest, owner.token, { name: 'Stays after map deletion' });
     const arch = await createArchitecture(server.rest, owner.token, { name: 'Old map name' });
     await addNode(server.rest, owner.token, arch.slug, { blueprint_id: bp.id });
+    const mark = liveMark(server);
     const watch = ws().subscribe(ArchitectureChangedDocument, { slug: arch.slug });
-    await settle();
+    await mark.streaming(1);
     expect((await server.rest.patch(`/api/architectures/${arch.slug}`, { token: stranger, body: { name: 'x' } })).status).toBe(403);
     expect((await server.rest.patch(`/api/architectures/${arch.slug}`, { token: owner.token, body: { slug: 'x' } })).status).toBe(400);
     const renamed = await server.rest.patch(`/api/architectures/${arch.slug}`, { token: owner.token, body: { name: 'New map name' } });

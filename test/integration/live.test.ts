@@ -1,6 +1,7 @@
 import { BlueprintActivityDocument, BroadcastReceivedDocument, OperationUpdatedDocument, type BroadcastReceivedSubscription } from '../generated/graphql';
 import { createBlueprint, createSubmissions, fork } from '../fixtures/blueprints';
 import { editPlan, sql } from '../fixtures/history';
+import { liveMark } from '../helpers/live';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { closeCodeFor, connectWs, type Subscription, type WsClient } from '../helpers/ws';
 
@@ -16,7 +17,6 @@ function ws(token?: string, on: TestServer = server): WsClient {
 }
 
 /** The server registers a subscription asynchronously and sends no acknowledgement; give it a moment. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 const broadcast = async (id: string, message: string, on: TestServer = server) => {
   const res = await on.rest.post(`/api/blueprints/${id}/broadcasts`, { token: owner, body: { message, type: 'changelog', severity: 'breaking' } });
@@ -94,16 +94,18 @@ describe('broadcastReceived', () => {
           i.id,
         ]);
 
+      let mark = liveMark(own);
       const lone = ws(tokens[0], own).subscribe(BroadcastReceivedDocument, {});
-      await settle();
+      await mark.streaming(1);
       const first = await send(few.id, 'to nine');
       expect(first.recipient_count).toBe(9);
       const [item] = await received(lone, 1);
       expect(item!.broadcast).toMatchObject({ id: first.id, message: 'to nine' });
       expect(await inboxIds(tokens[0]!)).toContainEqual([first.id, item!.id]);
 
+      mark = liveMark(own);
       const listening = [1, 2].map((i) => ws(tokens[i], own).subscribe(BroadcastReceivedDocument, {}));
-      await settle();
+      await mark.streaming(2);
       const second = await send(most.id, 'to four');
       expect(second.recipient_count).toBe(4);
       for (const [i, sub] of [lone, ...listening].entries()) {
@@ -154,9 +156,10 @@ describe('broadcastReceived', () => {
     const [revoked, kept] = await Promise.all(['inbox reader to revoke', 'inbox reader kept'].map((n) => server.rest.agentToken(n)));
     const bp = await createBlueprint(server.rest, owner, { name: 'Inbox of a revoked token' });
     for (const t of [revoked, kept]) await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: t });
+    const mark = liveMark(server);
     const gone = ws(revoked).subscribe(BroadcastReceivedDocument, {});
     const stays = ws(kept).subscribe(BroadcastReceivedDocument, {});
-    await settle();
+    await mark.streaming(2);
     await broadcast(bp.id, 'before');
     expect((await received(gone, 1))[0]!.broadcast.message).toBe('before');
     expect((await received(stays, 1))[0]!.broadcast.message).toBe('before');
@@ -197,8 +200,10 @@ describe('broadcastReceived', () => {
       expect((await received(onB, 1))[0]!.broadcast.message).toBe('sent via B');
       expect((await received(onA, 1))[0]!.broadcast.message).toBe('sent via B');
       // Activity crosses too: a star on A reaches a watcher on B.
-      const watch = ws(await server.rest.agentToken('watcher on B'), other).subscribe(BlueprintActivityDocument, { id: bp.id });
-      await settle();
+      const watcher = await server.rest.agentToken('watcher on B');
+      const mark = liveMark(other);
+      const watch = ws(watcher, other).subscribe(BlueprintActivityDocument, { id: bp.id });
+      await mark.streaming(1);
       await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: reader });
       const star = await watch.next();
       expect(star.data?.blueprintActivity).toMatchObject({ kind: 'STARRED', blueprintId: bp.id, blueprint: { stars: 1 } });
@@ -284,8 +289,10 @@ describe('blueprintActivity', () => {
   it('delivers forks, stars, changelog entries and versions of a public blueprint to any signed-in watcher', async () => {
     const forker = await server.rest.agentToken('activity forker');
     const bp = await createBlueprint(server.rest, owner, { name: 'Busy blueprint' });
-    const watch = ws(await server.rest.agentToken('activity watcher')).subscribe(BlueprintActivityDocument, { id: bp.id });
-    await settle();
+    const watcher = await server.rest.agentToken('activity watcher');
+    const mark = liveMark(server);
+    const watch = ws(watcher).subscribe(BlueprintActivityDocument, { id: bp.id });
+    await mark.streaming(1);
     const child = await fork(server.rest, forker, bp.id);
     const forked = (await watch.next()).data!.blueprintActivity;
     expect(forked).toMatchObject({ kind: 'FORKED', blueprintId: bp.id, subjectId: child.id, fork: { id: child.id, slug: child.slug }, changelogEntry: null });
@@ -311,8 +318,9 @@ describe('blueprintActivity', () => {
     // Anonymous callers may subscribe to nothing but a public architecture (docs/api.md, Authentication).
     const anonymous = await ws().subscribe(BlueprintActivityDocument, { id: secret.id }).next();
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const mark = liveMark(server);
     const mine = ws(owner).subscribe(BlueprintActivityDocument, { id: secret.id });
-    await settle();
+    await mark.streaming(1);
     await server.rest.post(`/api/blueprints/${secret.id}/star`, { token: owner });
     expect((await mine.next()).data!.blueprintActivity.kind).toBe('STARRED');
   });
@@ -320,8 +328,9 @@ describe('blueprintActivity', () => {
   it("ends the stream with UNAUTHENTICATED, without the event, once the watcher's token is revoked", async () => {
     const token = await server.rest.agentToken('watcher to revoke');
     const bp = await createBlueprint(server.rest, owner, { name: 'Watched by a revoked token' });
+    const mark = liveMark(server);
     const sub = ws(token).subscribe(BlueprintActivityDocument, { id: bp.id });
-    await settle();
+    await mark.streaming(1);
     await server.rest.delete('/api/agent/sessions/current', { token });
     await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: owner });
     const ended = await sub.next();
@@ -333,9 +342,10 @@ describe('blueprintActivity', () => {
   it('ends the stream with NOT_FOUND, without the event, when the blueprint turns private mid-subscription', async () => {
     const stranger = await server.rest.agentToken('late stranger');
     const bp = await createBlueprint(server.rest, owner, { name: 'Turning private' });
+    const mark = liveMark(server);
     const theirs = ws(stranger).subscribe(BlueprintActivityDocument, { id: bp.id });
     const mine = ws(owner).subscribe(BlueprintActivityDocument, { id: bp.id });
-    await settle();
+    await mark.streaming(2);
     await sql(server, "update blueprint set visibility = 'private' where id = ?", [bp.id]);
     await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: owner });
     const ended = await theirs.next();

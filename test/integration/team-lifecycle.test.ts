@@ -13,6 +13,7 @@ import { createBlueprint, createSubmissions } from '../fixtures/blueprints';
 import { createTeamBlueprint } from '../fixtures/teams';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, type WsClient } from '../helpers/ws';
+import { liveMark } from '../helpers/live';
 
 let server: TestServer;
 const tokens: Record<string, string> = {};
@@ -179,9 +180,10 @@ describe('POST /api/blueprints/:id/transfer', () => {
       leftovers.push(c);
       return c;
     };
+    const mark = liveMark(server);
     const members = ws(tokens.member!).subscribe(BlueprintActivityDocument, { id: shared.id });
     const owners = ws(tokens.admin!).subscribe(BlueprintActivityDocument, { id: shared.id });
-    await new Promise((r) => setTimeout(r, 300));
+    await mark.streaming(2);
     expect((await server.rest.post(`/api/blueprints/${shared.id}/transfer`, { token: tokens.owner, body: { team_id: null } })).status).toBe(200);
     const ended = await members.next();
     expect(ended.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { createBlueprint } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { liveMark } from '../helpers/live';
 
 /**
  * Our graphql-ws server (src/platform/graphql-ws-server.ts, over graphql-ws's `makeServer`) speaks the
@@ -70,8 +71,6 @@ class RawSocket {
   }
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-
 beforeAll(async () => {
   server = await startTestServer({ limits: { wsKeepAliveMs: 150 } });
 });
@@ -129,12 +128,14 @@ describe('the graphql-transport-ws protocol', () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Completed subscription source' });
     await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: reader });
     const ws = await new RawSocket(server.url).init(reader);
+    const mark = liveMark(server);
     ws.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription { broadcastReceived { id broadcast { message } } }' } });
-    await settle();
+    await mark.streaming(1);
     await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message: 'one', type: 'notice', severity: 'info' } });
     expect(JSON.parse(await ws.next()).payload.data.broadcastReceived.broadcast.message).toBe('one');
+    const completed = liveMark(server);
     ws.send({ id: 's1', type: 'complete' });
-    await settle();
+    await completed.ended(1);
     await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message: 'two', type: 'notice', severity: 'info' } });
     expect(await ws.nothingWithin(400)).toBe(true);
   });
@@ -174,8 +175,9 @@ describe('live inbox deliveries written directly', () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Direct delivery source' });
     await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: reader });
     const sockets = await Promise.all([plain, viaFragment, executed].map(() => new RawSocket(server.url).init(reader)));
+    const mark = liveMark(server);
     [plain, viaFragment, executed].forEach((query, i) => sockets[i]!.send({ id: 'inbox', type: 'subscribe', payload: { query } }));
-    await settle();
+    await mark.streaming(3);
     for (const message of ['first', 'second']) {
       const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message, type: 'security', severity: 'critical' } });
       expect(sent.status).toBe(201);
@@ -200,12 +202,13 @@ describe('live inbox deliveries written directly', () => {
       });
     }
     const aliased = await new RawSocket(server.url).init(reader);
+    const aliasMark = liveMark(server);
     aliased.send({
       id: 'a',
       type: 'subscribe',
       payload: { query: 'subscription { inbox: broadcastReceived { delivery: id b: broadcast { text: message } } }' },
     });
-    await settle();
+    await aliasMark.streaming(1);
     await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message: 'third', type: 'notice', severity: 'info' } });
     const item = JSON.parse(await aliased.next());
     expect(item).toEqual({ id: 'a', type: 'next', payload: { data: { inbox: { delivery: expect.stringMatching(/^\d+$/), b: { text: 'third' } } } } });
