@@ -32,6 +32,8 @@ type LocalTopics = { [T in Topic]: [EventTopics[T]] };
 
 /** How many dispatched event ids each instance remembers to drop a second copy (a relay re-publish). */
 const SEEN_MAX = 10_000;
+/** Longest a write waits after its commit for the relay to publish its events. */
+const RELAY_WAIT_MS = 1000;
 
 /**
  * Writes an event to the outbox on `em`'s transaction: it is published when (and only if) the
@@ -82,20 +84,25 @@ export class EventBus {
   }
 
   /**
-   * Call after every root transaction commits (the ORM's `afterTransactionCommit`): when outbox rows were
-   * written since the last call, the relay publishes them now instead of at its next poll.
+   * Call after every root transaction commits (the ORM's `afterTransactionCommit`, which it awaits): when
+   * outbox rows were written since the last call, the relay publishes them now instead of at its next
+   * poll, and the write waits for that pass (at most `RELAY_WAIT_MS`). So, as with a NOTIFY at commit, a
+   * write's events are on the backplane before its caller hears that it succeeded; a backplane that is
+   * down fails the pass at once and the write returns (its events wait in the outbox).
    */
-  committed(): void {
+  async committed(): Promise<void> {
     const writes = outboxWriteCount();
-    if (writes === this.relayedWrites) return;
+    if (writes === this.relayedWrites || !this.relay) return;
     this.relayedWrites = writes;
-    this.relay?.kick();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.relay.kick(), new Promise<void>((resolve) => (timer = setTimeout(resolve, RELAY_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Writes the event to the outbox on `em`'s transaction (or at once when there is none). */
   async publish<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
     await writeOutbox(em, topic, payload);
-    if (!em.getTransactionContext()) this.committed();
+    if (!em.getTransactionContext()) await this.committed();
   }
 
   /** The backplane's name and this instance's connection to it (`/healthz`). */

@@ -82,6 +82,8 @@ export class OutboxRelay {
   private client: Client | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Callers of `kick` waiting for the next pass to finish. */
+  private waiting: Array<() => void> = [];
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private lastPrune = 0;
@@ -92,19 +94,21 @@ export class OutboxRelay {
   constructor(private readonly options: RelayOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.options.pollMs);
+    this.timer = setInterval(() => void this.kick(), this.options.pollMs);
     this.timer.unref();
-    this.kick();
+    void this.kick();
   }
 
-  /** Runs a pass soon (one more after the current one, when one is running). */
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => (this.running = null));
+  /**
+   * Runs a pass soon (one more after the current one, when one is running). Resolves once a pass that
+   * started after this call has finished (published what it found, or failed and left it for later).
+   */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.running) this.again = true;
+    else this.running = this.loop().finally(() => (this.running = null));
+    return done;
   }
 
   /** Resolves when no pass is running (tests and shutdown). */
@@ -115,8 +119,12 @@ export class OutboxRelay {
   private async loop(): Promise<void> {
     do {
       this.again = false;
+      const waiting = this.waiting;
+      this.waiting = [];
       await this.drain();
+      for (const resolve of waiting) resolve();
     } while (this.again && !this.stopped);
+    for (const resolve of this.waiting.splice(0)) resolve();
   }
 
   /**
