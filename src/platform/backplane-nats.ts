@@ -127,7 +127,8 @@ export class NatsBackplane implements Backplane {
     while (!this.stopped) {
       try {
         if (!this.streamReady) await this.ensureStream();
-        const from = this.lastSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.lastSeq + 1 } : { deliver_policy: DeliverPolicy.New };
+        const from =
+          this.lastSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.lastSeq + 1 } : { deliver_policy: DeliverPolicy.New };
         const consumer = await this.js!.consumers.get(this.stream, { ...from, filter_subjects: `${this.prefix}.>` });
         const messages = await consumer.consume();
         this.messages = messages;

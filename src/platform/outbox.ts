@@ -132,7 +132,7 @@ export class OutboxRelay {
    * tries again: the rows of the commit that kicked us may have become visible after that pass looked.
    */
   private async drain(): Promise<void> {
-    for (let busy = 0; !this.stopped && busy < 100; ) {
+    for (let busy = 0; !this.stopped && busy < 100;) {
       let result: number | 'busy';
       try {
         result = await this.pass();

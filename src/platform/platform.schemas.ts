@@ -10,7 +10,8 @@ export const healthzSchema = {
       status: { type: 'string', enum: ['ok'] },
       backplane: {
         ...obj({ name: { type: 'string', enum: ['postgres', 'nats'] }, state: { type: 'string', enum: ['up', 'down'] } }),
-        description: 'What carries events between instances (NATS JetStream with `NATS_URL`, else PostgreSQL LISTEN/NOTIFY) and whether this instance is connected to it',
+        description:
+          'What carries events between instances (NATS JetStream with `NATS_URL`, else PostgreSQL LISTEN/NOTIFY) and whether this instance is connected to it',
       },
     }),
     503: {

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { startApp, type RunningApp } from '../../src/app';
-import { defaultDatabaseSettings, defaultEventSettings, defaultLimits, type Config, type DatabaseSettings, type EventSettings, type Limits } from '../../src/platform/config';
+import {
+  defaultDatabaseSettings,
+  defaultEventSettings,
+  defaultLimits,
+  type Config,
+  type DatabaseSettings,
+  type EventSettings,
+  type Limits,
+} from '../../src/platform/config';
 import { createTestDatabase } from './database';
 import { RestClient } from './rest';
 import { GraphQLClient } from './graphql';

@@ -84,7 +84,11 @@ describe('pg_stat_statements on a PostgreSQL of our own', () => {
       await stats.query('create extension if not exists pg_stat_statements');
       await stats.query('select pg_stat_statements_reset()');
       await run(server);
-      await eventually(async () => (await unsent(url)) === 0, 30_000, () => 'outbox not drained');
+      await eventually(
+        async () => (await unsent(url)) === 0,
+        30_000,
+        () => 'outbox not drained',
+      );
       const calls = async (pattern: string) =>
         Number((await stats.query(`select coalesce(sum(calls), 0)::int as n from pg_stat_statements where query ilike $1`, [pattern])).rows[0].n);
       return { notify: (await calls('%pg_notify%')) + (await calls('notify %')), outbox: await calls('%insert into event_outbox%') };
@@ -131,7 +135,11 @@ describe('through a real PgBouncer in transaction pooling, with NATS', () => {
     const health = await server.rest.get('/healthz');
     expect(health.body).toEqual({ status: 'ok', backplane: { name: 'nats', state: 'up' } });
     await burst(server);
-    await eventually(async () => (await unsent(db.url)) === 0, 30_000, () => 'outbox not drained');
+    await eventually(
+      async () => (await unsent(db.url)) === 0,
+      30_000,
+      () => 'outbox not drained',
+    );
   });
 
   it('refuses to start in transaction pooling without NATS_URL (LISTEN needs a session)', async () => {

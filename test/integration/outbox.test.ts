@@ -48,7 +48,8 @@ describe('the outbox relay, on a real database', () => {
     await sql.query('truncate event_outbox');
   });
 
-  const insert = (client: Client, n: number) => client.query(`insert into event_outbox (topic, payload) select 't', jsonb_build_object('n', g) from generate_series(1, $1) g`, [n]);
+  const insert = (client: Client, n: number) =>
+    client.query(`insert into event_outbox (topic, payload) select 't', jsonb_build_object('n', g) from generate_series(1, $1) g`, [n]);
 
   it('three concurrent relays publish each committed row exactly once, in id order, and stamp it sent', async () => {
     const targets = [new Recorder(), new Recorder(), new Recorder()];
@@ -148,11 +149,16 @@ describe('writes through the server', () => {
         { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, { token: owner, body: { message: 'through the outbox', type: 'changelog', severity: 'info' } });
+      const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, {
+        token: owner,
+        body: { message: 'through the outbox', type: 'changelog', severity: 'info' },
+      });
       expect(sent.status).toBe(201);
       const got = await sub.next();
       expect(got.data.broadcastReceived.broadcast.message).toBe('through the outbox');
-      await until(async () => (await sql.query(`select count(*)::int as n from event_outbox where topic = 'inbox.delivered' and sent_at is not null`)).rows[0].n === 1);
+      await until(
+        async () => (await sql.query(`select count(*)::int as n from event_outbox where topic = 'inbox.delivered' and sent_at is not null`)).rows[0].n === 1,
+      );
       await client.close();
     } finally {
       await sql.end();
