@@ -126,6 +126,28 @@ function guardNestedAcquire(orm: Orm, settings: DatabaseSettings, warn: (message
   };
 }
 
+/** The advisory lock instances take around applying migrations. */
+const MIGRATION_LOCK = 7342027;
+
+/**
+ * Runs `migrate` while holding a transaction-level advisory lock on a connection of its own: instances
+ * started together on a fresh database take turns (the first applies the migrations, the others then find
+ * none pending) instead of racing to create the same tables. Transaction-level, so it also works through
+ * PgBouncer in transaction pooling.
+ */
+async function withMigrationLock<T>(databaseUrl: string, migrate: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    return await migrate();
+  } finally {
+    await client.query('commit').catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Connects and applies every pending migration. */
 export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}): Promise<Orm> {
   await ensureDatabase(databaseUrl);
@@ -133,7 +155,7 @@ export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, 
   // the next: prepared statements are sent unnamed there (PgBouncer 1.18 does not track them).
   namedStatements = !(options.settings ?? defaultDatabaseSettings).transactionPooling;
   const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
-  await orm.getMigrator().up();
+  await withMigrationLock(databaseUrl, () => orm.getMigrator().up());
   guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
   return orm;
 }

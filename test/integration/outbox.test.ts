@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { databaseSchema } from '../../src/db';
+import { adminQuery, openDatabase, withDatabase } from '../../src/platform/database';
 import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/outbox';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
@@ -181,5 +183,20 @@ describe('no NOTIFY inside a write', () => {
     };
     walk(root);
     expect(offenders).toEqual(['platform/backplane.ts']);
+  });
+});
+
+describe('instances starting together on an empty database', () => {
+  it('take turns applying the migrations instead of racing to create the same tables', async () => {
+    const server = process.env.BW_TEST_SERVER_URL!;
+    const name = `bw_test_migrate_${process.pid}_${Date.now()}`;
+    await adminQuery(server, `create database ${name}`);
+    const url = withDatabase(server, name);
+    try {
+      const orms = await Promise.all([0, 1, 2].map(() => openDatabase(url, databaseSchema)));
+      await Promise.all(orms.map((orm) => orm.close()));
+    } finally {
+      await adminQuery(server, `drop database if exists ${name} with (force)`);
+    }
   });
 });
