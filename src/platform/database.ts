@@ -87,8 +87,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`);
   } catch (err) {
-    // Two processes starting at once may both try; the loser sees 42P04 (duplicate database).
-    if ((err as { code?: string }).code !== '42P04') throw err;
+    // Two processes starting at once may both try; the loser sees 42P04 (duplicate database), or 23505 when
+    // both passed the existence check at the same moment (the catalog's unique index refuses the second).
+    const code = (err as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
   } finally {
     await client.end();
   }

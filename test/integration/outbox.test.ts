@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { databaseSchema } from '../../src/db';
-import { adminQuery, openDatabase, withDatabase } from '../../src/platform/database';
+import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/database';
 import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/outbox';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
@@ -187,11 +187,12 @@ describe('no NOTIFY inside a write', () => {
 });
 
 describe('instances starting together on an empty database', () => {
-  it('take turns applying the migrations instead of racing to create the same tables', async () => {
+  it('take turns creating the database and applying the migrations instead of racing', async () => {
     const server = process.env.BW_TEST_SERVER_URL!;
     const name = `bw_test_migrate_${process.pid}_${Date.now()}`;
-    await adminQuery(server, `create database ${name}`);
     const url = withDatabase(server, name);
+    // Nor race to create the database itself.
+    await Promise.all([0, 1, 2].map(() => ensureDatabase(url)));
     try {
       const orms = await Promise.all([0, 1, 2].map(() => openDatabase(url, databaseSchema)));
       await Promise.all(orms.map((orm) => orm.close()));
