@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { gauges, jobs, resolvers, routeModules, schemaHooks } from './modules';
-import type { Config } from './platform/config';
+import { defaultEventSettings, type Config } from './platform/config';
 import { openDatabase, type Orm } from './platform/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/embedded-postgres';
 import { EventBus } from './platform/events';
@@ -56,8 +56,14 @@ export async function startApp(config: Config): Promise<RunningApp> {
   try {
     let log: FastifyInstance['log'] | undefined;
     orm = await openDatabase(databaseUrl, databaseSchema, { settings: config.database, warn: (msg) => (log ? log.warn(msg) : console.warn(msg)) });
-    events = new EventBus(databaseUrl, (msg, err) => log?.error({ err }, msg));
+    const eventSettings = config.events ?? defaultEventSettings;
+    if (config.database.transactionPooling && !eventSettings.natsUrl)
+      throw new Error('DB_TRANSACTION_POOLING=1 needs NATS_URL: LISTEN/NOTIFY does not work through a transaction pooler');
+    events = new EventBus(databaseUrl, (msg, err) => (log ? log.error({ err }, msg) : console.error(msg, err ?? '')), eventSettings);
     await events.start();
+    // The relay publishes a write's outbox rows as soon as the write's transaction commits.
+    const bus = events;
+    orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => bus.committed() });
     limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:');
     const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken };
     const http = await createHttpServer(deps, health);

@@ -46,8 +46,8 @@ export function parseBroadcastInput(input: unknown, limits: Limits): BroadcastIn
  * Sends a broadcast about a blueprint the caller owns. Recipients: the owners of its direct forks and
  * its explicit subscribers, each once, never the sender, and only those who may read the blueprint now.
  * The broadcast and every inbox row are written by ONE set-based statement (CTE + INSERT ... SELECT), so
- * the statement count does not grow with the number of recipients; one notification per broadcast (not
- * per recipient) tells every server instance, on commit, to push the new rows to its live subscribers.
+ * the statement count does not grow with the number of recipients; one outbox event per broadcast (not
+ * per recipient) tells every server instance, after commit, to push the new rows to its live subscribers.
  */
 export async function sendBroadcast(ctx: RequestContext, blueprintId: string, input: unknown): Promise<BroadcastRecord> {
   const bp = await getOwnedBlueprint(ctx, blueprintId, 'send broadcasts');

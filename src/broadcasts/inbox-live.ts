@@ -170,7 +170,7 @@ function hubFor(ctx: RequestContext): InboxHub {
  * The viewer's deliveries as a gapless live stream. It starts listening BEFORE it reads anything, then
  * replays the rows after `after` (all of them, page by page) and continues live, dropping what it has
  * already sent (by delivery id): no duplicates, no gaps. Without `after` it starts at the newest
- * delivery that exists when it starts. Whenever events may have been lost (the LISTEN connection
+ * delivery that exists when it starts. Whenever events may have been lost (the backplane connection
  * dropped, a read failed, the client fell `liveQueueMax` behind) it re-reads from its cursor. Every
  * delivery comes after a check of the connection's token; once revoked or expired, the stream ends.
  *

@@ -98,7 +98,34 @@ export interface DatabaseSettings {
   strictTransactions: boolean;
   /** How long an `Idempotency-Key` is remembered (per principal). */
   idempotencyKeyMs: number;
+  /**
+   * The server reaches PostgreSQL through a pooler in transaction mode (`DB_TRANSACTION_POOLING=1`, e.g.
+   * PgBouncer): no named prepared statements, no session settings at connect (set `statement_timeout` and
+   * `lock_timeout` on the role instead), and `NATS_URL` is required (LISTEN needs a session).
+   */
+  transactionPooling?: boolean;
 }
+
+/** How events leave the writing transaction (DESIGN.md section 17, docs/scale.md). */
+export interface EventSettings {
+  /** Set: the outbox relay publishes to NATS JetStream and every instance consumes from it. Unset: LISTEN/NOTIFY. */
+  natsUrl?: string;
+  /** The deployment's JetStream stream; its subjects are `<stream in lower case>.<topic>`. */
+  natsStream: string;
+  /** Off (`EVENT_PUBLISHING=off`) writes no outbox rows at all: only the scale bench's floor uses it. */
+  publishing: boolean;
+  /** How often each instance's relay looks for unsent rows nobody kicked it for (e.g. of a killed instance). */
+  relayPollMs: number;
+  /** Sent outbox rows older than this are pruned. */
+  outboxRetentionMs: number;
+}
+
+export const defaultEventSettings: EventSettings = {
+  natsStream: 'BW_EVENTS',
+  publishing: true,
+  relayPollMs: 1000,
+  outboxRetentionMs: 60 * 60 * 1000,
+};
 
 export const defaultDatabaseSettings: DatabaseSettings = {
   poolMax: 10,
@@ -133,6 +160,8 @@ export interface Config {
   logStream?: { write(line: string): void };
   limits: Limits;
   database: DatabaseSettings;
+  /** Absent: `defaultEventSettings` (LISTEN/NOTIFY, no NATS). */
+  events?: EventSettings;
 }
 
 export const defaultLimits: Limits = {
@@ -211,6 +240,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryAfterSeconds: intFromEnv(env, 'RETRY_AFTER_SECONDS', defaultDatabaseSettings.retryAfterSeconds),
       strictTransactions: env.DB_STRICT_TRANSACTIONS === '1',
       idempotencyKeyMs: intFromEnv(env, 'IDEMPOTENCY_KEY_MS', defaultDatabaseSettings.idempotencyKeyMs),
+      transactionPooling: env.DB_TRANSACTION_POOLING === '1',
+    },
+    events: {
+      natsUrl: env.NATS_URL || undefined,
+      natsStream: env.NATS_STREAM || defaultEventSettings.natsStream,
+      publishing: env.EVENT_PUBLISHING !== 'off',
+      relayPollMs: Math.max(10, intFromEnv(env, 'OUTBOX_POLL_MS', defaultEventSettings.relayPollMs)),
+      outboxRetentionMs: intFromEnv(env, 'OUTBOX_RETENTION_MS', defaultEventSettings.outboxRetentionMs),
     },
   };
 }

@@ -44,9 +44,9 @@ export function ormConfig(databaseUrl: string, schema: DatabaseSchema, options: 
       // knex reports dropped connections on console.log by default; send them where the server logs.
       log: knexLog(options.warn ?? ((m) => console.warn(m))),
       // Set by PostgreSQL on each pooled connection at connect time (pg passes them as startup options).
+      // Not behind a transaction pooler: PgBouncer refuses unknown startup parameters (set them on the role there).
       connection: {
-        statement_timeout: settings.statementTimeoutMs,
-        lock_timeout: settings.lockTimeoutMs,
+        ...(settings.transactionPooling ? {} : { statement_timeout: settings.statementTimeoutMs, lock_timeout: settings.lockTimeoutMs }),
         connectionTimeoutMillis: Math.min(settings.acquireTimeoutMs, 5_000),
         keepAlive: true,
       },
@@ -87,8 +87,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`);
   } catch (err) {
-    // Two processes starting at once may both try; the loser sees 42P04 (duplicate database).
-    if ((err as { code?: string }).code !== '42P04') throw err;
+    // Two processes starting at once may both try; the loser sees 42P04 (duplicate database), or 23505 when
+    // both passed the existence check at the same moment (the catalog's unique index refuses the second).
+    const code = (err as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
   } finally {
     await client.end();
   }
@@ -126,18 +128,43 @@ function guardNestedAcquire(orm: Orm, settings: DatabaseSettings, warn: (message
   };
 }
 
+/** The advisory lock instances take around applying migrations. */
+const MIGRATION_LOCK = 7342027;
+
+/**
+ * Runs `migrate` while holding a transaction-level advisory lock on a connection of its own: instances
+ * started together on a fresh database take turns (the first applies the migrations, the others then find
+ * none pending) instead of racing to create the same tables. Transaction-level, so it also works through
+ * PgBouncer in transaction pooling.
+ */
+async function withMigrationLock<T>(databaseUrl: string, migrate: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    return await migrate();
+  } finally {
+    await client.query('commit').catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Connects and applies every pending migration. */
 export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, options: DatabaseOptions = {}): Promise<Orm> {
   await ensureDatabase(databaseUrl);
+  // Behind a pooler in transaction mode a named statement prepared on one server connection is unknown on
+  // the next: prepared statements are sent unnamed there (PgBouncer 1.18 does not track them).
+  namedStatements = !(options.settings ?? defaultDatabaseSettings).transactionPooling;
   const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
-  await orm.getMigrator().up();
+  await withMigrationLock(databaseUrl, () => orm.getMigrator().up());
   guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
   return orm;
 }
 
 /** A pooled `pg` client, as knex's pool hands it out. */
 interface PooledClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -149,6 +176,9 @@ interface PreparingConnection {
   getKnex(): { client: { acquireConnection(): Promise<PooledClient>; releaseConnection(client: PooledClient): Promise<void> } };
   executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
 }
+
+/** False behind a transaction pooler (`DatabaseSettings.transactionPooling`): `executePrepared` sends unnamed statements. */
+let namedStatements = true;
 
 /** Each prepared statement's text with `$n` placeholders, by name (a name always stands for one text). */
 const positionalTexts = new Map<string, string>();
@@ -202,7 +232,7 @@ export async function executePrepared<T>(em: EntityManager, name: string, sql: s
   await connection.ensureConnection();
   let text = positionalTexts.get(name);
   if (text === undefined) positionalTexts.set(name, (text = positional(sql)));
-  const statement = { name, text, values: params };
+  const statement = namedStatements ? { name, text, values: params } : { text, values: params };
   // Straight to a pooled client: knex's raw builder re-parsed the placeholders and built a runner on every
   // call (knex and lodash: about 40 µs of a breadth-5 fork tree read's 1.1 ms of server CPU, profiled).
   return connection.executeQuery(

@@ -1,12 +1,17 @@
 import { createPubSub, filter, pipe } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
+import { PostgresBackplane, type Backplane } from './backplane';
+import { NatsBackplane } from './backplane-nats';
+import { defaultEventSettings, type EventSettings } from './config';
+import { OutboxRelay, outboxWriteCount, setEventPublishing, writeOutbox, type OutboxEvent } from './outbox';
 
 /**
- * Domain events, carried across server instances by PostgreSQL LISTEN/NOTIFY. `publish` runs
- * `pg_notify` on the caller's transaction, so an event is delivered only when (and if) the write that
- * caused it commits. Payloads carry ids only; subscribers read rows (NOTIFY payloads are < 8000 bytes and
- * never replayed).
+ * Domain events, carried across server instances (DESIGN.md section 17). `publish` writes the event to
+ * the outbox table on the caller's transaction, so an event exists only when (and if) the write that
+ * caused it commits, and nothing else happens inside the write. After the commit the relay
+ * (`outbox.ts`) hands committed rows to the backplane: NATS JetStream with `NATS_URL`, else one NOTIFY
+ * per relay pass. Every instance receives from the backplane, drops ids it has already dispatched, and
+ * dispatches in process to its live subscriptions (`subscribe`). Payloads carry ids only; subscribers read rows.
  */
 export interface EventTopics {
   'blueprint.activity': {
@@ -23,26 +28,29 @@ export interface EventTopics {
 
 export type Topic = keyof EventTopics;
 
-const CHANNEL = 'bw_events';
-
 type LocalTopics = { [T in Topic]: [EventTopics[T]] };
 
+/** How many dispatched event ids each instance remembers to drop a second copy (a relay re-publish). */
+const SEEN_MAX = 10_000;
+/** Longest a write waits after its commit for the relay to publish its events. */
+const RELAY_WAIT_MS = 1000;
+
 /**
- * Queues an event on `em`'s transaction: PostgreSQL sends it to every instance when (and only if) the
- * transaction commits, in commit order. For code that holds an EntityManager but no EventBus (e.g.
- * `recordVersion`); `EventBus.publish` is the same call.
+ * Writes an event to the outbox on `em`'s transaction: it is published when (and only if) the
+ * transaction commits. For code that holds an EntityManager but no EventBus (e.g. `recordVersion`);
+ * `EventBus.publish` is the same call.
  */
 export async function publishOnCommit<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
-  // `at` (the writing transaction's start, in ms) lets each instance measure the lag to delivery. It is the
-  // same for the whole transaction, so PostgreSQL still folds identical notifications of one transaction.
-  const envelope = JSON.stringify({ topic, payload });
-  await em.execute(`select pg_notify(?, ? || ',"at":' || floor(extract(epoch from now()) * 1000)::bigint || '}')`, [CHANNEL, envelope.slice(0, -1)]);
+  await writeOutbox(em, topic, payload);
 }
 
 export class EventBus {
   private readonly local = createPubSub<LocalTopics>();
-  private listener: Client | null = null;
-  private stopped = false;
+  readonly backplane: Backplane;
+  private relay: OutboxRelay | null = null;
+  private relayedWrites = outboxWriteCount();
+  private readonly seen = new Set<string>();
+  private readonly seenOrder: string[] = [];
   private readonly resumeListeners = new Set<() => void>();
   private readonly deliveryListeners = new Set<(topic: Topic, lagMs: number) => void>();
   /** Subscriptions (live streams) currently open on this instance. */
@@ -51,66 +59,77 @@ export class EventBus {
   constructor(
     private readonly databaseUrl: string,
     private readonly log: (msg: string, err?: unknown) => void,
-  ) {}
+    private readonly settings: EventSettings = defaultEventSettings,
+  ) {
+    this.backplane = settings.natsUrl ? new NatsBackplane(settings.natsUrl, settings.natsStream, log) : new PostgresBackplane(databaseUrl, log);
+    if (!settings.publishing) setEventPublishing(false);
+  }
 
-  /** Opens the LISTEN connection; reconnects when it drops. */
+  /** Starts receiving from the backplane, then the relay (which publishes what is already waiting). */
   async start(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl });
-    client.on('notification', (msg) => {
-      if (msg.channel !== CHANNEL || !msg.payload) return;
-      try {
-        const { topic, payload, at } = JSON.parse(msg.payload) as { topic: Topic; payload: EventTopics[Topic]; at?: number };
-        if (typeof at === 'number') for (const listener of this.deliveryListeners) listener(topic, Math.max(0, Date.now() - at));
-        (this.local.publish as (t: Topic, p: unknown) => void)(topic, payload);
-      } catch (err) {
-        this.log('dropped a malformed event notification', err);
-      }
-    });
-    client.on('error', (err) => {
-      // Only the live listener reconnects (once): a client that failed while starting is its caller's to retry.
-      if (this.listener !== client) return;
-      this.log('event listener connection failed; reconnecting', err);
-      void this.reconnect();
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${CHANNEL}`);
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
-    }
-    if (this.stopped) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.listener = client;
-  }
-
-  private async reconnect(): Promise<void> {
-    const old = this.listener;
-    this.listener = null;
-    await old?.end().catch(() => undefined);
-    while (!this.stopped) {
-      try {
-        await this.start();
-        // Notifications sent while the connection was down are lost for good: let consumers re-read.
+    await this.backplane.start(
+      (events) => this.dispatch(events),
+      () => {
         for (const listener of this.resumeListeners) listener();
-        return;
-      } catch (err) {
-        this.log('event listener reconnect failed', err);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
-  }
-
-  /** Queues the event on `em`'s transaction (or sends it now when there is none). */
-  async publish<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
-    await publishOnCommit(em, topic, payload);
+      },
+    );
+    this.relay = new OutboxRelay({
+      databaseUrl: this.databaseUrl,
+      target: this.backplane,
+      pollMs: this.settings.relayPollMs,
+      retentionMs: this.settings.outboxRetentionMs,
+      log: this.log,
+    });
+    this.relay.start();
   }
 
   /**
-   * Calls `listener` each time the LISTEN connection is re-established after a failure; events of that
-   * gap were never received, so consumers with durable rows (the inbox) re-read from their cursor.
+   * Call after every root transaction commits (the ORM's `afterTransactionCommit`, which it awaits): when
+   * outbox rows were written since the last call, the relay publishes them now instead of at its next
+   * poll, and the write waits for that pass (at most `RELAY_WAIT_MS`). So, as with a NOTIFY at commit, a
+   * write's events are on the backplane before its caller hears that it succeeded; a backplane that is
+   * down fails the pass at once and the write returns (its events wait in the outbox).
+   */
+  async committed(): Promise<void> {
+    const writes = outboxWriteCount();
+    if (writes === this.relayedWrites || !this.relay) return;
+    this.relayedWrites = writes;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.relay.kick(), new Promise<void>((resolve) => (timer = setTimeout(resolve, RELAY_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /** Writes the event to the outbox on `em`'s transaction (or at once when there is none). */
+  async publish<T extends Topic>(em: EntityManager, topic: T, payload: EventTopics[T]): Promise<void> {
+    await writeOutbox(em, topic, payload);
+    if (!em.getTransactionContext()) await this.committed();
+  }
+
+  /** The backplane's name and this instance's connection to it (`/healthz`). */
+  backplaneStatus(): { name: 'postgres' | 'nats'; state: 'up' | 'down' } {
+    return { name: this.backplane.name, state: this.backplane.state() };
+  }
+
+  /** Outbox rows this instance's relay published. */
+  relayedCount(): number {
+    return this.relay?.published ?? 0;
+  }
+
+  private dispatch(events: OutboxEvent[]): void {
+    for (const event of events) {
+      if (this.seen.has(event.id)) continue;
+      this.seen.add(event.id);
+      this.seenOrder.push(event.id);
+      if (this.seenOrder.length > SEEN_MAX) this.seen.delete(this.seenOrder.shift()!);
+      const topic = event.topic as Topic;
+      if (typeof event.at === 'number') for (const listener of this.deliveryListeners) listener(topic, Math.max(0, Date.now() - event.at));
+      (this.local.publish as (t: Topic, p: unknown) => void)(topic, event.payload);
+    }
+  }
+
+  /**
+   * Calls `listener` each time the backplane connection is re-established after a failure; events of that
+   * gap may never have been received, so consumers with durable rows (the inbox) re-read from their cursor.
    * Returns the function that removes the listener.
    */
   onResume(listener: () => void): () => void {
@@ -118,7 +137,7 @@ export class EventBus {
     return () => this.resumeListeners.delete(listener);
   }
 
-  /** Calls `listener` with the topic and lag (ms since `pg_notify`) of every event this instance receives. */
+  /** Calls `listener` with the topic and lag (ms since the writing transaction began) of every event this instance receives. */
   onDelivered(listener: (topic: Topic, lagMs: number) => void): () => void {
     this.deliveryListeners.add(listener);
     return () => this.deliveryListeners.delete(listener);
@@ -162,9 +181,9 @@ export class EventBus {
     return counted;
   }
 
+  /** Stops the relay (after its running pass), then the backplane. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
+    await this.relay?.stop();
+    await this.backplane.stop();
   }
 }

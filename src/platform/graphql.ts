@@ -55,7 +55,7 @@ const badRequestCodes = new Set([
 ]);
 
 export async function buildGraphQLSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {
-  // Our subscriptions bring their own `subscribe` (EventBus, fed by PostgreSQL NOTIFY); type-graphql still
+  // Our subscriptions bring their own `subscribe` (EventBus, fed by the event backplane); type-graphql still
   // insists on a pubSub for `topics`-style subscriptions, of which there are none.
   return buildSchema({ resolvers, validate: false, emitSchemaFile: false, pubSub: createPubSub() });
 }

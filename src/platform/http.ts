@@ -273,7 +273,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
               () => false,
             )
     )
-      return reply.send({ status: 'ok' });
+      return reply.send({ status: 'ok', backplane: deps.events.backplaneStatus() });
     const retry = config.database.retryAfterSeconds;
     return reply
       .status(503)

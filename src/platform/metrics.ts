@@ -4,6 +4,7 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AreaGauge } from './area';
 import type { EventBus } from './events';
+import { outboxBacklog } from './outbox';
 import { metricsSchema } from './platform.schemas';
 import type { AppDeps } from './request-context';
 
@@ -52,7 +53,7 @@ export class Metrics {
   subscriptionsEnded = 0;
   readonly eventLag = new Histogram({
     name: 'event_delivery_lag_seconds',
-    help: 'Time from pg_notify (inside the writing transaction) to the event reaching this instance, by topic',
+    help: 'Time from the start of the writing transaction to the event reaching this instance through the backplane, by topic',
     labelNames: ['topic'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
@@ -97,6 +98,45 @@ export class Metrics {
           this.set(await gauge.read(deps));
         },
       });
+    new Gauge({
+      name: 'event_backplane_up',
+      help: 'Whether this instance is connected to the event backplane (label: postgres or nats)',
+      labelNames: ['backplane'],
+      registers: [this.registry],
+      collect() {
+        const { name, state } = events.backplaneStatus();
+        this.reset();
+        this.set({ backplane: name }, state === 'up' ? 1 : 0);
+      },
+    });
+    // One query for both outbox gauges per scrape (the partial index on unsent rows keeps it small).
+    let backlog: Promise<{ unsent: number; ageSeconds: number }> | null = null;
+    const readBacklog = () =>
+      (backlog ??= outboxBacklog((sql) => deps.orm.em.getConnection().execute(sql)).finally(() => setImmediate(() => (backlog = null))));
+    new Gauge({
+      name: 'event_outbox_backlog',
+      help: 'Events committed to the outbox and not yet published to the backplane (all instances)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readBacklog()).unsent);
+      },
+    });
+    new Gauge({
+      name: 'event_outbox_lag_seconds',
+      help: 'Age of the oldest unpublished outbox event (0 when none): how far the backplane is behind the writes',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readBacklog()).ageSeconds);
+      },
+    });
+    new Gauge({
+      name: 'event_relay_published',
+      help: 'Outbox events this instance relayed to the backplane since it started',
+      registers: [this.registry],
+      collect() {
+        this.set(events.relayedCount());
+      },
+    });
     events.onDelivered((topic, lagMs) => this.eventLag.observe({ topic }, lagMs / 1000));
   }
 

@@ -6,7 +6,14 @@ export const healthzSchema = {
   tags: ['platform'],
   security: [],
   response: {
-    200: obj({ status: { type: 'string', enum: ['ok'] } }),
+    200: obj({
+      status: { type: 'string', enum: ['ok'] },
+      backplane: {
+        ...obj({ name: { type: 'string', enum: ['postgres', 'nats'] }, state: { type: 'string', enum: ['up', 'down'] } }),
+        description:
+          'What carries events between instances (NATS JetStream with `NATS_URL`, else PostgreSQL LISTEN/NOTIFY) and whether this instance is connected to it',
+      },
+    }),
     503: {
       ...errorBodySchema,
       description: 'The database does not answer (its own connection, short timeout); retry after `Retry-After` seconds',

@@ -19,7 +19,7 @@ async function main(): Promise<number> {
     url = u.toString();
   }
   const orm = await openDatabase(url!, databaseSchema, { settings: config.database });
-  // Events are queued with pg_notify on each write's transaction; the seed itself listens to none.
+  // Events go to the outbox on each write's transaction; a running server relays them. The seed listens to none.
   const events = new EventBus(url!, (msg, err) => console.error(msg, err));
   // The seed calls services, not routes: no rate limit applies, so an in-memory limiter fills the slot.
   const limiter = createRateLimiter(undefined, '');

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { startApp, type RunningApp } from '../../src/app';
-import { defaultDatabaseSettings, defaultLimits, type Config, type DatabaseSettings, type Limits } from '../../src/platform/config';
+import {
+  defaultDatabaseSettings,
+  defaultEventSettings,
+  defaultLimits,
+  type Config,
+  type DatabaseSettings,
+  type EventSettings,
+  type Limits,
+} from '../../src/platform/config';
 import { createTestDatabase } from './database';
 import { RestClient } from './rest';
 import { GraphQLClient } from './graphql';
@@ -27,6 +35,7 @@ export async function startTestServer(
     redisKeyPrefix?: string;
     logLevel?: string;
     logStream?: Config['logStream'];
+    events?: Partial<EventSettings>;
   } = {},
 ): Promise<TestServer> {
   const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
@@ -43,6 +52,7 @@ export async function startTestServer(
     limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
     // Every test run doubles as the starvation guard: a second connection inside a transaction fails.
     database: { ...defaultDatabaseSettings, strictTransactions: true, ...options.database },
+    events: { ...defaultEventSettings, ...options.events },
   };
   const app = await startApp(config);
   return {

@@ -13,7 +13,7 @@ describe('HTTP basics', () => {
   it('answers GET /healthz with 200 {"status":"ok"}', async () => {
     const res = await server.rest.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', backplane: { name: 'postgres', state: 'up' } });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 

@@ -88,7 +88,7 @@ describe('node dist/src/main.js', () => {
       const server = start(await freePort(), { DATABASE_URL: db.url, DATA_DIR: undefined, EMBEDDED_PG_PORT: undefined });
       await waitForHealthy(server, 60_000);
       const health = await fetch(`${server.url}/healthz`);
-      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(await health.json()).toEqual({ status: 'ok', backplane: { name: 'postgres', state: 'up' } });
       const { closed } = await openGraphQLSocket(server.url);
 
       server.child.kill('SIGTERM');

@@ -40,7 +40,7 @@ describe('the web console at /', () => {
       expect(res.status).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     }
-    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', backplane: { name: 'postgres', state: 'up' } });
     const gql = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,0 +1,360 @@
+/**
+ * `npm run bench:scale`: events past one machine (DESIGN.md section 17, docs/scale.md). Prints figures,
+ * asserts nothing.
+ *
+ * 1. Forks per second through one instance while three instances listen (each has live `blueprintActivity`
+ *    subscribers on the source), beside the same writes with event publishing off (`EVENT_PUBLISHING=off`,
+ *    the floor: no outbox row, no relay, no delivery). Without NATS (LISTEN/NOTIFY) and with NATS.
+ * 2. Cross-instance delivery: BENCH_SUBSCRIBERS (2,000) `broadcastReceived` subscribers spread over three
+ *    instances, broadcasts sent through instance 0; latency from just before the POST to each receipt.
+ *
+ * Real processes: three `dist/src/main.js` per configuration and a `nats-server -js` of its own (Debian
+ * package, /usr/sbin/nats-server), all on 127.0.0.1 over a fresh database `bw_bench_<random>` of the
+ * DATABASE_URL server; everything is stopped and dropped at the end, however the run ends.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { adminQuery, withDatabase } from '../src/platform/database';
+
+const HOST = '127.0.0.1';
+const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
+const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
+const LISTENERS_PER_INSTANCE = 20;
+const SENDS = Number(process.env.BENCH_SENDS ?? 5);
+const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+const RUN_LIMIT_MS = 20 * 60_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const children: ChildProcess[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, HOST, () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function ok(base: string, method: string, url: string, token?: string, body?: unknown): Promise<any> {
+  const res = await call(base, method, url, token, body);
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Drives the five-step `create` tool; returns the new blueprint's id. */
+async function createSource(base: string, token: string): Promise<string> {
+  let op = await ok(base, 'POST', '/api/tools/operations', token, { tool_type: 'create', params: {} });
+  const submissions = [
+    { modules: [{ key: 'api', name: 'API', kind: 'backend', summary: 'HTTP API', depends_on: [] }] },
+    { steps: [{ key: 'endpoints', module_key: 'api', title: 'Endpoints', instructions: 'Build them', acceptance: ['tests pass'] }] },
+    { configuration: { runtime: 'node' } },
+    { design_system: {} },
+    { name: 'Scale source', description: 'scale benchmark source', tags: ['bench'], visibility: 'public' },
+  ];
+  for (const submission of submissions) op = await ok(base, 'POST', `/api/tools/operations/${op.operation_id}/submit`, token, { token: op.token, submission });
+  return op.result.blueprint_ids[0] as string;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function startNats(): Promise<string> {
+  const port = await freePort();
+  const store = mkdtempSync(path.join(tmpdir(), 'bw-bench-nats-'));
+  const child = spawn(NATS_SERVER, ['-js', '-a', HOST, '-p', String(port), '-sd', store], { stdio: 'ignore' });
+  children.push(child);
+  cleanups.push(() => rmSync(store, { recursive: true, force: true }));
+  await sleep(1000);
+  if (child.exitCode !== null) throw new Error(`nats-server exited (${child.exitCode}); is ${NATS_SERVER} installed?`);
+  return `nats://${HOST}:${port}`;
+}
+
+/** Three server processes over `databaseUrl` with `env`; resolves once all answer /healthz. */
+async function startInstances(databaseUrl: string, env: Record<string, string>): Promise<{ bases: string[]; stop(): Promise<void> }> {
+  const main = path.join(__dirname, '..', 'src', 'main.js');
+  const started: ChildProcess[] = [];
+  const bases: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    const child = fork(main, [], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST,
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'warn',
+        EXPOSE_SQL_COUNT: '0',
+        SESSION_CREATES_PER_HOUR: '1000000',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        WS_CONNECTIONS_PER_TOKEN: '100',
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    children.push(child);
+    started.push(child);
+    bases.push(`http://${HOST}:${port}`);
+  }
+  const deadline = Date.now() + 120_000;
+  for (const base of bases)
+    while (
+      !(await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error(`${base} did not become healthy`);
+      await sleep(200);
+    }
+  return {
+    bases,
+    async stop() {
+      for (const child of started) child.kill('SIGTERM');
+      await Promise.all(started.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+    },
+  };
+}
+
+function connect(base: string, token: string): Promise<Client> {
+  const client = createClient({
+    url: base.replace(/^http/, 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+  });
+  return new Promise((resolve) => {
+    const off = client.on('connected', () => {
+      off();
+      resolve(client);
+    });
+  });
+}
+
+/** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
+async function forkRate(bases: string[], token: string, listener: string, sourceId: string): Promise<{ perSecond: number; events: number }> {
+  let events = 0;
+  const clients = await pool(
+    Array.from({ length: 3 * LISTENERS_PER_INSTANCE }, (_, i) => i),
+    20,
+    async (i) => {
+      const client = await connect(bases[i % 3]!, listener);
+      client.subscribe(
+        { query: 'subscription ($id: ID!) { blueprintActivity(id: $id) { kind } }', variables: { id: sourceId } },
+        { next: () => void (events += 1), error: () => undefined, complete: () => undefined },
+      );
+      return client;
+    },
+  );
+  await sleep(500);
+  // Warm-up, not counted.
+  for (let i = 0; i < 10; i++) await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
+  events = 0;
+  let done = 0;
+  const end = performance.now() + DURATION_MS;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const res = await call(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
+        if (res.status === 201) done += 1;
+      }
+    }),
+  );
+  const perSecond = done / ((performance.now() - t0) / 1000);
+  await sleep(1000);
+  const received = events;
+  await Promise.all(clients.map((c) => c.dispose()));
+  return { perSecond, events: received };
+}
+
+/** BENCH_SUBSCRIBERS subscribers spread over the three instances; SENDS broadcasts through instance 0. */
+async function delivery(bases: string[], owner: string, sourceId: string, tokens: string[]): Promise<{ latencies: number[]; delivered: number; note: string }> {
+  const receipts: Array<Map<string, number>> = tokens.map(() => new Map());
+  const clients = await pool(tokens, 100, async (token, i) => {
+    const client = await connect(bases[i % 3]!, token);
+    client.subscribe(
+      { query: 'subscription { broadcastReceived { broadcast { message } } }' },
+      {
+        next: (r) => {
+          const message = (r.data as { broadcastReceived?: { broadcast: { message: string } } } | null)?.broadcastReceived?.broadcast.message;
+          if (message && !receipts[i]!.has(message)) receipts[i]!.set(message, performance.now());
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
+    return client;
+  });
+  const count = (m: string) => receipts.reduce((n, r) => n + (r.has(m) ? 1 : 0), 0);
+  const waitAll = async (m: string) => {
+    const deadline = Date.now() + 60_000;
+    while (count(m) < tokens.length && Date.now() < deadline) await sleep(5);
+  };
+  // Warm-up: every subscription is live before the measured sends (none has a cursor, so wait for all).
+  for (let tries = 0; tries < 20 && count(`warm-up ${tries - 1}`) < tokens.length; tries++) {
+    await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/broadcasts`, owner, { message: `warm-up ${tries}`, type: 'notice', severity: 'info' });
+    await sleep(1000);
+  }
+  const latencies: number[] = [];
+  let delivered = tokens.length;
+  const sendP99: string[] = [];
+  for (let k = 0; k < SENDS; k++) {
+    const message = `measured ${k} ${randomBytes(3).toString('hex')}`;
+    const t0 = performance.now();
+    await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/broadcasts`, owner, { message, type: 'changelog', severity: 'info' });
+    await waitAll(message);
+    const these = receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b);
+    delivered = Math.min(delivered, these.length);
+    sendP99.push(percentile(these, 99).toFixed(0));
+    latencies.push(...these);
+    await sleep(300);
+  }
+  await Promise.all(clients.map((c) => c.dispose()));
+  return { latencies: latencies.sort((a, b) => a - b), delivered, note: `p99 of each send ${sendP99.join('/')} ms` };
+}
+
+async function main(): Promise<void> {
+  const server = process.env.DATABASE_URL;
+  if (!server) {
+    console.error('bench:scale needs DATABASE_URL (a PostgreSQL server; a fresh bw_bench_<random> database is made on it)');
+    process.exit(2);
+  }
+  const limit = setTimeout(() => {
+    console.error(`bench:scale did not finish within ${RUN_LIMIT_MS / 1000} s; stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, RUN_LIMIT_MS);
+  const dbName = `bw_bench_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = withDatabase(server, dbName);
+  cleanups.push(() => adminQuery(server, `drop database if exists ${dbName} with (force)`));
+  let failed = false;
+  try {
+    const natsUrl = await startNats();
+    console.log(
+      `scale bench: node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}, database ${dbName}`,
+    );
+    console.log(
+      `forks: ${DURATION_MS / 1000} s per run, ${CONCURRENCY} in flight through instance 0, ${LISTENERS_PER_INSTANCE} activity listeners on each of 3 instances\n`,
+    );
+    const configs = [
+      { name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
+      { name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
+    ];
+    let setup: { owner: string; listener: string; sourceId: string } | null = null;
+    const forkRows: string[] = [];
+    for (const config of configs) {
+      const rates: Record<string, { perSecond: number; events: number }> = {};
+      for (const publishing of ['on', 'off'] as const) {
+        const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
+        try {
+          setup ??= await (async () => {
+            const base = instances.bases[0]!;
+            const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
+            const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
+            return { owner, listener, sourceId: await createSource(base, owner) };
+          })();
+          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId);
+        } finally {
+          await instances.stop();
+        }
+      }
+      const ratio = rates.on!.perSecond / rates.off!.perSecond;
+      forkRows.push(
+        `${config.name.padEnd(15)} | ${rates.on!.perSecond.toFixed(1).padStart(10)} | ${rates.off!.perSecond.toFixed(1).padStart(11)} | ${ratio.toFixed(2)}x (goal >= 0.8) | ${rates.on!.events} activity events received by ${3 * LISTENERS_PER_INSTANCE} listeners`,
+      );
+    }
+    console.log('backplane       | forks/s on | forks/s off | ratio');
+    for (const row of forkRows) console.log(row);
+
+    // Delivery at BENCH_SUBSCRIBERS over three instances.
+    const tokens: string[] = [];
+    for (const config of configs) {
+      const instances = await startInstances(databaseUrl, config.env);
+      try {
+        if (tokens.length === 0)
+          tokens.push(
+            ...(await pool(
+              Array.from({ length: SUBSCRIBERS }, (_, i) => i),
+              30,
+              async (i) => {
+                const base = instances.bases[i % 3]!;
+                const token = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: `scale sub ${i}` })).token as string;
+                await ok(base, 'POST', `/api/blueprints/${setup!.sourceId}/subscription`, token);
+                return token;
+              },
+            )),
+          );
+        const result = await delivery(instances.bases, setup!.owner, setup!.sourceId, tokens);
+        console.log(
+          `\ndelivery over ${config.name}: ${SUBSCRIBERS} subscribers on 3 instances, ${SENDS} sends through instance 0: delivered ${result.delivered}/${SUBSCRIBERS}, p50 ${percentile(result.latencies, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(0)} ms, max ${(result.latencies.at(-1) ?? NaN).toFixed(0)} ms (${result.note})`,
+        );
+        failed ||= result.delivered < SUBSCRIBERS;
+      } finally {
+        await instances.stop();
+      }
+    }
+    console.log(
+      `\nload average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+  } catch (err) {
+    console.error('bench:scale failed:', err);
+    failed = true;
+  } finally {
+    clearTimeout(limit);
+    await cleanup();
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+async function cleanup(): Promise<void> {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (children.some((c) => c.exitCode === null && c.signalCode === null) && Date.now() < deadline) await sleep(100);
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const step of cleanups.splice(0).reverse()) await Promise.resolve(step()).catch((err) => console.error('cleanup:', err));
+}
+
+process.on('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+process.on('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
+void main();

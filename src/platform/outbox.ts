@@ -1,0 +1,223 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+
+/**
+ * The transactional outbox (DESIGN.md section 17). A write inserts its events as `event_outbox` rows in
+ * its own transaction, so an event exists exactly when the write committed, and nothing but an insert
+ * happens inside the write (a NOTIFY there takes PostgreSQL's global commit lock). The relay publishes
+ * committed rows through the backplane and stamps them sent.
+ *
+ * Order: one relay pass runs at a time across all instances (a transaction-level advisory lock, which
+ * also works through PgBouncer in transaction mode), and each pass takes the unsent rows it can see in id
+ * order. Ids come from a sequence taken at insert, so two writes committing concurrently can become
+ * visible out of id order (id 11 committed while id 10 is still open). The relay never keeps a "last id"
+ * cursor that such a row would fall behind: it selects by `sent_at is null`, so the late row goes out in
+ * the next pass. Events therefore leave in visibility (commit) order, which is id order for the writes
+ * of one session and for every write serialized by a lock (broadcasts take one); no event is skipped.
+ *
+ * Crashes: a relay that dies mid-pass rolls its transaction back, so its rows stay unsent and the next
+ * pass (on any instance) publishes them again. With NATS the outbox id is the `Nats-Msg-Id`, so JetStream
+ * drops the second copy; every instance also drops ids it has already dispatched (`EventBus`).
+ */
+export interface OutboxEvent {
+  /** The outbox row's id (a bigint, as text). */
+  id: string;
+  topic: string;
+  payload: unknown;
+  /** When the writing transaction started, in ms since the epoch (for the delivery-lag metric). */
+  at: number;
+}
+
+/** Where the relay hands committed events to (LISTEN/NOTIFY or NATS JetStream). */
+export interface RelayTarget {
+  /**
+   * Publishes `events` in order, inside the relay's open transaction on `client`; resolves once all were
+   * accepted and throws otherwise (the transaction is then rolled back and the rows stay unsent).
+   */
+  send(client: Client, events: OutboxEvent[]): Promise<void>;
+}
+
+/** Rows written by `writeOutbox` in this process (the relay is kicked when a commit follows new ones). */
+let outboxWrites = 0;
+
+/** How many outbox rows this process wrote so far. */
+export function outboxWriteCount(): number {
+  return outboxWrites;
+}
+
+/** Off only for the scale bench's floor (`EVENT_PUBLISHING=off`): then no event is written at all. */
+let publishing = true;
+
+export function setEventPublishing(on: boolean): void {
+  publishing = on;
+}
+
+/** Writes one event as an outbox row on `em`'s transaction (or at once, when there is none). */
+export async function writeOutbox(em: EntityManager, topic: string, payload: unknown): Promise<void> {
+  if (!publishing) return;
+  await em.execute('insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
+  outboxWrites += 1;
+}
+
+/** The advisory lock a relay pass holds (transaction-level): one pass at a time per database. */
+export const RELAY_LOCK = 7342026;
+const BATCH = 500;
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 5000;
+
+export interface RelayOptions {
+  databaseUrl: string;
+  target: RelayTarget;
+  /** Unsent rows nobody kicked this relay for (another instance died before relaying) wait at most this. */
+  pollMs: number;
+  retentionMs: number;
+  log: (msg: string, err?: unknown) => void;
+}
+
+/**
+ * Publishes committed outbox rows. `kick()` after a commit that wrote rows; a timer also polls, for rows
+ * left by an instance that died between its commit and its relay pass. Uses one connection of its own.
+ */
+export class OutboxRelay {
+  private client: Client | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  /** Callers of `kick` waiting for the next pass to finish. */
+  private waiting: Array<() => void> = [];
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private lastPrune = 0;
+  private failing = false;
+  /** Rows this relay published (for metrics). */
+  published = 0;
+
+  constructor(private readonly options: RelayOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.kick(), this.options.pollMs);
+    this.timer.unref();
+    void this.kick();
+  }
+
+  /**
+   * Runs a pass soon (one more after the current one, when one is running). Resolves once a pass that
+   * started after this call has finished (published what it found, or failed and left it for later).
+   */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.running) this.again = true;
+    else this.running = this.loop().finally(() => (this.running = null));
+    return done;
+  }
+
+  /** Resolves when no pass is running (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      const waiting = this.waiting;
+      this.waiting = [];
+      await this.drain();
+      for (const resolve of waiting) resolve();
+    } while (this.again && !this.stopped);
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /**
+   * Passes until a pass leaves nothing behind. While another instance's pass holds the lock, waits and
+   * tries again: the rows of the commit that kicked us may have become visible after that pass looked.
+   */
+  private async drain(): Promise<void> {
+    for (let busy = 0; !this.stopped && busy < 100;) {
+      let result: number | 'busy';
+      try {
+        result = await this.pass();
+        if (this.failing) this.options.log('event relay recovered');
+        this.failing = false;
+      } catch (err) {
+        if (!this.failing) this.options.log('event relay pass failed; the outbox keeps the events and the relay retries', err);
+        this.failing = true;
+        this.dropClient();
+        return;
+      }
+      if (result === 'busy') {
+        busy += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } else if (result < BATCH) return;
+    }
+  }
+
+  private async connection(): Promise<Client> {
+    if (this.client) return this.client;
+    const client = new Client({ connectionString: this.options.databaseUrl, keepAlive: true });
+    client.on('error', () => {
+      if (this.client === client) this.dropClient();
+    });
+    await client.connect();
+    this.client = client;
+    return client;
+  }
+
+  private dropClient(): void {
+    const client = this.client;
+    this.client = null;
+    void client?.end().catch(() => undefined);
+  }
+
+  /** One transaction: take the lock (or report 'busy'), publish the unsent rows in id order, stamp them sent. */
+  private async pass(): Promise<number | 'busy'> {
+    const client = await this.connection();
+    await client.query('begin');
+    try {
+      const locked = await client.query<{ locked: boolean }>('select pg_try_advisory_xact_lock($1) as locked', [RELAY_LOCK]);
+      if (!locked.rows[0]?.locked) {
+        await client.query('commit');
+        return 'busy';
+      }
+      const { rows } = await client.query<OutboxEvent>(
+        `select id::text as id, topic, payload, (extract(epoch from created_at) * 1000)::float8 as at
+           from event_outbox where sent_at is null order by event_outbox.id limit $1`,
+        [BATCH],
+      );
+      if (rows.length > 0) {
+        await this.options.target.send(client, rows);
+        await client.query('update event_outbox set sent_at = now() where id = any($1::bigint[])', [rows.map((r) => r.id)]);
+      }
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+        await client.query(
+          `delete from event_outbox where id in (
+             select id from event_outbox where sent_at is not null and sent_at < now() - make_interval(secs => $1::float8 / 1000) limit $2)`,
+          [this.options.retentionMs, PRUNE_BATCH],
+        );
+        this.lastPrune = Date.now();
+      }
+      await client.query('commit');
+      this.published += rows.length;
+      return rows.length;
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.idle();
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/** The outbox's unsent rows and the age of the oldest one (seconds; 0 when none), for `/metrics`. */
+export async function outboxBacklog(query: (sql: string) => Promise<Array<{ n: number; age: number }>>): Promise<{ unsent: number; ageSeconds: number }> {
+  const rows = await query(
+    `select count(*)::int as n, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age from event_outbox where sent_at is null`,
+  );
+  return { unsent: rows[0]?.n ?? 0, ageSeconds: Math.max(0, rows[0]?.age ?? 0) };
+}

@@ -1,0 +1,203 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { databaseSchema } from '../../src/db';
+import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/database';
+import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/outbox';
+import { createBlueprint } from '../fixtures/blueprints';
+import { createTestDatabase } from '../helpers/database';
+import { startTestServer } from '../helpers/server';
+import { connectWs, Subscription } from '../helpers/ws';
+
+/**
+ * The transactional outbox (DESIGN.md section 17): events are rows written by the write's transaction,
+ * relayed after commit, each exactly once however many relays run, in commit order, and pruned once sent.
+ */
+
+/** A relay target that records what it was handed. */
+class Recorder implements RelayTarget {
+  readonly sent: OutboxEvent[] = [];
+  fail = false;
+  async send(_client: Client, events: OutboxEvent[]): Promise<void> {
+    if (this.fail) throw new Error('backplane down');
+    this.sent.push(...events);
+  }
+}
+
+const silent = () => undefined;
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('the outbox relay, on a real database', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let sql: Client;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sql = new Client({ connectionString: db.url });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql.end();
+    await db.drop();
+  });
+  beforeEach(async () => {
+    await sql.query('truncate event_outbox');
+  });
+
+  const insert = (client: Client, n: number) =>
+    client.query(`insert into event_outbox (topic, payload) select 't', jsonb_build_object('n', g) from generate_series(1, $1) g`, [n]);
+
+  it('three concurrent relays publish each committed row exactly once, in id order, and stamp it sent', async () => {
+    const targets = [new Recorder(), new Recorder(), new Recorder()];
+    const relays = targets.map((target) => new OutboxRelay({ databaseUrl: db.url, target, pollMs: 10, retentionMs: 3_600_000, log: silent }));
+    relays.forEach((r) => r.start());
+    try {
+      for (let i = 0; i < 40; i++) {
+        await insert(sql, 5);
+        relays[i % 3]!.kick();
+      }
+      await until(async () => (await sql.query('select count(*)::int as n from event_outbox where sent_at is null')).rows[0].n === 0);
+      await Promise.all(relays.map((r) => r.idle()));
+      const all = targets.flatMap((t) => t.sent);
+      const ids = all.map((e) => Number(e.id));
+      expect(ids).toHaveLength(200);
+      expect(new Set(ids).size).toBe(200);
+      // Each relay's own sequence is increasing, and the passes never overlap: merged by time, ids ascend.
+      for (const target of targets) {
+        const own = target.sent.map((e) => Number(e.id));
+        expect(own).toEqual([...own].sort((a, b) => a - b));
+      }
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+
+  it('publishes a row that commits after a higher id was already published (no id-cursor gap)', async () => {
+    const target = new Recorder();
+    const relay = new OutboxRelay({ databaseUrl: db.url, target, pollMs: 60_000, retentionMs: 3_600_000, log: silent });
+    const slow = new Client({ connectionString: db.url });
+    await slow.connect();
+    try {
+      await slow.query('begin');
+      await slow.query(`insert into event_outbox (topic, payload) values ('t', '{"who":"slow"}')`);
+      await sql.query(`insert into event_outbox (topic, payload) values ('t', '{"who":"fast"}')`);
+      relay.start();
+      await until(() => target.sent.length === 1);
+      expect(target.sent[0]!.payload).toEqual({ who: 'fast' });
+      await slow.query('commit');
+      relay.kick();
+      await until(() => target.sent.length === 2);
+      expect(target.sent[1]!.payload).toEqual({ who: 'slow' });
+      // The late row has the lower id: it left in commit order, not id order.
+      expect(Number(target.sent[1]!.id)).toBeLessThan(Number(target.sent[0]!.id));
+    } finally {
+      await relay.stop();
+      await slow.end();
+    }
+  });
+
+  it('keeps the rows when the backplane refuses them and publishes them once it accepts', async () => {
+    const target = new Recorder();
+    target.fail = true;
+    const relay = new OutboxRelay({ databaseUrl: db.url, target, pollMs: 20, retentionMs: 3_600_000, log: silent });
+    relay.start();
+    try {
+      await insert(sql, 3);
+      relay.kick();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await sql.query('select count(*)::int as n from event_outbox where sent_at is null')).rows[0].n).toBe(3);
+      target.fail = false;
+      await until(async () => (await sql.query('select count(*)::int as n from event_outbox where sent_at is null')).rows[0].n === 0);
+      expect(target.sent.map((e) => e.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('prunes sent rows older than the retention', async () => {
+    await insert(sql, 4);
+    await sql.query(`update event_outbox set sent_at = now() - interval '2 hours' where id in (select id from event_outbox order by id limit 2)`);
+    const relay = new OutboxRelay({ databaseUrl: db.url, target: new Recorder(), pollMs: 60_000, retentionMs: 3_600_000, log: silent });
+    relay.start();
+    await relay.idle();
+    await relay.stop();
+    // The two old sent rows are gone; the two unsent ones were just sent (and are kept for the retention).
+    const rows = (await sql.query('select sent_at from event_outbox')).rows;
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.sent_at !== null)).toBe(true);
+  });
+});
+
+describe('writes through the server', () => {
+  it('a broadcast writes one outbox row in its transaction, which the relay stamps sent and delivers live', async () => {
+    const server = await startTestServer();
+    const sql = new Client({ connectionString: server.databaseUrl });
+    await sql.connect();
+    try {
+      const owner = await server.rest.agentToken('outbox-owner');
+      const bp = await createBlueprint(server.rest, owner, { name: 'Outbox source' });
+      const subscriberToken = await server.rest.agentToken('outbox-sub');
+      expect((await server.rest.post(`/api/blueprints/${bp.id}/subscription`, { token: subscriberToken })).status).toBe(200);
+      const client = connectWs(server.url, subscriberToken);
+      const sub = new Subscription<any>();
+      sub.dispose = client.client.subscribe(
+        { query: 'subscription { broadcastReceived { broadcast { message } } }' },
+        { next: (r) => sub.push(r as never), error: (e) => sub.push({ errors: e as never }), complete: () => undefined },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const sent = await server.rest.post(`/api/blueprints/${bp.id}/broadcasts`, {
+        token: owner,
+        body: { message: 'through the outbox', type: 'changelog', severity: 'info' },
+      });
+      expect(sent.status).toBe(201);
+      const got = await sub.next();
+      expect(got.data.broadcastReceived.broadcast.message).toBe('through the outbox');
+      await until(
+        async () => (await sql.query(`select count(*)::int as n from event_outbox where topic = 'inbox.delivered' and sent_at is not null`)).rows[0].n === 1,
+      );
+      await client.close();
+    } finally {
+      await sql.end();
+      await server.close();
+    }
+  });
+});
+
+describe('no NOTIFY inside a write', () => {
+  it('only the backplane (the relay, after commit) calls pg_notify; no domain code does', () => {
+    const root = path.resolve(__dirname, '..', '..', 'src');
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (/\.ts$/.test(name) && /pg_notify\s*\(|['"`]\s*notify\s/i.test(readFileSync(full, 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')))
+          offenders.push(path.relative(root, full));
+      }
+    };
+    walk(root);
+    expect(offenders).toEqual(['platform/backplane.ts']);
+  });
+});
+
+describe('instances starting together on an empty database', () => {
+  it('take turns creating the database and applying the migrations instead of racing', async () => {
+    const server = process.env.BW_TEST_SERVER_URL!;
+    const name = `bw_test_migrate_${process.pid}_${Date.now()}`;
+    const url = withDatabase(server, name);
+    // Nor race to create the database itself.
+    await Promise.all([0, 1, 2].map(() => ensureDatabase(url)));
+    try {
+      const orms = await Promise.all([0, 1, 2].map(() => openDatabase(url, databaseSchema)));
+      await Promise.all(orms.map((orm) => orm.close()));
+    } finally {
+      await adminQuery(server, `drop database if exists ${name} with (force)`);
+    }
+  });
+});
