@@ -200,6 +200,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
       body: () => ({ body: 'edited' }),
       expect: OWNER_WRITE,
     },
+    {
+      method: 'PUT',
+      route: '/api/blueprints/:id/plan',
+      url: (w) => `/api/blueprints/${w.pub.id}/plan`,
+      // base_version 0 is always stale: the owner's call passes authorization and ends in 409, changing nothing.
+      body: () => ({ modules: [], steps: [], configuration: {}, design_system: {}, base_version: 0 }),
+      expect: with_(OWNER_ONLY, { write: 409, owner: 409 }),
+    },
     { method: 'GET', route: '/api/blueprints/:id/compare', url: (w) => `/api/blueprints/${w.pubFork.id}/compare`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/breed-suggestions', url: (w) => `/api/blueprints/${w.pub.id}/breed-suggestions`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/forks', url: (w) => `/api/blueprints/${w.priv.id}/forks`, expect: PRIVATE },
@@ -420,6 +428,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     team: READ,
     executionRun: READ,
     compareWithParent: READ,
+    updateBlueprintPlan: WRITE,
     blueprintActivity: READ,
     operationUpdated: READ,
     broadcastReceived: READ,
@@ -485,6 +494,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     // Arguments are made-up ids: what is checked is who gets past the token rules (read tools for any
     // token; write tools not for read tokens; the account's claim for people only).
     blueprint_compare: READ,
+    blueprint_plan_update: WRITE,
     execution_get: READ,
     execution_history: READ,
     version_list: READ,
