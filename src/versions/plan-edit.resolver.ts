@@ -4,7 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { JSONObjectScalar } from '../platform/scalars';
 import { updateBlueprintPlan } from './plan-edit.service';
 
-@InputType('PlanModuleInput', { description: 'A module of a plan (DESIGN.md section 2).' })
+@InputType('PlanModuleInput', { description: 'A module of a plan (docs/api.md).' })
 export class PlanModuleInput {
   @Field(() => String) key!: string;
   @Field(() => String) name!: string;

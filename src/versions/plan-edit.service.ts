@@ -1,5 +1,5 @@
 /**
- * Direct plan edits (DESIGN.md section 14): the owner or a team editor replaces a blueprint's plan in one
+ * Direct plan edits (docs/proposals.md): the owner or a team editor replaces a blueprint's plan in one
  * call, with optimistic concurrency on the version number the editor started from.
  */
 import { LockMode } from '@mikro-orm/core';
@@ -36,7 +36,7 @@ export const planEditSchema = {
     steps: { type: 'array', items: stepSchema, maxItems: 100_000 },
     configuration: freeObjectSchema,
     design_system: freeObjectSchema,
-    base_version: { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'The version the editor started from (the body’s `version`).' },
+    base_version: { type: 'integer', minimum: 0, maximum: 1_000_000_000, description: 'The version the editor started from (the body’s `version`).' },
   },
 };
 const validatePlanEdit = compileSchema(planEditSchema);
