@@ -83,6 +83,13 @@ const fresh = {
   privateBlueprint: async (w: World) =>
     (await createBlueprint(w.server.rest, w.owner.token, { name: `fresh ${randomUUID().slice(0, 6)}`, visibility: 'private' })).id as string,
   privateArch: async (w: World) => (await createArchitecture(w.server.rest, w.owner.token, { name: `fresh map`, visibility: 'private' })).slug as string,
+  proposal: async (w: World) => {
+    const res = await w.server.rest.post(`/api/blueprints/${w.pub.id}/proposals`, {
+      token: w.owner.token,
+      body: { source_blueprint_id: w.pubFork.id, title: 'matrix' },
+    });
+    return `/api/blueprints/${w.pub.id}/proposals/${res.body.number as number}`;
+  },
   operation: async (w: World) =>
     (await w.server.rest.post('/api/tools/operations', { token: w.owner.token, body: { tool_type: 'create' } })).body.operation_id as string,
 };
@@ -208,6 +215,27 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
       body: () => ({ modules: [], steps: [], configuration: {}, design_system: {}, base_version: 0 }),
       expect: with_(OWNER_ONLY, { write: 409, owner: 409 }),
     },
+    // Proposals (docs/proposals.md): each call gets a fresh proposal from the owner's public fork to its public parent.
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/proposals',
+      url: (w) => `/api/blueprints/${w.pub.id}/proposals`,
+      body: (w) => ({ source_blueprint_id: w.pubFork.id, title: 'matrix' }),
+      expect: OWNER_ONLY,
+    },
+    { method: 'GET', route: '/api/blueprints/:id/proposals', url: (w) => `/api/blueprints/${w.pub.id}/proposals`, expect: READ },
+    { method: 'GET', route: '/api/blueprints/:id/proposals/:number', url: (w) => fresh.proposal(w), expect: READ },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/proposals/:number/comments',
+      url: async (w) => `${await fresh.proposal(w)}/comments`,
+      body: () => ({ body: 'matrix' }),
+      expect: WRITE,
+    },
+    { method: 'GET', route: '/api/blueprints/:id/proposals/:number/comments', url: async (w) => `${await fresh.proposal(w)}/comments`, expect: READ },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/merge', url: async (w) => `${await fresh.proposal(w)}/merge`, expect: OWNER_ONLY },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/close', url: async (w) => `${await fresh.proposal(w)}/close`, expect: OWNER_ONLY },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/reopen', url: async (w) => `${await fresh.proposal(w)}/reopen`, expect: OWNER_ONLY },
     { method: 'GET', route: '/api/blueprints/:id/compare', url: (w) => `/api/blueprints/${w.pubFork.id}/compare`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/breed-suggestions', url: (w) => `/api/blueprints/${w.pub.id}/breed-suggestions`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/forks', url: (w) => `/api/blueprints/${w.priv.id}/forks`, expect: PRIVATE },
@@ -429,6 +457,11 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     executionRun: READ,
     compareWithParent: READ,
     updateBlueprintPlan: WRITE,
+    openProposal: WRITE,
+    commentOnProposal: WRITE,
+    mergeProposal: WRITE,
+    closeProposal: WRITE,
+    reopenProposal: WRITE,
     blueprintActivity: READ,
     operationUpdated: READ,
     broadcastReceived: READ,
@@ -495,6 +528,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     // token; write tools not for read tokens; the account's claim for people only).
     blueprint_compare: READ,
     blueprint_plan_update: WRITE,
+    proposal_open: WRITE,
+    proposal_list: READ,
+    proposal_get: READ,
+    proposal_comment: WRITE,
+    proposal_comments: READ,
+    proposal_merge: WRITE,
+    proposal_close: WRITE,
+    proposal_reopen: WRITE,
     execution_get: READ,
     execution_history: READ,
     version_list: READ,
