@@ -140,7 +140,7 @@ describe('GraphQL updateBlueprintPlan and MCP blueprint_plan_update', () => {
       planOf(bp, (p) => p.steps.pop()),
       1,
     );
-    const done = await server.gql.ok(mutation, { id: bp.id, input }, owner);
+    const done: any = await server.gql.ok(mutation, { id: bp.id, input }, owner);
     expect(done.updateBlueprintPlan).toMatchObject({ version: 2, steps: [{ key: 'schema' }, { key: 'endpoints' }] });
     const stale = await server.gql.request(mutation, { id: bp.id, input }, owner);
     expect(stale.errors?.[0]?.extensions).toMatchObject({ code: 'CONFLICT', details: { current_version: 2 } });

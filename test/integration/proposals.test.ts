@@ -85,7 +85,7 @@ describe('opening and reading a proposal', () => {
     // The same body by number, over MCP, and the same data over GraphQL.
     expect((await get(target.id, 1, stranger)).body).toEqual(opened.body);
     expect(mcpResultBody(await mcpCall(server.url, stranger, 'proposal_get', { blueprint_id: target.slug, number: 1 }))).toEqual(opened.body);
-    const gql = await server.gql.ok(
+    const gql: any = await server.gql.ok(
       `query($id: ID!) { blueprint(id: $id) { proposals { totalCount } proposal(number: 1) { number state mergeable source { id }
         changes { modules { key change fields } steps { key change } configuration { added } } conflicts { key } } } }`,
       { id: target.id },
@@ -281,7 +281,7 @@ describe('comments, close and reopen, and who may see what', () => {
       expect((await server.rest.get(`/api/blueprints/${target.id}/proposals/1/comments`, { token })).status).toBe(404);
       expect((await merge(target.id, 1, {}, token)).status).toBe(404);
     }
-    const gql = await server.gql.ok(
+    const gql: any = await server.gql.ok(
       `query($id: ID!) { blueprint(id: $id) { proposals(state: ALL) { totalCount } proposal(number: 1) { number } } }`,
       { id: target.id },
       owner,
