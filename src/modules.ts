@@ -11,6 +11,7 @@ import { lineageModule } from './lineage/lineage.module';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { oauthModule } from './oauth/oauth.module';
 import { operationsModule } from './operations/operations.module';
+import { proposalsModule } from './proposals/proposals.module';
 import type { AreaGauge, AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/routes';
@@ -36,6 +37,7 @@ export const areas: AreaModule[] = [
   compareModule,
   teamsModule,
   reviewsModule,
+  proposalsModule,
   architecturesModule,
   oauthModule,
   webModule,

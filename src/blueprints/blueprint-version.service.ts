@@ -3,10 +3,12 @@
  * fork, INPLACE tools), so it lives with the blueprint; the versions area reads history on top of it.
  */
 import { ref } from '@mikro-orm/core';
+import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal } from '../auth/principal.entity';
 import type { Blueprint } from './blueprint.entity';
 import type { Plan } from '../plans/plan';
+import type { RequestContext } from '../platform/context';
 import { publishOnCommit } from '../platform/events';
 import { BlueprintVersion } from './blueprint-version.entity';
 
@@ -50,4 +52,25 @@ export async function latestVersionNumber(em: EntityManager, blueprintId: string
 export async function versionSnapshot(em: EntityManager, blueprintId: string, number: number): Promise<Plan | null> {
   const rows: Array<{ plan: Plan }> = await em.execute('select plan from blueprint_version where blueprint_id = ? and number = ?', [blueprintId, number]);
   return rows[0]?.plan ?? null;
+}
+
+/**
+ * The current version number of blueprints (0 when none), batched per request: an editor's `base_version`
+ * (`PUT /api/blueprints/:id/plan`) is read from the blueprint body's `version`.
+ */
+export function currentVersionOf(ctx: RequestContext, blueprintId: string): Promise<number> {
+  return ctx.loaders
+    .get(
+      'blueprint.currentVersion',
+      () =>
+        new DataLoader<string, number>(async (ids) => {
+          const rows: Array<{ blueprint_id: string; number: number }> = await ctx.em.execute(
+            'select blueprint_id, max(number) as number from blueprint_version where blueprint_id = any(?::uuid[]) group by blueprint_id',
+            [`{${ids.join(',')}}`],
+          );
+          const byId = new Map(rows.map((r) => [r.blueprint_id, Number(r.number)]));
+          return ids.map((id) => byId.get(id) ?? 0);
+        }),
+    )
+    .load(blueprintId);
 }

@@ -41,6 +41,7 @@ export const blueprintSchema = shape({
   success_rate: numOrNull,
   review_count: int,
   rating_average: numOrNull,
+  version: int,
   created_at: str,
   updated_at: str,
 });

@@ -87,6 +87,9 @@ const columnsOfField: Record<string, readonly BlueprintColumn[]> = {
   viewerIsSubscribed: [],
   changelog: [],
   versions: [],
+  version: [],
+  proposals: [],
+  proposal: [],
   executions: [],
 };
 

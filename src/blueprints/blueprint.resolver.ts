@@ -12,6 +12,7 @@ import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
 import { readBlueprint, starBlueprint, teamBlueprints, viewerHasStarred } from './blueprint.service';
 import { projectionFor } from './blueprint.projection';
+import { currentVersionOf } from './blueprint-version.service';
 import { BlueprintConnection, PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
 import { teamById } from '../teams/team.service';
@@ -78,6 +79,11 @@ export class BlueprintResolver {
   @FieldResolver(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' })
   ratingAverage(@Root() bp: BlueprintRoot): number | null {
     return bp.ratingAverage;
+  }
+
+  @FieldResolver(() => Int, { description: 'The current version number: the baseVersion an editor sends to updateBlueprintPlan.' })
+  version(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<number> {
+    return currentVersionOf(ctx, bp.id);
   }
 
   @FieldResolver(() => Boolean)

@@ -58,6 +58,7 @@ export const blueprintBodySchema = obj({
   success_rate: nullable(num),
   review_count: int,
   rating_average: nullable(num),
+  version: { type: 'integer', description: 'The current version number: the base_version of PUT /api/blueprints/:id/plan' },
   created_at: dateTime,
   updated_at: dateTime,
 });

@@ -4,6 +4,7 @@ import { pageFromQuery } from '../platform/pagination';
 import { canRead, guardOf } from './access';
 import type { Blueprint } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
+import { currentVersionOf } from './blueprint-version.service';
 import { teamBlueprints } from './blueprint.service';
 
 /** The card shown in the registry, lineage and architecture views. */
@@ -30,7 +31,7 @@ export async function forkedFromRef(ctx: RequestContext, bp: Blueprint): Promise
 
 /** The REST blueprint body of docs/api.md. */
 export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
-  const parent = await forkedFromRef(ctx, bp);
+  const [parent, version] = await Promise.all([forkedFromRef(ctx, bp), currentVersionOf(ctx, bp.id)]);
   return {
     id: bp.id,
     slug: bp.slug,
@@ -52,6 +53,7 @@ export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
     success_rate: bp.successRate,
     review_count: bp.reviewCount,
     rating_average: bp.ratingAverage,
+    version,
     created_at: bp.createdAt.toISOString(),
     updated_at: bp.updatedAt.toISOString(),
   };

@@ -27,6 +27,11 @@ export enum BlueprintActivityKind {
   DELETED = 'deleted',
   /** Moved into, between or out of teams; `subjectId` is the receiving team (null: out of its team). */
   TRANSFERRED = 'transferred',
+  /** A proposal to this blueprint opened (or reopened); `subjectId` is the proposal. */
+  PROPOSAL_OPENED = 'proposal_opened',
+  PROPOSAL_COMMENTED = 'proposal_commented',
+  PROPOSAL_MERGED = 'proposal_merged',
+  PROPOSAL_CLOSED = 'proposal_closed',
 }
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 
@@ -36,7 +41,7 @@ type ActivityEvent = EventTopics['blueprint.activity'];
   simpleResolvers: true,
   description: 'Something that happened to a blueprint: a fork, a star, a new version or changelog entry.',
 })
-class BlueprintActivity {
+export class BlueprintActivity {
   @Field(() => BlueprintActivityKind) kind!: BlueprintActivityKind;
   @Field(() => ID) blueprintId!: string;
   @Field(() => ID, { nullable: true, description: 'The fork, starring principal, version or changelog entry it is about.' }) subjectId!: string | null;
@@ -98,7 +103,10 @@ export class BlueprintActivityResolver {
       const bp = await getBlueprint(ctx, args.id as string); // 404 before anything is sent
       return liveStream(
         ctx,
-        ctx.events.subscribe('blueprint.activity'),
+        // A proposal event is about its source too: receivers who may not read the source never hear of it.
+        filterAsync(ctx.events.subscribe('blueprint.activity'), async (event) =>
+          event.blueprintId !== bp.id || event.sourceId === undefined ? true : readableNow(ctx, event.sourceId),
+        ),
         (event) => event.blueprintId === bp.id,
         async (event) => {
           if (!(await readableNow(ctx, bp.id))) return notFound('blueprint', args.id as string);
@@ -145,4 +153,26 @@ export class BlueprintActivityResolver {
     const rows: Array<{ number: number }> = await ctx.em.execute('select number from blueprint_version where id = ?', [a.subjectId]);
     return rows[0]?.number ?? null;
   }
+}
+
+/**
+ * The events of `source` that `keep` accepts. Returning the iterator releases `source` at once, even while
+ * a `next` is waiting (a generator would hold it until the next event came).
+ */
+function filterAsync<T>(source: AsyncIterable<T>, keep: (event: T) => Promise<boolean>): AsyncIterable<T> {
+  const it = source[Symbol.asyncIterator]();
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next(): Promise<IteratorResult<T>> {
+        for (;;) {
+          const n = await it.next();
+          if (n.done || (await keep(n.value))) return n;
+        }
+      },
+      async return(value?: unknown): Promise<IteratorResult<T>> {
+        await it.return?.();
+        return { done: true, value: value as T };
+      },
+    }),
+  };
 }

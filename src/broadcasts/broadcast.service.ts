@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
 import { isUuid } from '../platform/ids';
@@ -16,7 +17,7 @@ import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
  * before it, and "after N" (reconnect, replay) never skips one that commits later. Sends are rare and each
  * is a single statement, so the lock costs little.
  */
-const BROADCAST_LOCK = 7_342_001;
+export const BROADCAST_LOCK = 7_342_001;
 
 export interface BroadcastInput {
   message: string;
@@ -122,4 +123,41 @@ export function viewerIsSubscribed(ctx: RequestContext, blueprintId: string): Pr
       }),
   );
   return loader.load(blueprintId);
+}
+
+/**
+ * A notice about `sourceBlueprintId` delivered to one person inside the caller's transaction `tx` (e.g. "your
+ * proposal was merged"): a broadcast of type notice with one inbox row, written only when the recipient is
+ * not the sender and may read the blueprint; the live inbox hears of it on commit. Takes the sends' lock, so
+ * delivery order stays commit order. Returns whether a row was written.
+ */
+export async function deliverNotice(
+  tx: EntityManager,
+  ctx: RequestContext,
+  notice: { sourceBlueprintId: string; senderId: string; recipientId: string; message: string },
+): Promise<boolean> {
+  if (notice.recipientId === notice.senderId) return false;
+  await tx.execute('select pg_advisory_xact_lock(?)', [BROADCAST_LOCK]);
+  const rows: Array<{ id: string }> = await tx.execute(
+    `with src as (select id, owner_id, team_id, visibility from blueprint where id = ?),
+          ok as (select 1 from src where ${readableBySql('src', '?::uuid')}),
+          b as (
+            insert into broadcast (id, source_blueprint_id, sender_id, message, type, severity, recipient_count)
+            select gen_random_uuid(), ?, ?, ?, 'notice', 'info', 1 from ok
+            returning id),
+          d as (insert into inbox_delivery (broadcast_id, recipient_id) select b.id, ? from b returning seq)
+     select b.id from b`,
+    [
+      notice.sourceBlueprintId,
+      notice.recipientId,
+      notice.recipientId,
+      notice.sourceBlueprintId,
+      notice.senderId,
+      notice.message.slice(0, 2000),
+      notice.recipientId,
+    ],
+  );
+  if (!rows[0]) return false;
+  await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: rows[0].id, recipientCount: 1 });
+  return true;
 }

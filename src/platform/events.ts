@@ -16,9 +16,23 @@ import { OutboxRelay, outboxWriteCount, setEventPublishing, writeOutbox, type Ou
 export interface EventTopics {
   'blueprint.activity': {
     blueprintId: string;
-    kind: 'forked' | 'starred' | 'unstarred' | 'version' | 'changelog' | 'edited' | 'deleted' | 'transferred';
+    kind:
+      | 'forked'
+      | 'starred'
+      | 'unstarred'
+      | 'version'
+      | 'changelog'
+      | 'edited'
+      | 'deleted'
+      | 'transferred'
+      | 'proposal_opened'
+      | 'proposal_commented'
+      | 'proposal_merged'
+      | 'proposal_closed';
     subjectId: string | null;
     actorId: string;
+    /** Proposal events: the proposal's source, which only receivers who may read it hear about. */
+    sourceId?: string;
   };
   'operation.updated': { operationId: string; principalId: string; status: string; step: number };
   'architecture.changed': { architectureId: string; slug: string; change: string; subjectId: string | null; actorId: string };

@@ -24,6 +24,7 @@ export const auditActions = [
   'blueprint.edited',
   'blueprint.deleted',
   'blueprint.owner_changed',
+  'blueprint.proposal_merged',
   'architecture.transferred_in',
   'architecture.transferred_out',
   'architecture.changed',

@@ -1,6 +1,9 @@
 import { anyObject, args, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { versionsBody } from './version.wire';
+import { blueprintSchema } from '../blueprints/blueprint.mcp';
+import { toBlueprintBody } from '../blueprints/blueprint.wire';
+import { planEditSchema, updateBlueprintPlan, type PlanEditInput } from './plan-edit.service';
 
 /** Versions as an MCP tool: the same body builder as `GET /api/blueprints/:id/versions`. */
 export const versionMcpTools = [
@@ -12,5 +15,19 @@ export const versionMcpTools = [
     output: pageOf(shape({ number: int, created_at: str, author_id: strOrNull, cause: str, changes: anyObject })),
     readOnly: true,
     handler: (ctx, a) => versionsBody(ctx, a.blueprint_id, a),
+  }),
+  mcpTool<PlanEditInput & { blueprint_id: string }>({
+    name: 'blueprint_plan_update',
+    description:
+      "Replace a blueprint's whole plan (owner or team editor): modules, steps (run order), configuration, design_system, and base_version = the blueprint's `version` when you read it. A stale base_version is CONFLICT with details.current_version (read again, re-apply your change). Same body as PUT /api/blueprints/:id/plan.",
+    input: {
+      ...planEditSchema,
+      properties: { blueprint_id: idArg('A blueprint id (UUID) or slug.'), ...planEditSchema.properties },
+      required: ['blueprint_id', ...planEditSchema.required],
+    },
+    output: blueprintSchema,
+    readOnly: false,
+    idempotent: true,
+    handler: async (ctx, { blueprint_id, ...body }) => toBlueprintBody(ctx, (await updateBlueprintPlan(ctx, blueprint_id, body)).blueprint),
   }),
 ];

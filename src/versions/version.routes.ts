@@ -2,6 +2,8 @@ import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
 import { versionSchemas } from './version.schemas';
 import { versionsBody } from './version.wire';
+import { toBlueprintBody } from '../blueprints/blueprint.wire';
+import { updateBlueprintPlan } from './plan-edit.service';
 
 type IdParams = { Params: { id: string } };
 
@@ -10,4 +12,10 @@ export const versionRoutes: RouteModule = (app, deps) => {
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>('/api/blueprints/:id/versions', { schema: versionSchemas.list }, async (request) =>
     versionsBody(await requestContext(request, deps), request.params.id, request.query),
   );
+
+  /** Replaces the plan (owner or team editor), with optimistic concurrency on `base_version`. */
+  app.put<IdParams & { Body: unknown }>('/api/blueprints/:id/plan', { schema: versionSchemas.updatePlan }, async (request) => {
+    const ctx = await requestContext(request, deps);
+    return toBlueprintBody(ctx, (await updateBlueprintPlan(ctx, request.params.id, request.body)).blueprint);
+  });
 };

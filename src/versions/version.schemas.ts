@@ -1,4 +1,6 @@
-import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
+import { blueprintBodySchema } from '../blueprints/blueprint.schemas';
+import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/response-schemas';
+import { planEditSchema } from './plan-edit.service';
 import { idParam } from '../platform/routes';
 
 export const versionBodySchema = obj({
@@ -16,5 +18,12 @@ export const versionSchemas = {
     params: idParam('id'),
     querystring: pageQuerySchema,
     response: { 200: page(versionBodySchema), ...errors(403) },
+  },
+  updatePlan: {
+    summary: 'Replace the plan (owner and team editors); 409 with details.current_version when base_version is stale',
+    tags: ['blueprints'],
+    params: idParam('id'),
+    body: serviceChecked(planEditSchema),
+    response: { 200: blueprintBodySchema, ...errors(403, 409) },
   },
 };

@@ -83,6 +83,13 @@ const fresh = {
   privateBlueprint: async (w: World) =>
     (await createBlueprint(w.server.rest, w.owner.token, { name: `fresh ${randomUUID().slice(0, 6)}`, visibility: 'private' })).id as string,
   privateArch: async (w: World) => (await createArchitecture(w.server.rest, w.owner.token, { name: `fresh map`, visibility: 'private' })).slug as string,
+  proposal: async (w: World) => {
+    const res = await w.server.rest.post(`/api/blueprints/${w.pub.id}/proposals`, {
+      token: w.owner.token,
+      body: { source_blueprint_id: w.pubFork.id, title: 'matrix' },
+    });
+    return `/api/blueprints/${w.pub.id}/proposals/${res.body.number as number}`;
+  },
   operation: async (w: World) =>
     (await w.server.rest.post('/api/tools/operations', { token: w.owner.token, body: { tool_type: 'create' } })).body.operation_id as string,
 };
@@ -200,6 +207,35 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
       body: () => ({ body: 'edited' }),
       expect: OWNER_WRITE,
     },
+    {
+      method: 'PUT',
+      route: '/api/blueprints/:id/plan',
+      url: (w) => `/api/blueprints/${w.pub.id}/plan`,
+      // base_version 0 is always stale: the owner's call passes authorization and ends in 409, changing nothing.
+      body: () => ({ modules: [], steps: [], configuration: {}, design_system: {}, base_version: 0 }),
+      expect: with_(OWNER_ONLY, { write: 409, owner: 409 }),
+    },
+    // Proposals (docs/proposals.md): each call gets a fresh proposal from the owner's public fork to its public parent.
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/proposals',
+      url: (w) => `/api/blueprints/${w.pub.id}/proposals`,
+      body: (w) => ({ source_blueprint_id: w.pubFork.id, title: 'matrix' }),
+      expect: OWNER_ONLY,
+    },
+    { method: 'GET', route: '/api/blueprints/:id/proposals', url: (w) => `/api/blueprints/${w.pub.id}/proposals`, expect: READ },
+    { method: 'GET', route: '/api/blueprints/:id/proposals/:number', url: (w) => fresh.proposal(w), expect: READ },
+    {
+      method: 'POST',
+      route: '/api/blueprints/:id/proposals/:number/comments',
+      url: async (w) => `${await fresh.proposal(w)}/comments`,
+      body: () => ({ body: 'matrix' }),
+      expect: WRITE,
+    },
+    { method: 'GET', route: '/api/blueprints/:id/proposals/:number/comments', url: async (w) => `${await fresh.proposal(w)}/comments`, expect: READ },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/merge', url: async (w) => `${await fresh.proposal(w)}/merge`, expect: OWNER_ONLY },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/close', url: async (w) => `${await fresh.proposal(w)}/close`, expect: OWNER_ONLY },
+    { method: 'POST', route: '/api/blueprints/:id/proposals/:number/reopen', url: async (w) => `${await fresh.proposal(w)}/reopen`, expect: OWNER_ONLY },
     { method: 'GET', route: '/api/blueprints/:id/compare', url: (w) => `/api/blueprints/${w.pubFork.id}/compare`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/breed-suggestions', url: (w) => `/api/blueprints/${w.pub.id}/breed-suggestions`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/forks', url: (w) => `/api/blueprints/${w.priv.id}/forks`, expect: PRIVATE },
@@ -420,6 +456,12 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     team: READ,
     executionRun: READ,
     compareWithParent: READ,
+    updateBlueprintPlan: WRITE,
+    openProposal: WRITE,
+    commentOnProposal: WRITE,
+    mergeProposal: WRITE,
+    closeProposal: WRITE,
+    reopenProposal: WRITE,
     blueprintActivity: READ,
     operationUpdated: READ,
     broadcastReceived: READ,
@@ -485,6 +527,15 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     // Arguments are made-up ids: what is checked is who gets past the token rules (read tools for any
     // token; write tools not for read tokens; the account's claim for people only).
     blueprint_compare: READ,
+    blueprint_plan_update: WRITE,
+    proposal_open: WRITE,
+    proposal_list: READ,
+    proposal_get: READ,
+    proposal_comment: WRITE,
+    proposal_comments: READ,
+    proposal_merge: WRITE,
+    proposal_close: WRITE,
+    proposal_reopen: WRITE,
     execution_get: READ,
     execution_history: READ,
     version_list: READ,

@@ -119,6 +119,14 @@ function restRows(): Row[] {
         body: v,
         status: v,
         notes: v,
+        modules: [{ key: v, name: v, kind: v }],
+        steps: [{ key: 'a', module_key: v, title: v, instructions: v }],
+        configuration: { [String(v)]: v },
+        base_version: v,
+        source_blueprint_id: v,
+        module_key: v,
+        step_key: v,
+        resolutions: [{ kind: v, key: v, take: v, value: v }],
       });
       rows.push({ name: `${method} ${path} body NUL`, send: send(filled(), { body: everyField(NUL) }) });
       rows.push({ name: `${method} ${path} body surrogate`, send: send(filled(), { body: everyField(SURROGATE) }) });

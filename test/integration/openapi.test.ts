@@ -63,6 +63,8 @@ describe('GET /openapi.json', () => {
           '/api/blueprints/:id/subscription',
           '/api/tools/operations/:operationId/cancel',
           '/api/inbox/:deliveryId/read',
+          '/api/blueprints/:id/proposals/:number/close',
+          '/api/blueprints/:id/proposals/:number/reopen',
         ].includes(route.url)
       )
         problems.push(`${where}: request body undocumented`);

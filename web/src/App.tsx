@@ -10,6 +10,7 @@ import { ArchitecturePage } from './pages/Architecture';
 import { ArchitecturesPage } from './pages/Architectures';
 import { BlueprintPage } from './pages/Blueprint';
 import { InboxPage } from './pages/Inbox';
+import { ProposalPage } from './pages/proposals/ProposalPage';
 import { RegistryPage } from './pages/Registry';
 import { SignInPage } from './pages/SignIn';
 
@@ -97,6 +98,7 @@ export function App() {
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/" element={signedIn(<RegistryPage />)} />
       <Route path="/blueprints/:slug" element={signedIn(<BlueprintPage />)} />
+      <Route path="/blueprints/:slug/proposals/:number" element={signedIn(<ProposalPage />)} />
       <Route path="/architectures" element={signedIn(<ArchitecturesPage />)} />
       <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />

@@ -17,6 +17,8 @@ import {
 } from '../generated/graphql';
 import { percent, Rating } from './Registry';
 import { ActivityFeed, BroadcastForm, Compare, Reviews, Versions } from './BlueprintPanels';
+import { PlanEditor } from '../plan-editor/PlanEditor';
+import { ProposalsTab, ProposeToParent } from './proposals/ProposalsTab';
 
 type BP = NonNullable<BlueprintPageQuery['blueprint']>;
 
@@ -182,6 +184,7 @@ export function BlueprintPage() {
       )}
       <ActivityFeed id={bp.id} />
       {isOwner && <BroadcastForm id={bp.id} />}
+      {isOwner && bp.forkedFrom && <ProposeToParent sourceId={bp.id} parent={bp.forkedFrom} />}
       <Tabs key={bp.id} defaultValue="plan" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="plan">Plan</Tabs.Tab>
@@ -191,6 +194,8 @@ export function BlueprintPage() {
           <Tabs.Tab value="reviews">Reviews ({bp.reviewCount})</Tabs.Tab>
           {bp.forkedFrom && <Tabs.Tab value="compare">Compare with parent</Tabs.Tab>}
           {isOwner && <Tabs.Tab value="versions">Versions</Tabs.Tab>}
+          <Tabs.Tab value="proposals">Proposals</Tabs.Tab>
+          {isOwner && <Tabs.Tab value="edit">Edit plan</Tabs.Tab>}
         </Tabs.List>
         <Tabs.Panel value="plan" pt="md">
           <Plan bp={bp} />
@@ -244,6 +249,14 @@ export function BlueprintPage() {
         {isOwner && (
           <Tabs.Panel value="versions" pt="md">
             <Versions id={bp.id} />
+          </Tabs.Panel>
+        )}
+        <Tabs.Panel value="proposals" pt="md">
+          <ProposalsTab id={bp.id} slug={bp.slug} />
+        </Tabs.Panel>
+        {isOwner && (
+          <Tabs.Panel value="edit" pt="md">
+            <PlanEditor id={bp.id} />
           </Tabs.Panel>
         )}
       </Tabs>

@@ -1,0 +1,114 @@
+import type { Page } from 'playwright-core';
+import { createBlueprint, fork } from '../fixtures/blueprints';
+import { BrowserSession, DESKTOP } from '../helpers/browser';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { ensureWebBuilt } from '../helpers/web-build';
+
+jest.setTimeout(180_000);
+
+let server: TestServer;
+let browser: BrowserSession;
+let alice: string;
+let bob: string;
+let target: any;
+let source: any;
+
+/** Edits a plan over REST from its current version (wire form). */
+async function edit(id: string, token: string, change: (plan: any) => void): Promise<void> {
+  const { body } = await server.rest.get(`/api/blueprints/${id}`, { token });
+  const plan = structuredClone({ modules: body.modules, steps: body.steps, configuration: body.configuration, design_system: body.design_system });
+  change(plan);
+  const res = await server.rest.put(`/api/blueprints/${id}/plan`, { token, body: { ...plan, base_version: body.version } });
+  if (res.status !== 200) throw new Error(`edit: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  server = await startTestServer();
+  browser = await BrowserSession.launch(server.url);
+  alice = await server.rest.agentToken('alice');
+  bob = await server.rest.agentToken('bob');
+  target = await createBlueprint(server.rest, alice, { name: 'Checkout flow' });
+  source = await fork(server.rest, bob, target.id);
+  await edit(target.id, alice, (p) => (p.steps.find((s: any) => s.key === 'endpoints').title = 'Alice endpoints'));
+  await edit(source.id, bob, (p) => {
+    p.steps.find((s: any) => s.key === 'endpoints').title = 'Bob endpoints';
+    p.modules.push({ key: 'fraud', name: 'Fraud checks', kind: 'service', summary: 'Scores orders', depends_on: ['api'] });
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+afterEach(() => {
+  // The 409 of the plan editor's stale save is expected; nothing else may fail.
+  expect(browser.errors.filter((e) => !/CONFLICT/.test(e))).toEqual([]);
+});
+
+describe('proposals in the console', () => {
+  let page: Page;
+
+  it('proposes a fork to its parent, and the owner resolves the conflict, comments and merges side by side', async () => {
+    page = await browser.open({ viewport: DESKTOP, token: bob });
+    await page.goto(`/blueprints/${source.slug}`);
+    await page.getByRole('button', { name: 'Propose to Checkout flow' }).click();
+    await page.getByLabel('Proposal title').fill('Fraud checks and better endpoints');
+    await page.getByRole('button', { name: 'Open proposal' }).click();
+    await page.waitForURL(new RegExp(`/blueprints/${target.slug}/proposals/1$`));
+    await page.getByRole('heading', { name: 'Proposal #1: Fraud checks and better endpoints' }).waitFor();
+
+    const owner = await browser.open({ viewport: DESKTOP, token: alice });
+    await owner.goto(`/blueprints/${target.slug}`);
+    await owner.getByRole('tab', { name: 'Proposals' }).click();
+    await owner.getByRole('link', { name: '#1 Fraud checks and better endpoints' }).click();
+    await owner.getByRole('region', { name: 'module fraud: added' }).waitFor();
+    expect(await owner.getByRole('region', { name: 'module fraud: added' }).textContent()).toContain('Scores orders');
+    const conflict = owner.getByRole('region', { name: 'Conflict on step endpoints' });
+    expect(await conflict.textContent()).toMatch(/Alice endpoints[\s\S]*Bob endpoints/);
+    expect(await owner.getByRole('button', { name: 'Merge' }).isDisabled()).toBe(true);
+    await owner.getByLabel('Add a comment').fill('Looks good, taking your title.');
+    await owner.getByRole('button', { name: 'Comment' }).click();
+    await owner.getByTestId('comment').filter({ hasText: 'Looks good' }).waitFor();
+    await conflict.getByLabel('Take the proposal’s (theirs)').check();
+    await owner.getByRole('button', { name: 'Merge' }).click();
+    await owner.getByText(/merged · from/).waitFor();
+    expect(await owner.getByText(/merged as version 3/).count()).toBe(1);
+    const after = (await server.rest.get(`/api/blueprints/${target.id}`, { token: alice })).body;
+    expect(after.steps.find((s: any) => s.key === 'endpoints').title).toBe('Bob endpoints');
+    expect(after.modules.map((m: any) => m.key)).toContain('fraud');
+  });
+
+  it('edits the plan, shows "changed since you opened it" when someone saved first, and saves after a reload', async () => {
+    const owner = await browser.open({ viewport: DESKTOP, token: alice });
+    await owner.goto(`/blueprints/${target.slug}`);
+    await owner.getByRole('tab', { name: 'Edit plan' }).click();
+    await owner.getByText(/Editing version 3/).waitFor();
+    // Someone else saves first.
+    await edit(target.id, alice, (p) => (p.configuration.region = 'eu'));
+    await owner.getByRole('button', { name: 'Add step' }).click();
+    const last = owner.getByRole('group', { name: /^Step \d+$/ }).last();
+    await last.getByLabel('Step key').fill('deploy');
+    await last.getByLabel('Module').fill('api');
+    await last.getByLabel('Title').fill('Deploy it');
+    await owner.getByRole('button', { name: 'Save plan' }).click();
+    await owner.getByText('The plan changed since you opened it').waitFor();
+    await owner.getByRole('button', { name: 'Reload the plan' }).click();
+    await owner.getByText(/Editing version 4/).waitFor();
+    await owner.getByRole('button', { name: 'Move module api down' }).click();
+    await owner.getByRole('button', { name: 'Remove step pages' }).click();
+    await owner.getByRole('button', { name: 'Add step' }).click();
+    const added = owner.getByRole('group', { name: /^Step \d+$/ }).last();
+    await added.getByLabel('Step key').fill('deploy');
+    await added.getByLabel('Module').fill('api');
+    await added.getByLabel('Title').fill('Deploy it');
+    await owner.getByRole('button', { name: 'Save plan' }).click();
+    await owner.getByText('Saved as version 5.').waitFor();
+    const saved = (await server.rest.get(`/api/blueprints/${target.id}`, { token: alice })).body;
+    expect(saved.version).toBe(5);
+    expect(saved.configuration.region).toBe('eu');
+    expect(saved.steps.map((s: any) => s.key)).toEqual(['schema', 'endpoints', 'deploy']);
+    expect(saved.modules.map((m: any) => m.key).indexOf('api')).toBe(1);
+  });
+});

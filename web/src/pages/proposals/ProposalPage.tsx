@@ -1,0 +1,254 @@
+import { Alert, Anchor, Badge, Button, Card, Code, Group, Loader, Radio, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { useMutation, useQuery } from 'urql';
+import { useAuth } from '../../auth';
+import { errorText } from '../../client';
+import {
+  CloseProposalDocument,
+  CommentOnProposalDocument,
+  MergeProposalDocument,
+  type ProposalConflictKind,
+  ProposalPageDocument,
+  type ProposalResolutionTake,
+  ReopenProposalDocument,
+  type ProposalPageQuery,
+} from '../../generated/graphql';
+
+type Proposal = NonNullable<NonNullable<ProposalPageQuery['blueprint']>['proposal']>;
+type Item = { key: string } & Record<string, unknown>;
+
+/** One module or step as text, one field per line, for the side-by-side view. */
+function show(item: unknown): string {
+  if (item === null || item === undefined) return '(absent)';
+  if (typeof item !== 'object') return JSON.stringify(item);
+  return Object.entries(item as Record<string, unknown>)
+    .filter(([k]) => k !== '__typename')
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('\n');
+}
+
+function Side({ label, item }: { label: string; item: unknown }) {
+  return (
+    <div>
+      <Text size="xs" fw={600} c="dimmed">
+        {label}
+      </Text>
+      <Code block>{show(item)}</Code>
+    </div>
+  );
+}
+
+/** The per-module (and per-step) diff: what the target has now beside what the source proposes. */
+function Changes({ p }: { p: Proposal }) {
+  const byKey = (items: readonly Item[]) => new Map(items.map((i) => [i.key, i]));
+  const rows = [
+    ...p.changes.modules.map((c) => ({
+      ...c,
+      kind: 'module',
+      ours: byKey(p.target.modules as Item[]).get(c.key),
+      theirs: byKey(p.source.modules as Item[]).get(c.key),
+    })),
+    ...p.changes.steps.map((c) => ({
+      ...c,
+      kind: 'step',
+      ours: byKey(p.target.steps as Item[]).get(c.key),
+      theirs: byKey(p.source.steps as Item[]).get(c.key),
+    })),
+  ];
+  const json = [...p.changes.configuration.added, ...p.changes.configuration.removed, ...p.changes.configuration.changed].length;
+  const design = [...p.changes.designSystem.added, ...p.changes.designSystem.removed, ...p.changes.designSystem.changed].length;
+  if (rows.length === 0 && json === 0 && design === 0) return <Text c="dimmed">The source has no changes to propose right now.</Text>;
+  return (
+    <Stack gap="sm">
+      {rows.map((r) => (
+        <Card key={`${r.kind}:${r.key}`} withBorder component="section" aria-label={`${r.kind} ${r.key}: ${r.change}`} data-testid="change">
+          <Group gap="xs" mb={4}>
+            <Badge color={r.change === 'added' ? 'green' : r.change === 'removed' ? 'red' : 'blue'}>{r.change}</Badge>
+            <Text fw={500}>
+              {r.kind} {r.key}
+            </Text>
+            {r.fields.length > 0 && (
+              <Text size="sm" c="dimmed">
+                ({r.fields.join(', ')})
+              </Text>
+            )}
+          </Group>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <Side label="Target now" item={r.ours} />
+            <Side label="Proposed" item={r.theirs} />
+          </SimpleGrid>
+        </Card>
+      ))}
+      {json + design > 0 && (
+        <Text size="sm">
+          Configuration paths changed:{' '}
+          {[...p.changes.configuration.added, ...p.changes.configuration.changed, ...p.changes.configuration.removed].join(', ') || 'none'}; design system:{' '}
+          {[...p.changes.designSystem.added, ...p.changes.designSystem.changed, ...p.changes.designSystem.removed].join(', ') || 'none'}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+const takes: Array<{ value: ProposalResolutionTake; label: string }> = [
+  { value: 'OURS', label: 'Keep the target’s (ours)' },
+  { value: 'THEIRS', label: 'Take the proposal’s (theirs)' },
+];
+
+export function ProposalPage() {
+  const { slug = '', number = '' } = useParams();
+  const n = Number(number);
+  const { viewer } = useAuth();
+  const [{ data, error, fetching }, refetch] = useQuery({ query: ProposalPageDocument, variables: { slug, number: n }, requestPolicy: 'cache-and-network' });
+  const [choices, setChoices] = useState<Record<string, ProposalResolutionTake>>({});
+  const [comment, setComment] = useState('');
+  const [mergeState, merge] = useMutation(MergeProposalDocument);
+  const [closeState, close] = useMutation(CloseProposalDocument);
+  const [, reopen] = useMutation(ReopenProposalDocument);
+  const [commentState, commentOn] = useMutation(CommentOnProposalDocument);
+  useEffect(() => {
+    document.title = `Proposal #${number} · ${slug} · Blueprint Workshop`;
+  }, [slug, number]);
+
+  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (!data) return <Loader aria-label="Loading proposal" />;
+  const bp = data.blueprint;
+  const p = bp?.proposal;
+  if (!bp || !p) return <Alert color="yellow">No such proposal, or you may not see it.</Alert>;
+  const id = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
+  const unresolved = p.conflicts.filter((c) => !choices[id(c)]);
+  const isOwner = viewer?.id === bp.owner.id;
+  const refresh = () => refetch({ requestPolicy: 'network-only' });
+
+  return (
+    <Stack>
+      <div>
+        <Anchor component={Link} to={`/blueprints/${bp.slug}`} size="sm">
+          ← {bp.name}
+        </Anchor>
+        <Title order={2}>
+          Proposal #{p.number}: {p.title}
+        </Title>
+        <Text size="sm" c="dimmed">
+          {p.state.toLowerCase()} · from{' '}
+          <Anchor component={Link} to={`/blueprints/${p.source.slug}`}>
+            {p.source.name}
+          </Anchor>{' '}
+          by {p.author.name} · based on version {p.baseVersion ?? '?'}
+          {p.mergeVersion ? ` · merged as version ${p.mergeVersion}` : ''}
+        </Text>
+        {p.body && <Text mt="xs">{p.body}</Text>}
+      </div>
+      {fetching && (
+        <Text size="xs" c="dimmed">
+          Refreshing…
+        </Text>
+      )}
+      <Title order={3}>Changes</Title>
+      <Changes p={p} />
+      {p.conflicts.length > 0 && (
+        <>
+          <Title order={3}>Conflicts ({p.conflicts.length})</Title>
+          <Text size="sm" c="dimmed">
+            Both sides changed these since the base. Choose a version for each before merging.
+          </Text>
+          {p.conflicts.map((c) => (
+            <Card key={id(c)} withBorder component="section" aria-label={`Conflict on ${c.kind.toLowerCase()} ${c.key}`} data-testid="conflict">
+              <Group gap="xs">
+                <Text fw={500}>
+                  {c.kind.toLowerCase()} {c.key}
+                </Text>
+                <Badge color="orange">{c.reason}</Badge>
+              </Group>
+              <SimpleGrid cols={{ base: 1, sm: 3 }} mt="xs">
+                <Side label="Base" item={c.base} />
+                <Side label="Target (ours)" item={c.ours} />
+                <Side label="Proposal (theirs)" item={c.theirs} />
+              </SimpleGrid>
+              {isOwner && p.state === 'OPEN' && (
+                <Radio.Group
+                  mt="xs"
+                  label={`Resolution for ${c.key}`}
+                  value={choices[id(c)] ?? null}
+                  onChange={(v) => setChoices({ ...choices, [id(c)]: v as ProposalResolutionTake })}
+                >
+                  <Group gap="md" mt={4}>
+                    {takes.map((t) => (
+                      <Radio key={t.value} value={t.value} label={t.label} />
+                    ))}
+                  </Group>
+                </Radio.Group>
+              )}
+            </Card>
+          ))}
+        </>
+      )}
+      {p.state === 'OPEN' && isOwner && (
+        <Group>
+          <Button
+            disabled={unresolved.length > 0}
+            loading={mergeState.fetching}
+            onClick={async () => {
+              const resolutions = p.conflicts.map((c) => ({ kind: c.kind as ProposalConflictKind, key: c.key, take: choices[id(c)]! }));
+              const r = await merge({ targetId: bp.id, number: p.number, resolutions });
+              if (!r.error) refresh();
+            }}
+          >
+            Merge
+          </Button>
+          {unresolved.length > 0 && (
+            <Text size="sm" c="dimmed">
+              {unresolved.length} conflict(s) still need a choice.
+            </Text>
+          )}
+        </Group>
+      )}
+      {mergeState.error && <Alert color="red">{errorText(mergeState.error)}</Alert>}
+      {p.state !== 'MERGED' && (isOwner || viewer?.id === p.author.id) && (
+        <Group>
+          <Button
+            variant="default"
+            loading={closeState.fetching}
+            onClick={async () => {
+              await (p.state === 'OPEN' ? close : reopen)({ targetId: bp.id, number: p.number });
+              refresh();
+            }}
+          >
+            {p.state === 'OPEN' ? 'Close proposal' : 'Reopen proposal'}
+          </Button>
+        </Group>
+      )}
+      <Title order={3}>Comments ({p.comments.totalCount})</Title>
+      {p.comments.edges.map(({ node: c }) => (
+        <Card key={c.id} withBorder data-testid="comment">
+          <Text size="xs" c="dimmed">
+            {c.author.name} · {new Date(c.createdAt).toLocaleString()}
+            {c.moduleKey ? ` · on module ${c.moduleKey}` : c.stepKey ? ` · on step ${c.stepKey}` : ''}
+          </Text>
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+            {c.body}
+          </Text>
+        </Card>
+      ))}
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const r = await commentOn({ targetId: bp.id, number: p.number, input: { body: comment } });
+          if (!r.error) {
+            setComment('');
+            refresh();
+          }
+        }}
+      >
+        <Stack gap="xs">
+          <Textarea label="Add a comment" value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
+          {commentState.error && <Alert color="red">{errorText(commentState.error)}</Alert>}
+          <Button type="submit" variant="default" disabled={!comment.trim()} loading={commentState.fetching} w="fit-content">
+            Comment
+          </Button>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}
