@@ -41,12 +41,47 @@ describe('POST /api/executions/:runId/report', () => {
     expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBe(0);
   });
 
-  it('lets the agent report a run completed before it fetched every step', async () => {
+  it('refuses completed (409) for a run that has not reached its last step, and counts nothing (section 15)', async () => {
     const bp = await createBlueprint(server.rest, alice, { name: 'Report completed' });
-    const run = await startRun(server.rest, bob, bp.id);
-    const res = await report(run.run_id, { status: 'completed' }, bob);
-    expect(res.body).toMatchObject({ status: 'completed', notes: null });
-    expect((await executionState(server, bp.id)).counters.executions_completed).toBe(1);
+    const untouched = await startRun(server.rest, bob, bp.id);
+    const halfway = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, halfway, 2);
+    const before = await executionState(server, bp.id);
+    for (const [run, reached] of [
+      [untouched, 0],
+      [halfway, 2],
+    ] as const) {
+      const res = await report(run.run_id, { status: 'completed', notes: 'done, honestly' }, bob);
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { status: 'running', steps_reached: reached, total_steps: 3 } });
+    }
+    expect(await executionState(server, bp.id)).toEqual(before);
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBeNull();
+    const gql = await server.gql.request(ReportExecutionDocument, { runId: untouched.run_id, status: 'COMPLETED' }, bob);
+    expect(gql.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+  });
+
+  it('accepts failed and abandoned while the run runs; completed after its last step only adds the notes', async () => {
+    const bp = await createBlueprint(server.rest, alice, { name: 'Report while running' });
+    const gaveUp = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, gaveUp, 1);
+    expect((await report(gaveUp.run_id, { status: 'abandoned', notes: 'out of budget' }, bob)).body).toMatchObject({
+      status: 'abandoned',
+      steps_reached: 1,
+      notes: 'out of budget',
+    });
+    const finished = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, finished);
+    const res = await report(finished.run_id, { status: 'completed', notes: 'all green' }, bob);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', steps_reached: 3, notes: 'all green' });
+    expect((await executionState(server, bp.id)).counters).toEqual({
+      executions_started: 2,
+      executions_completed: 1,
+      executions_failed: 0,
+      executions_abandoned: 1,
+    });
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBe(0.5);
   });
 
   it('is 409 on a run that has ended (reported, or completed by its last step), and changes nothing', async () => {
@@ -56,11 +91,12 @@ describe('POST /api/executions/:runId/report', () => {
     const walked = await startRun(server.rest, bob, bp.id);
     await walkRun(server.rest, bob, bp.id, walked);
     const before = await executionState(server, bp.id);
-    for (const [runId, status] of [
-      [reported.run_id, 'failed'],
-      [walked.run_id, 'completed'],
+    for (const [runId, status, as] of [
+      [reported.run_id, 'failed', 'completed'],
+      [reported.run_id, 'failed', 'abandoned'],
+      [walked.run_id, 'completed', 'failed'],
     ] as const) {
-      const res = await report(runId, { status: 'completed', notes: 'again' }, bob);
+      const res = await report(runId, { status: as, notes: 'again' }, bob);
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { status } });
     }
@@ -88,8 +124,8 @@ describe('POST /api/executions/:runId/report', () => {
     const before = await executionState(server, bp.id);
     const cases: Array<[unknown, string]> = [
       [{}, 'status'],
-      [{ status: 'abandoned' }, 'status'],
       [{ status: 'running' }, 'status'],
+      [{ status: 'succeeded' }, 'status'],
       [{ status: 'failed', notes: 42 }, 'notes'],
       [{ status: 'failed', notes: 'x'.repeat(10_001) }, 'notes'],
     ];
