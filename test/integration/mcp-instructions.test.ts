@@ -121,7 +121,12 @@ describe('the MCP instructions, followed to the letter', () => {
       const listed = /^"([a-z_]+)": \[\{([^}]*)\}\]$/.exec(body);
       const objectField = /^"([a-z_]+)": \{\.\.\.\}$/.exec(body);
       if (listed) {
-        const item = Object.fromEntries(listed[2]!.split(',').map((f) => f.trim().split(':')[0]!.trim()).map((f) => [f, values[f === 'key' && k === 2 ? 'step_key' : f] ?? 'parse']));
+        const item = Object.fromEntries(
+          listed[2]!
+            .split(',')
+            .map((f) => f.trim().split(':')[0]!.trim())
+            .map((f) => [f, values[f === 'key' && k === 2 ? 'step_key' : f] ?? 'parse']),
+        );
         submissions.push({ [listed[1]!]: [item] });
       } else if (objectField) submissions.push({ [objectField[1]!]: {} });
       else submissions.push(Object.fromEntries([...body.matchAll(/"([a-z_]+)"/g)].filter((m) => m[1]! in values).map((m) => [m[1]!, values[m[1]!]])));
