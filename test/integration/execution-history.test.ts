@@ -187,22 +187,22 @@ describe('stats and success rate', () => {
     expect((await executionState(server, bp.id)).counters).toMatchObject({ executions_started: 2, executions_completed: 1, executions_failed: 1 });
   });
 
-  it('trending counts executions started inside the window', async () => {
+  it('trending counts principals whose run reached its last step inside the window, not runs started', async () => {
     const quiet = await createBlueprint(server.rest, alice, { name: 'Quiet trend' });
     const busy = await createBlueprint(server.rest, alice, { name: 'Busy trend' });
-    for (let i = 0; i < 3; i++) await startRun(server.rest, bob, busy.id);
-    await startRun(server.rest, bob, quiet.id);
-    // A run started long ago is outside a 7-day window.
-    const old = await startRun(server.rest, bob, quiet.id);
-    await sql(server, `update execution_run set started_at = now() - interval '30 days' where id = $1`, [old.run_id]);
+    for (let i = 0; i < 3; i++) await startRun(server.rest, bob, busy.id); // started, never finished: nothing
+    await walkRun(server.rest, bob, quiet.id, await startRun(server.rest, bob, quiet.id));
+    await walkRun(server.rest, bob, quiet.id, await startRun(server.rest, bob, quiet.id)); // the same principal again: once
     const res = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
     const byId = new Map(res.body.items.map((i: any) => [i.id, i]));
-    expect((byId.get(busy.id) as any).activity.executions).toBe(3);
+    expect(byId.get(busy.id)).toBeUndefined();
     expect((byId.get(quiet.id) as any).activity.executions).toBe(1);
-    const ids = res.body.items.map((i: any) => i.id);
-    expect(ids.indexOf(busy.id)).toBeLessThan(ids.indexOf(quiet.id));
+    // A success long ago is outside a 7-day window, inside a 60-day one.
+    await sql(server, `update execution_run set ended_at = now() - interval '30 days' where blueprint_id = $1`, [quiet.id]);
+    const week = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
+    expect(week.body.items.find((i: any) => i.id === quiet.id)).toBeUndefined();
     const wide = await server.rest.get('/api/registry/trending?window_days=60&limit=100', { token: reader });
-    expect(wide.body.items.find((i: any) => i.id === quiet.id).activity.executions).toBe(2);
+    expect(wide.body.items.find((i: any) => i.id === quiet.id).activity.executions).toBe(1);
   });
 });
 
