@@ -17,6 +17,7 @@ import type { RouteModule } from './platform/routes';
 import { registryModule } from './registry/registry.module';
 import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';
+import { transferModule } from './transfer/transfer.module';
 import { versionsModule } from './versions/versions.module';
 import { webModule } from './web/web.module';
 
@@ -36,6 +37,7 @@ export const areas: AreaModule[] = [
   teamsModule,
   reviewsModule,
   architecturesModule,
+  transferModule,
   oauthModule,
   webModule,
 ];

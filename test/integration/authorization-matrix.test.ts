@@ -201,6 +201,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
       expect: OWNER_WRITE,
     },
     { method: 'GET', route: '/api/blueprints/:id/compare', url: (w) => `/api/blueprints/${w.pubFork.id}/compare`, expect: READ },
+    { method: 'GET', route: '/api/blueprints/:id/export', url: (w) => `/api/blueprints/${w.priv.id}/export?format=agents-md`, expect: PRIVATE },
+    {
+      method: 'POST',
+      route: '/api/blueprints/import',
+      url: () => '/api/blueprints/import',
+      body: () => ({ format: 'json', files: [{ path: 'blueprint.json', content: '{}' }] }),
+      expect: WRITE,
+    },
     { method: 'GET', route: '/api/blueprints/:id/breed-suggestions', url: (w) => `/api/blueprints/${w.pub.id}/breed-suggestions`, expect: READ },
     { method: 'GET', route: '/api/blueprints/:id/forks', url: (w) => `/api/blueprints/${w.priv.id}/forks`, expect: PRIVATE },
     { method: 'GET', route: '/api/blueprints/:id/lineage', url: (w) => `/api/blueprints/${w.priv.id}/lineage`, expect: PRIVATE },
@@ -429,6 +437,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     revokeAccessToken: with_(WRITE, { agent: 403 }),
     claimAgentSession: with_(WRITE, { agent: 403 }),
     forkBlueprint: WRITE,
+    importBlueprint: WRITE,
     updateBlueprint: WRITE,
     deleteBlueprint: WRITE,
     starBlueprint: WRITE,
@@ -485,6 +494,8 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     // Arguments are made-up ids: what is checked is who gets past the token rules (read tools for any
     // token; write tools not for read tokens; the account's claim for people only).
     blueprint_compare: READ,
+    blueprint_export: READ,
+    blueprint_import: WRITE,
     execution_get: READ,
     execution_history: READ,
     version_list: READ,
