@@ -31,5 +31,8 @@ Executing
 3. Then call blueprint_execute_step {blueprint_id, n: n + 1, token: next_token}, each time with the latest answer's next_token, and carry out the step it answers.
 4. Stop when dn is true: that step was the last and the run is completed (a successful run). If you cannot finish, execution_report {run_id, status: "failed", notes} (or "abandoned"); "completed" is refused (CONFLICT) for a run that has not reached its last step.
 
+Files for coding agents
+- blueprint_export {blueprint_id, format: "agents-md" | "claude-md" | "cursor-rules" | "json"} answers the files; blueprint_import {format, files} makes them a blueprint of yours (a fork when their front matter names one you may read). Resources blueprint://{blueprint}/AGENTS.md hold the same AGENTS.md; the prompts execute_blueprint and propose_upstream give the first calls of those flows.
+
 Errors
 - A failed call answers isError with {"error": {"code", "message", "details"}}: VALIDATION_FAILED (details.issues names each bad argument), UNAUTHENTICATED, FORBIDDEN, NOT_FOUND (also for private things you may not see), CONFLICT, STALE_STEP_TOKEN, RATE_LIMITED.`;

@@ -1,5 +1,6 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
-import { anyObject, args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
+import { blueprintSchema } from '../blueprints/blueprint.mcp';
+import { args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { exportFormats } from './transfer.format';
@@ -43,7 +44,7 @@ export const transferMcpTools = [
       },
       ['format', 'files'],
     ),
-    output: anyObject,
+    output: blueprintSchema,
     readOnly: false,
     handler: async (ctx, a) => toBlueprintBody(ctx, await importBlueprint(ctx, a)),
   }),
