@@ -19,6 +19,8 @@ import { registerTxHooks } from './platform/tx-hooks';
 import { registryModule } from './registry/registry.module';
 import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';
+import { transferModule } from './transfer/transfer.module';
+import { transferMcpExtras } from './transfer/transfer.mcp-resources';
 import { versionsModule } from './versions/versions.module';
 import { webModule } from './web/web.module';
 
@@ -39,6 +41,7 @@ export const areas: AreaModule[] = [
   reviewsModule,
   proposalsModule,
   architecturesModule,
+  transferModule,
   oauthModule,
   webModule,
 ];
@@ -47,7 +50,7 @@ export const areas: AreaModule[] = [
 export const mcpTools: McpToolDefinition[] = areas.flatMap((a) => a.mcpTools ?? []);
 
 /** Every area's REST routes, then the MCP endpoint over all the tools. */
-export const routeModules: RouteModule[] = [...areas.flatMap((a) => (a.routes ? [a.routes] : [])), mcpRoutes(mcpTools)];
+export const routeModules: RouteModule[] = [...areas.flatMap((a) => (a.routes ? [a.routes] : [])), mcpRoutes(mcpTools, transferMcpExtras)];
 
 /** Every area's GraphQL resolvers. */
 export const resolvers = areas.flatMap((a) => a.resolvers ?? []) as NonEmptyArray<Function>;

@@ -24,7 +24,7 @@ export const executionMcpTools = [
   mcpTool<{ blueprint_id: string }>({
     name: 'blueprint_execute_start',
     description:
-      'Start executing a blueprint: a new run with the system prompt, every stage token and step 1. Carry out step 1, then call blueprint_execute_step with n = 2 and next_token, and so on until dn is true. Same body as GET /api/blueprints/:id/start.',
+      "Start executing a blueprint: a new run with the system prompt, every stage token and step 1. next_token is step 1's own token: call blueprint_execute_step with n = 1 and next_token (it records step 1 and answers the token of step 2), carry out the step, then n = 2 with that answer's next_token, and so on until dn is true. Same body as GET /api/blueprints/:id/start.",
     input: args(blueprintId, ['blueprint_id']),
     output: shape({ run_id: str, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepSchema, next_token: str, dn: bool }),
     readOnly: false,
@@ -33,7 +33,7 @@ export const executionMcpTools = [
   mcpTool<{ blueprint_id: string; n: number; token: string }>({
     name: 'blueprint_execute_step',
     description:
-      'Step n of a run, with the token the previous answer gave (next_token). dn is true on the last step, which completes the run. Same body as GET /api/blueprints/:id/step/:n.',
+      "Step n of a run, with step n's token: the next_token of the previous answer (after blueprint_execute_start, n = 1 with its next_token). Answers next_token for step n + 1; dn is true on the last step, which completes the run. Same body as GET /api/blueprints/:id/step/:n.",
     input: args(
       {
         ...blueprintId,
@@ -49,8 +49,9 @@ export const executionMcpTools = [
   }),
   mcpTool<{ run_id: string; status: string; notes?: string }>({
     name: 'execution_report',
-    description: 'Report how one of your runs ended (completed or failed), with notes. Same body as POST /api/executions/:runId/report.',
-    input: args({ ...runId, status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, [
+    description:
+      'Report how one of your runs ended, with notes: failed or abandoned while it runs; completed only once it reached its last step (dn), else CONFLICT. Same body as POST /api/executions/:runId/report.',
+    input: args({ ...runId, status: { type: 'string', enum: ['completed', 'failed', 'abandoned'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, [
       'run_id',
       'status',
     ]),

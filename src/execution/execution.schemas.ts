@@ -61,11 +61,12 @@ export const executionSchemas = {
   },
   run: { summary: 'One execution run (its runner or the blueprint owner)', tags, params: idParam('runId'), response: { 200: runWithPromptSchema } },
   report: {
-    summary: 'End a running run as completed or failed, with notes (its runner); a run that has ended is 409',
+    summary:
+      'End a running run as failed or abandoned, with notes (its runner); completed only once its last step was reached (else 409); a run that has ended is 409',
     tags,
     params: idParam('runId'),
     body: serviceChecked(
-      obj({ status: { type: 'string', enum: ['completed', 'failed'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']),
+      obj({ status: { type: 'string', enum: ['completed', 'failed', 'abandoned'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']),
       { requireObject: true },
     ),
     response: { 200: runSchema, ...errors(403, 409) },

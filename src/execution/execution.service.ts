@@ -12,7 +12,7 @@ import type { RequestContext } from '../platform/context';
 import { conflict, invalid, notFound, staleStepToken } from '../platform/errors';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 import { buildSystemPrompt, type TeamConventions } from './execution.prompt';
-import { endRun, isIdle } from './execution.sweep';
+import { endRun, isIdle, type FinalStatus } from './execution.sweep';
 import { newStageTokens, nextStageToken, stageTokenHashes } from './execution.tokens';
 
 /** What a step response carries about its step (docs/api.md). */
@@ -208,26 +208,49 @@ async function ownRunLocked(ctx: RequestContext, tx: EntityManager, runId: strin
   return run;
 }
 
+const reportable: readonly string[] = [ExecutionStatus.COMPLETED, ExecutionStatus.FAILED, ExecutionStatus.ABANDONED];
+
 /**
- * The agent's own verdict on its running run: `completed` or `failed`, with optional notes. Only the
- * run's principal may report (others: 404); a run that has ended already is 409 CONFLICT.
+ * The agent's own verdict on its run, with optional notes (DESIGN.md section 15). `failed` and `abandoned`
+ * end a running run. `completed` is never a claim: a run is successful only once it reached its last step
+ * (which completed it), so `completed` for a run that has not is 409 CONFLICT, and for a run its last step
+ * completed it only records the notes (counted once, at that step). Only the run's principal may report
+ * (others: 404); any other report on a run that has ended is 409 CONFLICT.
  */
 export async function reportExecution(ctx: RequestContext, runId: string, rawStatus: unknown, rawNotes: unknown): Promise<ExecutionRun> {
   requireViewer(ctx);
-  if (rawStatus !== ExecutionStatus.COMPLETED && rawStatus !== ExecutionStatus.FAILED)
-    throw invalid('status', 'must be completed or failed', 'status must be "completed" or "failed"');
+  if (typeof rawStatus !== 'string' || !reportable.includes(rawStatus))
+    throw invalid('status', 'must be completed, failed or abandoned', 'status must be "completed", "failed" or "abandoned"');
+  const status = rawStatus as FinalStatus;
   if (rawNotes !== undefined && rawNotes !== null && typeof rawNotes !== 'string') throw invalid('notes', 'must be a string');
   const notes = typeof rawNotes === 'string' ? rawNotes : null;
   if (notes !== null && notes.length > MAX_NOTES_LENGTH)
     throw invalid('notes', `is longer than ${MAX_NOTES_LENGTH} characters`, `notes must be at most ${MAX_NOTES_LENGTH} characters`);
-  const outcome = await ctx.em.transactional(async (tx): Promise<{ ended: ExecutionRun } | { reported: ExecutionRun }> => {
+  type Outcome = { ended: ExecutionRun } | { unfinished: ExecutionRun } | { reported: ExecutionRun };
+  const outcome = await ctx.em.transactional(async (tx): Promise<Outcome> => {
     const run = await ownRunLocked(ctx, tx, runId);
+    if (status === ExecutionStatus.COMPLETED) {
+      if (run.status === ExecutionStatus.RUNNING) return { unfinished: run };
+      if (run.status !== ExecutionStatus.COMPLETED) return { ended: run };
+      if (notes !== null) {
+        run.notes = notes;
+        await tx.flush();
+      }
+      return { reported: run };
+    }
     if (run.status !== ExecutionStatus.RUNNING) return { ended: run };
-    await endRun(tx, run, rawStatus, notes);
+    await endRun(tx, run, status, notes);
     return { reported: run };
   });
+  if ('unfinished' in outcome) {
+    const run = outcome.unfinished;
+    throw conflict(
+      `The run has reached step ${run.stepsReached} of ${run.totalSteps}; it completes when its last step is fetched, so it cannot be reported completed`,
+      { run_id: run.id, status: run.status, steps_reached: run.stepsReached, total_steps: run.totalSteps },
+    );
+  }
   if ('ended' in outcome)
-    throw conflict(`The run is ${outcome.ended.status} already; only a running run can be reported`, {
+    throw conflict(`The run is ${outcome.ended.status} already; only a running run can be reported ${status}`, {
       run_id: outcome.ended.id,
       status: outcome.ended.status,
     });

@@ -2,10 +2,11 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { connectionType } from '../platform/graphql-connection';
 import { ExecutionRun } from './execution-run.entity';
 
-/** The statuses an agent may report; `running` and `abandoned` are the service's to set. */
+/** The statuses an agent may report; `completed` only for a run that reached its last step (DESIGN.md section 15). */
 export enum ExecutionReportStatus {
   COMPLETED = 'completed',
   FAILED = 'failed',
+  ABANDONED = 'abandoned',
 }
 registerEnumType(ExecutionReportStatus, { name: 'ExecutionReportStatus' });
 

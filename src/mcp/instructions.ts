@@ -26,9 +26,13 @@ Forking
 - blueprint_fork {blueprint_id} makes your own copy with forked_from set. blueprint_compare {blueprint_id} shows a fork ahead of or behind its parent; upstream_merge (a tool operation) pulls the parent's changes in.
 
 Executing
-1. blueprint_execute_start {blueprint_id} answers run_id, a system_prompt, total_steps, stage_tokens, step 1 and next_token.
-2. Carry out step 1, then call blueprint_execute_step {blueprint_id, n: 2, token: next_token}; repeat with n + 1 and each answer's next_token.
-3. Stop when dn is true: that step was the last and the run is completed. If you cannot finish, execution_report {run_id, status: "failed", notes}.
+1. blueprint_execute_start {blueprint_id} answers run_id, a system_prompt, total_steps, stage_tokens, step 1's content and next_token. That next_token is step 1's own token (stage_tokens[0]), not step 2's.
+2. Call blueprint_execute_step {blueprint_id, n: 1, token: next_token}: it records step 1 as reached and answers step 1 again, now with the next_token that opens step 2. Carry out step 1.
+3. Then call blueprint_execute_step {blueprint_id, n: n + 1, token: next_token}, each time with the latest answer's next_token, and carry out the step it answers.
+4. Stop when dn is true: that step was the last and the run is completed (a successful run). If you cannot finish, execution_report {run_id, status: "failed", notes} (or "abandoned"); "completed" is refused (CONFLICT) for a run that has not reached its last step.
+
+Files for coding agents
+- blueprint_export {blueprint_id, format: "agents-md" | "claude-md" | "cursor-rules" | "json"} answers the files; blueprint_import {format, files} makes them a blueprint of yours (a fork when their front matter names one you may read). Resources blueprint://{blueprint}/AGENTS.md hold the same AGENTS.md; the prompts execute_blueprint and propose_upstream give the first calls of those flows.
 
 Errors
 - A failed call answers isError with {"error": {"code", "message", "details"}}: VALIDATION_FAILED (details.issues names each bad argument), UNAUTHENTICATED, FORBIDDEN, NOT_FOUND (also for private things you may not see), CONFLICT, STALE_STEP_TOKEN, RATE_LIMITED.`;

@@ -3,7 +3,7 @@ import { AppError, errorBody, unauthenticated } from '../platform/errors';
 import { requestContext } from '../platform/http';
 import { publicOrigin } from '../platform/public-url';
 import type { RouteModule } from '../platform/routes';
-import { mcpServerFor } from './mcp.server';
+import { mcpServerFor, type McpExtras } from './mcp.server';
 import type { McpToolDefinition } from '../platform/mcp-tool';
 import { mcpSchemas } from './mcp.schemas';
 
@@ -16,7 +16,7 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
  * 401 with `WWW-Authenticate: Bearer resource_metadata="..."`, from which a standard MCP client discovers
  * the OAuth authorization server (RFC 9728, MCP authorization).
  */
-export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
+export function mcpRoutes(tools: McpToolDefinition[], extras: McpExtras = {}): RouteModule {
   return (app, deps) => {
     // Public to the central access hook: this handler answers 401 itself, with the OAuth challenge. Read or
     // write is decided per tool (mcp.server.ts).
@@ -34,7 +34,7 @@ export function mcpRoutes(tools: McpToolDefinition[]): RouteModule {
         throw err;
       }
       if (!ctx.viewer) return challenge(unauthenticated());
-      const server = mcpServerFor(ctx, tools, request.log);
+      const server = mcpServerFor(ctx, tools, request.log, extras);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -1,6 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { assertAllowed } from '../platform/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, invalidAll, knownError, type ErrorBody } from '../platform/errors';
@@ -45,14 +62,88 @@ function checkArguments(tool: McpToolDefinition, raw: unknown): Record<string, u
   throw invalidAll(issues);
 }
 
+/** MCP resources an area serves (read as the caller; what the caller may not read is not found). */
+export interface McpResources {
+  templates: ResourceTemplate[];
+  list(ctx: RequestContext): Promise<Resource[]>;
+  /** The resource, or null when there is none the caller may read (never a hint that it exists). */
+  read(ctx: RequestContext, uri: string): Promise<ReadResourceResult | null>;
+}
+
+/** An MCP prompt: its listing and the messages it gives for the caller's arguments. */
+export interface McpPromptDefinition {
+  prompt: Prompt;
+  get(ctx: RequestContext, args: Record<string, string>): Promise<GetPromptResult>;
+}
+
+export interface McpExtras {
+  resources?: McpResources;
+  prompts?: McpPromptDefinition[];
+}
+
+/** A service error as a JSON-RPC error of a resource or prompt request (the section 5 body in `data`). */
+function protocolError(err: unknown, ctx: RequestContext): McpError {
+  const known = knownError(err, ctx.config.database.retryAfterSeconds);
+  if (!known) return new McpError(ErrorCode.InternalError, 'Internal server error', { request_id: ctx.requestId });
+  const code = known.code === 'VALIDATION_FAILED' ? ErrorCode.InvalidParams : known.code === 'NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidRequest;
+  return new McpError(code, known.message, errorBody(known));
+}
+
+/** The MCP specification's "Resource not found" error code. */
+export const RESOURCE_NOT_FOUND = -32002;
+
 /**
  * A server bound to one request's context: tools run as the caller, with the caller's loaders. Every call
  * is logged with the tool, the principal and the outcome (the error code when it failed).
  */
-export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinition[], log: FastifyBaseLogger): Server {
+export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinition[], log: FastifyBaseLogger, extras: McpExtras = {}): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: mcpInstructions });
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: false },
+      ...(extras.resources ? { resources: { listChanged: false } } : {}),
+      ...(extras.prompts ? { prompts: { listChanged: false } } : {}),
+    },
+    instructions: mcpInstructions,
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
+  const resources = extras.resources;
+  if (resources) {
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resources.templates }));
+    server.setRequestHandler(ListResourcesRequestSchema, async () => {
+      try {
+        return { resources: await resources.list(ctx) };
+      } catch (err) {
+        throw protocolError(err, ctx);
+      }
+    });
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      let found: ReadResourceResult | null;
+      try {
+        found = await resources.read(ctx, request.params.uri);
+      } catch (err) {
+        throw protocolError(err, ctx);
+      }
+      if (!found) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri: request.params.uri });
+      return found;
+    });
+  }
+  const prompts = new Map((extras.prompts ?? []).map((p) => [p.prompt.name, p]));
+  if (extras.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...prompts.values()].map((p) => p.prompt) }));
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      const prompt = prompts.get(request.params.name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `No prompt named ${JSON.stringify(request.params.name)}`);
+      const args = request.params.arguments ?? {};
+      for (const a of prompt.prompt.arguments ?? [])
+        if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `The prompt needs the argument ${a.name}`);
+      try {
+        return await prompt.get(ctx, args);
+      } catch (err) {
+        throw protocolError(err, ctx);
+      }
+    });
+  }
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const name = request.params.name;
     const principal = ctx.viewer ? { principal_id: ctx.viewer.principalId, principal_kind: ctx.viewer.kind } : { principal_id: null };

@@ -53,8 +53,38 @@ export function clampName(name: string): string {
   return trimmed.length <= maxNameLength ? trimmed : `${trimmed.slice(0, maxNameLength - 1).trimEnd()}…`;
 }
 
-/** A submission of {@link identitySchema} completed with defaults. */
-export function identityFrom(submitted: Partial<Identity>, defaults: Identity): Identity {
+/** How a generated name or description refers to a source the public may not read. */
+export const PRIVATE_SOURCE_LABEL = 'a private blueprint';
+
+/**
+ * The tool context as a public result may speak of it: every private source's name, slug and description
+ * read as {@link PRIVATE_SOURCE_LABEL} (the entity itself is untouched). A public thing made from a private
+ * one reveals nothing about it (as `forked_from` and lineage already do), so the defaults of a public
+ * result are generated from this view.
+ */
+export function publicView<C extends { sources: readonly Blueprint[] }>(c: C): C {
+  if (!c.sources.some((s) => s.visibility === Visibility.PRIVATE)) return c;
+  const sources = c.sources.map((s) =>
+    s.visibility === Visibility.PRIVATE
+      ? (Object.create(s, {
+          name: { value: PRIVATE_SOURCE_LABEL },
+          slug: { value: 'private' },
+          description: { value: '' },
+        }) as Blueprint)
+      : s,
+  );
+  return { ...c, sources };
+}
+
+/**
+ * A submission of {@link identitySchema} completed with defaults; `defaults` is asked for the final
+ * visibility, so a public result's generated text is made from {@link publicView}.
+ */
+export function identityFrom(submitted: Partial<Identity>, defaults: Identity | ((visibility: Visibility) => Identity)): Identity {
+  if (typeof defaults === 'function') {
+    const visibility = submitted.visibility ?? defaults(Visibility.PRIVATE).visibility;
+    return identityFrom(submitted, { ...defaults(visibility), visibility });
+  }
   return {
     name: clampName(submitted.name ?? defaults.name),
     description: submitted.description ?? defaults.description,
@@ -106,7 +136,10 @@ export function identityStep<P, S extends { identity?: Identity }>(options: Iden
       ].join('\n');
     },
     submissionSchema: identitySchema,
-    accept: (c, s: Partial<Identity>) => ({ ...c.state, identity: identityFrom(s, identityDefaults(c, options)) }),
+    accept: (c, s: Partial<Identity>) => ({
+      ...c.state,
+      identity: identityFrom(s, (visibility) => identityDefaults(visibility === Visibility.PUBLIC ? publicView(c) : c, options)),
+    }),
   };
 }
 
@@ -129,15 +162,25 @@ export async function writeNewBlueprints(c: ToolContext<unknown, unknown>, outpu
   const { tx, ctx, operation, sources } = c;
   const ownerId = operation.principal.id;
   const kind = sources.length === 1 ? LineageKind.FORK : LineageKind.BREED;
+  const privateIds = new Set(sources.filter((s) => s.visibility === Visibility.PRIVATE).map((s) => s.id));
   const written: Blueprint[] = [];
   for (const out of outputs) {
-    const bp = await insertBlueprint(tx, ctx, ownerId, { ...out.identity, plan: out.plan }, operation.toolType, {
+    const changes = {
       operation_id: operation.id,
       [kind === LineageKind.FORK ? 'forked_from' : 'bred_from']: kind === LineageKind.FORK ? sources[0]!.id : sources.map((s) => s.id),
       modules_added: out.plan.modules.map((m) => m.key),
       steps_added: out.plan.steps.map((s) => s.key),
       ...out.changes,
-    });
+    };
+    // A public result's history names no private source (lineage links, access-checked on read, keep the family).
+    const bp = await insertBlueprint(
+      tx,
+      ctx,
+      ownerId,
+      { ...out.identity, plan: out.plan },
+      operation.toolType,
+      out.identity.visibility === Visibility.PUBLIC ? withoutIds(changes, privateIds) : changes,
+    );
     if (kind === LineageKind.BREED) {
       for (const source of sources) {
         tx.persist(new LineageLink(tx.getReference(Blueprint, source.id, { wrapped: true }), ref(bp), kind, operation.id));
@@ -149,6 +192,21 @@ export async function writeNewBlueprints(c: ToolContext<unknown, unknown>, outpu
   else await tx.flush();
   for (const [i, out] of outputs.entries()) await recordProvenance(tx, written[i]!.id, operation.id, out.provenance ?? []);
   return written;
+}
+
+/**
+ * `value` with every string equal to one of `ids` gone: dropped from arrays, null as an object's value.
+ * Ids are UUIDs, so no ordinary text is touched.
+ */
+export function withoutIds<T>(value: T, ids: ReadonlySet<string>): T {
+  if (ids.size === 0) return value;
+  const scrub = (v: unknown): unknown => {
+    if (typeof v === 'string') return ids.has(v) ? null : v;
+    if (Array.isArray(v)) return v.filter((x) => !(typeof x === 'string' && ids.has(x))).map(scrub);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x)]));
+    return v;
+  };
+  return scrub(value) as T;
 }
 
 /** The result document of a NEW tool: `blueprint_ids` first, as every client reads it. */

@@ -30,7 +30,7 @@ export const registryMcpTools = [
   mcpTool<{ limit?: number; window_days?: number }>({
     name: 'registry_trending',
     description:
-      'Public blueprints ranked by stars, forks and executions inside the last window_days days (default 7). Same body as GET /api/registry/trending.',
+      'Public blueprints ranked by what works inside the last window_days days (default 7): distinct principals, never the owner or team members, who starred (1), forked (3) or finished a run to its last step (5). Same body as GET /api/registry/trending.',
     input: args({
       limit: pageArgs.limit,
       window_days: { type: 'integer', minimum: 1, maximum: 365, default: 7, description: 'Days of activity counted, 1-365.' },

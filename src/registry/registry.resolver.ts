@@ -67,7 +67,10 @@ export class RegistryResolver {
     return new LazyRegistryConnection(page, () => searchRegistry(ctx, query, page, projectionFor(info), counted));
   }
 
-  @Query(() => [TrendingEntryType], { description: 'Public blueprints ranked by stars, forks and executions inside the window.' })
+  @Query(() => [TrendingEntryType], {
+    description:
+      'Public blueprints ranked by what works inside the window: distinct principals (never the owner or team members) who starred (1), forked (3) or finished a run (5).',
+  })
   async trending(
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,

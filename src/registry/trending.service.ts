@@ -19,19 +19,19 @@ const HORIZON_LOCK = 8262001;
 /** How long the job waits for that lock or a blueprint row before it yields to writers (below PostgreSQL's 1 s deadlock check). */
 const HORIZON_LOCK_TIMEOUT_MS = 100;
 
+/** Per-kind counts of `trending_signal` rows as `stars`, `forks`, `executions` (principals with a successful run). */
+const perKind = (value: string) =>
+  `sum(case when kind = 'star' then ${value} else 0 end) as stars, sum(case when kind = 'fork' then ${value} else 0 end) as forks,
+   sum(case when kind = 'run' then ${value} else 0 end) as executions`;
+
 /**
- * Per blueprint: stars given, forks made and executions started at times in `[from, to)` (`to` null: no
- * end), each from its time index. `from` and `to` are SQL expressions over a CTE named `bounds`.
+ * Per blueprint: distinct principals (never the owner or a team member) whose latest star, fork or
+ * successful run (`trending_signal.at`) is in `[from, to)` (`to` null: no end). `from` and `to` are SQL
+ * expressions over a CTE named `bounds`.
  */
 function activitySql(from: string, to: string | null): string {
   const inRange = (col: string) => `${col} >= ${from}${to ? ` and ${col} < ${to}` : ''}`;
-  return `select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
-    select blueprint_id, count(*) as stars, 0 as forks, 0 as executions from star, bounds where ${inRange('star.created_at')} group by blueprint_id
-    union all
-    select forked_from_id, 0, count(*), 0 from blueprint, bounds where forked_from_id is not null and ${inRange('blueprint.created_at')} group by forked_from_id
-    union all
-    select blueprint_id, 0, 0, count(*) from execution_run, bounds where ${inRange('execution_run.started_at')} group by blueprint_id
-  ) a group by blueprint_id`;
+  return `select blueprint_id, ${perKind('1')} from trending_signal, bounds where ${inRange('trending_signal.at')} group by blueprint_id`;
 }
 
 /** Between the window start and the horizon, whichever comes first: +1 for a row inside the window, -1 outside. */
@@ -40,47 +40,41 @@ const sign = (col: string) => `case when ${col} >= bounds.since then 1 else -1 e
 
 /**
  * `bounds` (the window start `since` and the `horizon`) and `corrected`: what turns a blueprint's
- * maintained counts into its counts inside the window. Activity in `[since, horizon)` is missing from
- * them, activity in `[horizon, since)` is counted but outside the window; at most one of the two ranges
- * is not empty, and the job keeps it to a minute or so of activity. (One signed range scan per table
- * rather than two grouped ones: planning this statement cost more than running it.)
+ * maintained counts into its counts inside the window. Signals in `[since, horizon)` are missing from
+ * them, signals in `[horizon, since)` are counted but outside the window; at most one of the two ranges
+ * is not empty, and the job keeps it to a minute or so of activity.
  */
 const correctedSql = `bounds as (select now() - make_interval(days => ${MAINTAINED_WINDOW_DAYS}) as since, horizon from trending_horizon),
   corrected as (
-    select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
-      select blueprint_id, ${sign('star.created_at')} as stars, 0 as forks, 0 as executions from star, bounds where ${between('star.created_at')}
-      union all
-      select forked_from_id, 0, ${sign('blueprint.created_at')}, 0 from blueprint, bounds
-       where forked_from_id is not null and ${between('blueprint.created_at')}
-      union all
-      select blueprint_id, 0, 0, ${sign('execution_run.started_at')} from execution_run, bounds where ${between('execution_run.started_at')}
-    ) c group by blueprint_id
+    select blueprint_id, ${perKind(sign('trending_signal.at'))} from trending_signal, bounds where ${between('trending_signal.at')} group by blueprint_id
   )`;
 
 const windowCountsSql = (b: string, c: string) =>
   `${b}.trending_stars + ${c}.stars as stars, ${b}.trending_forks + ${c}.forks as forks, ${b}.trending_executions + ${c}.executions as executions`;
 
 /**
- * Blueprints matching `filter` (over alias `b`) in trending order (window score desc, stars desc, id),
+ * Blueprints matching `filter` (over alias `b`) in trending order (window score, then principals with a
+ * successful run, then stars (all time), all desc, then newest first; DESIGN.md section 15),
  * with their window counts, `offset + limit` rows at most: the corrected blueprints with their exact
  * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
  * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
  */
 function rankedSql(cols: string, filter: string, positiveOnly: boolean): string {
   const scored = `(select *, ${trendingScoreSql} as score from (
-      select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
+      select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, b.created_at as sort_created, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
     ) w)`;
   return `with ${correctedSql},
     fixed as (select * from ${scored} f ${positiveOnly ? 'where f.score > 0' : ''}),
     -- "not in" over the few corrected ids is one hashed lookup per row, so the index walk stops at the limit.
     rest as (
-      select b.trending_stars as stars, b.trending_forks as forks, b.trending_executions as executions, b.stars_count as sort_stars, ${cols},
+      select b.trending_stars as stars, b.trending_forks as forks, b.trending_executions as executions, b.stars_count as sort_stars, b.created_at as sort_created, ${cols},
              b.trending_score as score
         from blueprint b
        where ${filter} ${positiveOnly ? 'and b.trending_score > 0' : ''} and b.id not in (select blueprint_id from corrected)
-       order by b.trending_score desc, b.stars_count desc, b.id limit ?
+       order by b.trending_score desc, b.trending_executions desc, b.stars_count desc, b.created_at desc, b.id limit ?
     )
-  select * from (select * from fixed union all select * from rest) b order by b.score desc, b.sort_stars desc, b.id offset ? limit ?`;
+  select * from (select * from fixed union all select * from rest) b
+   order by b.score desc, b.executions desc, b.sort_stars desc, b.sort_created desc, b.id offset ? limit ?`;
 }
 
 type Row = Record<string, unknown>;
@@ -99,8 +93,9 @@ export interface TrendingEntry {
 }
 
 /**
- * Public blueprints ranked by activity inside the last `windowDays` days: stars given, forks made and
- * executions started in the window, weighted by `trendingWeights`. Blueprints with no activity are left out.
+ * Public blueprints ranked by what works inside the last `windowDays` days (DESIGN.md section 15): distinct
+ * principals who starred, forked, or completed a run (never the owner or a team member), weighted by
+ * `trendingWeights`. Blueprints with no such activity are left out.
  * The default window reads the maintained counts; any other window counts the raw rows.
  */
 export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
@@ -114,7 +109,7 @@ export async function trending(ctx: RequestContext, windowDays: number, limit: n
            select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${cols}
              from totals t join blueprint b on b.id = t.blueprint_id
             where b.visibility = 'public'
-            order by score desc, b.stars_count desc, b.id limit ?`,
+            order by score desc, t.executions desc, b.stars_count desc, b.created_at desc, b.id limit ?`,
           [windowDays, limit],
         );
   return rows.map((r) => ({

@@ -2,16 +2,19 @@
 export const DEFAULT_WINDOW_DAYS = 7;
 
 /**
- * How much each kind of activity inside the trending window counts. A fork or an execution is a
- * stronger signal of use than a star, so they weigh more. Mirrored by the generated column
- * `blueprint.trending_score` (migration 20261124000100): a change here needs a migration there, and
+ * How much each distinct principal inside the trending window counts (DESIGN.md section 15): one who
+ * starred 1, one who forked 3, one with a successful run (its last step reached) 5. Mirrored by the
+ * generated column `blueprint.trending_score` (migration 20261127000300): a change here needs a migration there, and
  * test/integration/trending-rollup.test.ts fails until it has one.
  */
-export const trendingWeights = { star: 1, fork: 3, execution: 2 } as const;
+export const trendingWeights = { star: 1, fork: 3, execution: 5 } as const;
 
 export interface WindowActivity {
+  /** Distinct principals who starred. */
   stars: number;
+  /** Distinct principals who forked. */
   forks: number;
+  /** Distinct principals with a successful run. */
   executions: number;
 }
 

@@ -41,12 +41,47 @@ describe('POST /api/executions/:runId/report', () => {
     expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBe(0);
   });
 
-  it('lets the agent report a run completed before it fetched every step', async () => {
+  it('refuses completed (409) for a run that has not reached its last step, and counts nothing (section 15)', async () => {
     const bp = await createBlueprint(server.rest, alice, { name: 'Report completed' });
-    const run = await startRun(server.rest, bob, bp.id);
-    const res = await report(run.run_id, { status: 'completed' }, bob);
-    expect(res.body).toMatchObject({ status: 'completed', notes: null });
-    expect((await executionState(server, bp.id)).counters.executions_completed).toBe(1);
+    const untouched = await startRun(server.rest, bob, bp.id);
+    const halfway = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, halfway, 2);
+    const before = await executionState(server, bp.id);
+    for (const [run, reached] of [
+      [untouched, 0],
+      [halfway, 2],
+    ] as const) {
+      const res = await report(run.run_id, { status: 'completed', notes: 'done, honestly' }, bob);
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { status: 'running', steps_reached: reached, total_steps: 3 } });
+    }
+    expect(await executionState(server, bp.id)).toEqual(before);
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBeNull();
+    const gql = await server.gql.request(ReportExecutionDocument, { runId: untouched.run_id, status: 'COMPLETED' }, bob);
+    expect(gql.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+  });
+
+  it('accepts failed and abandoned while the run runs; completed after its last step only adds the notes', async () => {
+    const bp = await createBlueprint(server.rest, alice, { name: 'Report while running' });
+    const gaveUp = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, gaveUp, 1);
+    expect((await report(gaveUp.run_id, { status: 'abandoned', notes: 'out of budget' }, bob)).body).toMatchObject({
+      status: 'abandoned',
+      steps_reached: 1,
+      notes: 'out of budget',
+    });
+    const finished = await startRun(server.rest, bob, bp.id);
+    await walkRun(server.rest, bob, bp.id, finished);
+    const res = await report(finished.run_id, { status: 'completed', notes: 'all green' }, bob);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', steps_reached: 3, notes: 'all green' });
+    expect((await executionState(server, bp.id)).counters).toEqual({
+      executions_started: 2,
+      executions_completed: 1,
+      executions_failed: 0,
+      executions_abandoned: 1,
+    });
+    expect((await server.rest.get(`/api/blueprints/${bp.id}`, { token: bob })).body.success_rate).toBe(0.5);
   });
 
   it('is 409 on a run that has ended (reported, or completed by its last step), and changes nothing', async () => {
@@ -56,11 +91,12 @@ describe('POST /api/executions/:runId/report', () => {
     const walked = await startRun(server.rest, bob, bp.id);
     await walkRun(server.rest, bob, bp.id, walked);
     const before = await executionState(server, bp.id);
-    for (const [runId, status] of [
-      [reported.run_id, 'failed'],
-      [walked.run_id, 'completed'],
+    for (const [runId, status, as] of [
+      [reported.run_id, 'failed', 'completed'],
+      [reported.run_id, 'failed', 'abandoned'],
+      [walked.run_id, 'completed', 'failed'],
     ] as const) {
-      const res = await report(runId, { status: 'completed', notes: 'again' }, bob);
+      const res = await report(runId, { status: as, notes: 'again' }, bob);
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { status } });
     }
@@ -88,8 +124,8 @@ describe('POST /api/executions/:runId/report', () => {
     const before = await executionState(server, bp.id);
     const cases: Array<[unknown, string]> = [
       [{}, 'status'],
-      [{ status: 'abandoned' }, 'status'],
       [{ status: 'running' }, 'status'],
+      [{ status: 'succeeded' }, 'status'],
       [{ status: 'failed', notes: 42 }, 'notes'],
       [{ status: 'failed', notes: 'x'.repeat(10_001) }, 'notes'],
     ];
@@ -151,22 +187,22 @@ describe('stats and success rate', () => {
     expect((await executionState(server, bp.id)).counters).toMatchObject({ executions_started: 2, executions_completed: 1, executions_failed: 1 });
   });
 
-  it('trending counts executions started inside the window', async () => {
+  it('trending counts principals whose run reached its last step inside the window, not runs started', async () => {
     const quiet = await createBlueprint(server.rest, alice, { name: 'Quiet trend' });
     const busy = await createBlueprint(server.rest, alice, { name: 'Busy trend' });
-    for (let i = 0; i < 3; i++) await startRun(server.rest, bob, busy.id);
-    await startRun(server.rest, bob, quiet.id);
-    // A run started long ago is outside a 7-day window.
-    const old = await startRun(server.rest, bob, quiet.id);
-    await sql(server, `update execution_run set started_at = now() - interval '30 days' where id = $1`, [old.run_id]);
+    for (let i = 0; i < 3; i++) await startRun(server.rest, bob, busy.id); // started, never finished: nothing
+    await walkRun(server.rest, bob, quiet.id, await startRun(server.rest, bob, quiet.id));
+    await walkRun(server.rest, bob, quiet.id, await startRun(server.rest, bob, quiet.id)); // the same principal again: once
     const res = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
     const byId = new Map(res.body.items.map((i: any) => [i.id, i]));
-    expect((byId.get(busy.id) as any).activity.executions).toBe(3);
+    expect(byId.get(busy.id)).toBeUndefined();
     expect((byId.get(quiet.id) as any).activity.executions).toBe(1);
-    const ids = res.body.items.map((i: any) => i.id);
-    expect(ids.indexOf(busy.id)).toBeLessThan(ids.indexOf(quiet.id));
+    // A success long ago is outside a 7-day window, inside a 60-day one.
+    await sql(server, `update execution_run set ended_at = now() - interval '30 days' where blueprint_id = $1`, [quiet.id]);
+    const week = await server.rest.get('/api/registry/trending?window_days=7&limit=100', { token: reader });
+    expect(week.body.items.find((i: any) => i.id === quiet.id)).toBeUndefined();
     const wide = await server.rest.get('/api/registry/trending?window_days=60&limit=100', { token: reader });
-    expect(wide.body.items.find((i: any) => i.id === quiet.id).activity.executions).toBe(2);
+    expect(wide.body.items.find((i: any) => i.id === quiet.id).activity.executions).toBe(1);
   });
 });
 

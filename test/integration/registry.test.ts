@@ -26,9 +26,11 @@ async function oldStars(blueprintId: string, n: number, age: number): Promise<vo
   await sql.query('update blueprint set stars_count = stars_count + $1 where id = $2', [n, blueprintId]);
 }
 
+/** A successful run (its last step reached) by a new principal, `age` days ago. */
 async function run(blueprintId: string, age: number): Promise<void> {
   await sql.query(
-    "insert into execution_run (id, blueprint_id, principal_id, status, total_steps, stage_token_hashes, started_at) values ($1, $2, $3, 'running', 3, '{}', $4)",
+    `insert into execution_run (id, blueprint_id, principal_id, status, total_steps, steps_reached, stage_token_hashes, started_at, ended_at)
+     values ($1, $2, $3, 'completed', 3, 3, '{}', $4, $4)`,
     [randomUUID(), blueprintId, await principal(), daysAgo(age)],
   );
 }
@@ -209,7 +211,7 @@ describe('GET /api/registry', () => {
 describe('GET /api/registry/trending', () => {
   let forked: any; // 1 fork now: 3 points
   let starred: any; // 2 stars now: 2 points
-  let executed: any; // 1 run now (and 1 long ago): 2 points
+  let executed: any; // 1 successful run now (and 1 long ago): 5 points
   let stale: any; // 5 stars 30 days ago: nothing this week
   let oldFork: any; // 1 fork 30 days ago: nothing this week
   let hidden: any; // private, much activity: never listed
@@ -239,11 +241,11 @@ describe('GET /api/registry/trending', () => {
   const entry = (res: any, id: string) => res.body.items.find((i: any) => i.id === id);
   const order = (res: any, among: string[]) => res.body.items.map((i: any) => i.id).filter((id: string) => among.includes(id));
 
-  it('ranks by stars, forks and executions inside the window, as cards with score and activity', async () => {
+  it('ranks by successful runs, forks and stars inside the window, as cards with score and activity', async () => {
     const res = await server.rest.get('/api/registry/trending?window_days=7', { token: reader });
     expect(res.status).toBe(200);
     expect(res.body.window_days).toBe(7);
-    expect(order(res, [forked.id, starred.id, executed.id])).toEqual([forked.id, starred.id, executed.id]);
+    expect(order(res, [forked.id, starred.id, executed.id])).toEqual([executed.id, forked.id, starred.id]);
     expect(entry(res, forked.id)).toMatchObject({
       name: 'Forked',
       stars: 0,
@@ -254,7 +256,7 @@ describe('GET /api/registry/trending', () => {
       activity: { stars: 0, forks: 1, executions: 0 },
     });
     expect(entry(res, starred.id)).toMatchObject({ score: 2, activity: { stars: 2, forks: 0, executions: 0 } });
-    expect(entry(res, executed.id)).toMatchObject({ score: 2, activity: { stars: 0, forks: 0, executions: 1 } });
+    expect(entry(res, executed.id)).toMatchObject({ score: 5, activity: { stars: 0, forks: 0, executions: 1 } });
   });
 
   it('does not count activity older than the window', async () => {
@@ -312,7 +314,7 @@ describe('GET /api/registry/trending', () => {
   it('answers GraphQL trending(limit, windowDays) the same way', async () => {
     const data = await server.gql.ok(TrendingDocument, { windowDays: 7, limit: 100 }, reader);
     const ids = data.trending.map((t) => t.blueprint.id);
-    expect(ids.filter((id) => [forked.id, starred.id, executed.id].includes(id))).toEqual([forked.id, starred.id, executed.id]);
+    expect(ids.filter((id) => [forked.id, starred.id, executed.id].includes(id))).toEqual([executed.id, forked.id, starred.id]);
     expect(ids).not.toContain(stale.id);
     expect(ids).not.toContain(hidden.id);
     expect(data.trending.find((t) => t.blueprint.id === forked.id)).toMatchObject({ score: 3, activity: { stars: 0, forks: 1, executions: 0 } });

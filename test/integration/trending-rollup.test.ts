@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { trendingScore } from '../../src/registry/trending';
 import { advanceTrendingHorizon } from '../../src/registry/trending.service';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import { startRun, walkRun } from '../fixtures/executions';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { SqlClient } from '../helpers/sql';
 
@@ -32,12 +33,17 @@ async function maintained(id: string): Promise<Counts & { score: number }> {
   return { stars: r!.stars, forks: r!.forks, executions: r!.executions, score: r!.score };
 }
 
-/** The window's counts straight from the rows, as the read path before the rollup computed them. */
+/**
+ * The window's counts straight from the rows (section 15): distinct principals other than the owner who
+ * starred, forked, or finished a run (its last step reached) inside the window.
+ */
 async function raw(id: string, days = 7): Promise<Counts> {
   const [r] = await sql.query(
-    `select (select count(*) from star where blueprint_id = $1 and created_at >= now() - make_interval(days => $2))::int as stars,
-            (select count(*) from blueprint where forked_from_id = $1 and created_at >= now() - make_interval(days => $2))::int as forks,
-            (select count(*) from execution_run where blueprint_id = $1 and started_at >= now() - make_interval(days => $2))::int as executions`,
+    `with b as (select owner_id from blueprint where id = $1), since as (select now() - make_interval(days => $2) as t)
+     select (select count(distinct principal_id) from star, b, since where blueprint_id = $1 and created_at >= since.t and principal_id <> b.owner_id)::int as stars,
+            (select count(distinct c.owner_id) from blueprint c, b, since where c.forked_from_id = $1 and c.created_at >= since.t and c.owner_id <> b.owner_id)::int as forks,
+            (select count(distinct principal_id) from execution_run, b, since where blueprint_id = $1 and status = 'completed'
+               and steps_reached = total_steps and ended_at >= since.t and principal_id <> b.owner_id)::int as executions`,
     [id, days],
   );
   return r as Counts;
@@ -113,11 +119,13 @@ describe('maintained trending counts', () => {
     expect(await listed(parent.id)).toBeUndefined();
   });
 
-  it('count an execution when it starts', async () => {
+  it('count a run once it reaches its last step, not when it starts', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Executed Once' });
-    expect((await server.rest.get(`/api/blueprints/${bp.id}/start`, { token: reader })).status).toBe(200);
+    const run = await startRun(server.rest, reader, bp.id);
+    expect((await maintained(bp.id)).executions).toBe(0);
+    await walkRun(server.rest, reader, bp.id, run);
     expect(await maintained(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: trendingScore({ stars: 0, forks: 0, executions: 1 }) });
-    expect(await listed(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: 2 });
+    expect(await listed(bp.id)).toEqual({ stars: 0, forks: 0, executions: 1, score: 5 });
   });
 
   it('survive deleting a parent with stars, forks and runs: its forks keep counting nothing for it', async () => {
@@ -151,10 +159,11 @@ describe('the window edge', () => {
     await setHorizon(ago(30));
     await starAt(bp.id, ago(7, -1));
     await starAt(bp.id, ago(7, 1));
-    const f = await fork(server.rest, owner, bp.id);
+    const f = await fork(server.rest, reader, bp.id);
     await sql.query('update blueprint set created_at = $1 where id = $2', [ago(7, 1), f.id]);
     await sql.query(
-      "insert into execution_run (id, blueprint_id, principal_id, status, total_steps, stage_token_hashes, started_at) values ($1, $2, $3, 'running', 1, '{}', $4)",
+      `insert into execution_run (id, blueprint_id, principal_id, status, total_steps, steps_reached, stage_token_hashes, started_at, ended_at)
+       values ($1, $2, $3, 'completed', 1, 1, '{}', $4, $4)`,
       [randomUUID(), bp.id, await principal(), ago(7, 1)],
     );
     // The maintained counts go back to the horizon (30 days); the reader counts only its window.

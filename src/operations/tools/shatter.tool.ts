@@ -1,7 +1,18 @@
 import { dependencyClusters, restrictPlan } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
-import { clampName, defaultTags, defaultVisibility, identityFrom, identityProperties, newResult, writeNewBlueprints, type Identity } from '../tool-output';
+import { Visibility } from '../../blueprints/blueprint.entity';
+import {
+  clampName,
+  defaultTags,
+  defaultVisibility,
+  identityFrom,
+  identityProperties,
+  newResult,
+  publicView,
+  writeNewBlueprints,
+  type Identity,
+} from '../tool-output';
 import { planOutline } from '../plan-outline';
 import { sourcesError, submissionError } from '../tool-prompts';
 
@@ -71,7 +82,13 @@ export const shatterTool: ToolDefinition<Record<string, never>, ShatterState> = 
         const plans = c.state.plans;
         if (s.blueprints.length !== plans.length)
           throw submissionError('blueprints', `must hold exactly ${plans.length} entries, one per piece; got ${s.blueprints.length}`);
-        return { ...c.state, pieces: plans.map((plan, i) => ({ plan, identity: identityFrom(s.blueprints[i]!, pieceDefaults(c, plan, i)) })) };
+        return {
+          ...c.state,
+          pieces: plans.map((plan, i) => ({
+            plan,
+            identity: identityFrom(s.blueprints[i]!, (visibility) => pieceDefaults(visibility === Visibility.PUBLIC ? publicView(c) : c, plan, i)),
+          })),
+        };
       },
     },
   ],

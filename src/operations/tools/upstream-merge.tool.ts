@@ -1,3 +1,4 @@
+import { Visibility } from '../../blueprints/blueprint.entity';
 import { getBlueprint } from '../../blueprints/blueprint.service';
 import {
   cloneJson,
@@ -227,12 +228,15 @@ export const upstreamMergeTool: ToolDefinition<Record<string, never>, MergeState
       const { base, theirs } = await inputsOf(c, s.upstreamId, s.mergeBase, s.upstreamVersion);
       const result = mergeThreeWay(base, bp.plan, theirs, { pinned: await readShields(c.tx, bp.id) });
       const { plan, repairs, open } = resolve(result, theirs, s.choices ?? {});
+      // A public fork's history never names a private upstream (its lineage, access-checked on read, does).
+      const upstream: Array<{ visibility: string }> = await c.tx.execute('select visibility from blueprint where id = ?', [s.upstreamId]);
+      const hideUpstream = bp.visibility === Visibility.PUBLIC && upstream[0]?.visibility !== Visibility.PUBLIC;
       return {
         plan,
         // Advancing the merge base is itself worth a version, even when shields held everything back.
         always: s.upstreamVersion !== s.mergeBase,
         details: {
-          upstream_id: s.upstreamId,
+          upstream_id: hideUpstream ? null : s.upstreamId,
           base_version: s.mergeBase,
           upstream_version: s.upstreamVersion,
           shielded: result.shielded,

@@ -2,9 +2,10 @@ import { trendingScore, trendingScoreSql, trendingWeights } from '../../../src/r
 import { normaliseTagList, parseTags, parseWindowDays } from '../../../src/registry/registry.service';
 
 describe('trendingScore', () => {
-  it('weighs a fork over an execution over a star', () => {
-    expect(trendingScore({ stars: 1, forks: 0, executions: 0 })).toBeLessThan(trendingScore({ stars: 0, forks: 0, executions: 1 }));
-    expect(trendingScore({ stars: 0, forks: 0, executions: 1 })).toBeLessThan(trendingScore({ stars: 0, forks: 1, executions: 0 }));
+  it('weighs a principal with a successful run (5) over one who forked (3) over one who starred (1), as section 15 says', () => {
+    expect(trendingWeights).toEqual({ star: 1, fork: 3, execution: 5 });
+    expect(trendingScore({ stars: 1, forks: 0, executions: 0 })).toBeLessThan(trendingScore({ stars: 0, forks: 1, executions: 0 }));
+    expect(trendingScore({ stars: 0, forks: 1, executions: 0 })).toBeLessThan(trendingScore({ stars: 0, forks: 0, executions: 1 }));
     expect(trendingScore({ stars: 0, forks: 0, executions: 0 })).toBe(0);
   });
 
