@@ -26,6 +26,12 @@ export interface Limits {
   jsonDepthMax: number;
   /** Most subscriptions running at once on one WebSocket. */
   wsSubscriptionsMax: number;
+  /**
+   * The work budget of one GraphQL answer (an HTTP operation, a WebSocket operation, or one event of a
+   * subscription): the bytes of stored plans its plan fields (`modules`, `steps`, `configuration`,
+   * `designSystem`) may return, each field counting its blueprint's whole plan (docs/limits.md).
+   */
+  responsePlanBytesMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
   wsConnectionsPerToken: number;
   /** WebSocket keep-alive: every socket is pinged this often, and one that missed the last ping is terminated. */
@@ -146,6 +152,7 @@ export const defaultLimits: Limits = {
   queryDirectivesMax: 50,
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
+  responsePlanBytesMax: 8 * 1024 * 1024,
   wsConnectionsPerToken: 20,
   wsKeepAliveMs: 12_000,
   queryAliasMax: 30,
@@ -199,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queryDepthMax: intFromEnv(env, 'QUERY_DEPTH_MAX', defaultLimits.queryDepthMax),
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
+      responsePlanBytesMax: intFromEnv(env, 'RESPONSE_PLAN_BYTES_MAX', defaultLimits.responsePlanBytesMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
       wsKeepAliveMs: intFromEnv(env, 'WS_KEEP_ALIVE_MS', defaultLimits.wsKeepAliveMs),
     },

@@ -26,7 +26,8 @@ import { AppError, isUnavailable, unavailable, validationFailed } from './errors
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
-import { accessPlugin, operationLimitPlugin, unavailablePlugin } from './graphql-plugins';
+import { accessPlugin, operationLimitPlugin, responseBudgetPlugin, unavailablePlugin } from './graphql-plugins';
+import { resetResponseBudget, responseRefusal } from './response-budget';
 import { requestContext } from './http';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
@@ -260,6 +261,10 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       onOperation: wsMetrics.onOperation,
       onComplete: wsMetrics.onComplete,
       onNext: (_ctx, id, _payload, args, result) => {
+        // Each message is one answer with its own work budget; one over it is that error alone.
+        const refusal = args.contextValue ? responseRefusal(args.contextValue) : null;
+        if (args.contextValue) resetResponseBudget(args.contextValue);
+        if (refusal) return { errors: [refusal] };
         if (!('errors' in result) || !result.errors) return result;
         const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
         reportInternalErrors(result.errors, requestId, app.log);
@@ -306,6 +311,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       graphqlMetricsPlugin(app),
       accessPlugin(),
       operationLimitPlugin(deps, DOCUMENT_CACHE_MAX_CHARS),
+      responseBudgetPlugin(),
       internalErrorPlugin(app.log),
       unavailablePlugin(deps.config.database.retryAfterSeconds),
       {
