@@ -34,6 +34,16 @@ export interface Limits {
   responsePlanBytesMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
   wsConnectionsPerToken: number;
+  /** Most WebSocket connections open at once per IP address, counted from the upgrade (per instance; 0: no cap). */
+  wsConnectionsPerIp: number;
+  /** Most anonymous WebSocket connections (no token) open at once per IP address (per instance; 0: no cap). */
+  wsAnonymousConnectionsPerIp: number;
+  /** Most WebSocket connections open at once per account, whatever its tokens (per instance; 0: no cap). */
+  wsConnectionsPerAccount: number;
+  /** Most operations running at once over all WebSockets of one IP address (per instance; 0: no cap). */
+  wsSubscriptionsPerIp: number;
+  /** Most operations running at once over all WebSockets of one account (per instance; 0: no cap). */
+  wsSubscriptionsPerAccount: number;
   /** WebSocket keep-alive: every socket is pinged this often, and one that missed the last ping is terminated. */
   wsKeepAliveMs: number;
   /** Most aliases in one GraphQL operation. */
@@ -154,6 +164,11 @@ export const defaultLimits: Limits = {
   wsSubscriptionsMax: 100,
   responsePlanBytesMax: 8 * 1024 * 1024,
   wsConnectionsPerToken: 20,
+  wsConnectionsPerIp: 200,
+  wsAnonymousConnectionsPerIp: 20,
+  wsConnectionsPerAccount: 40,
+  wsSubscriptionsPerIp: 1000,
+  wsSubscriptionsPerAccount: 500,
   wsKeepAliveMs: 12_000,
   queryAliasMax: 30,
   rateLimitPerMinute: 600,
@@ -208,6 +223,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
       responsePlanBytesMax: intFromEnv(env, 'RESPONSE_PLAN_BYTES_MAX', defaultLimits.responsePlanBytesMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
+      wsConnectionsPerIp: intFromEnv(env, 'WS_CONNECTIONS_PER_IP', defaultLimits.wsConnectionsPerIp),
+      wsAnonymousConnectionsPerIp: intFromEnv(env, 'WS_ANONYMOUS_CONNECTIONS_PER_IP', defaultLimits.wsAnonymousConnectionsPerIp),
+      wsConnectionsPerAccount: intFromEnv(env, 'WS_CONNECTIONS_PER_ACCOUNT', defaultLimits.wsConnectionsPerAccount),
+      wsSubscriptionsPerIp: intFromEnv(env, 'WS_SUBSCRIPTIONS_PER_IP', defaultLimits.wsSubscriptionsPerIp),
+      wsSubscriptionsPerAccount: intFromEnv(env, 'WS_SUBSCRIPTIONS_PER_ACCOUNT', defaultLimits.wsSubscriptionsPerAccount),
       wsKeepAliveMs: intFromEnv(env, 'WS_KEEP_ALIVE_MS', defaultLimits.wsKeepAliveMs),
     },
     database: {
