@@ -1,6 +1,7 @@
-import { createPubSub, filter, pipe } from '@graphql-yoga/subscription';
+import { filter, pipe } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
+import { SlicedPubSub } from './fanout';
 
 /**
  * Domain events, carried across server instances by PostgreSQL LISTEN/NOTIFY. `publish` runs
@@ -40,7 +41,8 @@ export async function publishOnCommit<T extends Topic>(em: EntityManager, topic:
 }
 
 export class EventBus {
-  private readonly local = createPubSub<LocalTopics>();
+  // Local subscribers get each event in slices that yield to the event loop (fanout.ts).
+  private readonly local = new SlicedPubSub<LocalTopics>();
   private listener: Client | null = null;
   private stopped = false;
   private readonly resumeListeners = new Set<() => void>();
