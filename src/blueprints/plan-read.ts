@@ -5,7 +5,7 @@ import { executeShaped } from '../platform/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
 import { textArrayLiteral } from '../platform/pg-array';
-import { chargeResponse, responseRefusal } from '../platform/response-budget';
+import { chargeResponsePart, responseRefusal } from '../platform/response-budget';
 import type { Blueprint } from './blueprint.entity';
 import { BlueprintRow } from './blueprint.projection';
 
@@ -51,7 +51,8 @@ function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
  * (and refuses the whole answer) when it would go over `responsePlanBytesMax`.
  */
 export async function planFor(ctx: RequestContext, bp: Blueprint, field: string): Promise<Plan> {
-  chargeResponse(ctx, planBytesOf(bp), ctx.config.limits.responsePlanBytesMax, `Blueprint.${field}`);
+  // The plan's fields together are the plan: the first one asked of a row pays for all, an alias pays again.
+  chargeResponsePart(ctx, bp, field, planBytesOf(bp), ctx.config.limits.responsePlanBytesMax, `Blueprint.${field}`);
   if (!(bp instanceof BlueprintRow) || bp.hasPlan()) return bp.plan;
   const plan = await planLoader(ctx).load(bp.id);
   if (!plan) throw notFound('blueprint', bp.id); // deleted between the list and its plans

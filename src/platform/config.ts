@@ -29,7 +29,8 @@ export interface Limits {
   /**
    * The work budget of one GraphQL answer (an HTTP operation, a WebSocket operation, or one event of a
    * subscription): the bytes of stored plans its plan fields (`modules`, `steps`, `configuration`,
-   * `designSystem`) may return, each field counting its blueprint's whole plan (docs/limits.md).
+   * `designSystem`) may return; a blueprint's plan fields together count its whole plan once, an alias
+   * of one of them counts it again (docs/limits.md).
    */
   responsePlanBytesMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
@@ -162,7 +163,7 @@ export const defaultLimits: Limits = {
   queryDirectivesMax: 50,
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
-  responsePlanBytesMax: 8 * 1024 * 1024,
+  responsePlanBytesMax: 2 * 1024 * 1024,
   wsConnectionsPerToken: 20,
   wsConnectionsPerIp: 200,
   wsAnonymousConnectionsPerIp: 20,

@@ -14,13 +14,15 @@ import { AppError, validationFailed } from './errors';
 interface Budget {
   spent: number;
   refusal: AppError | null;
+  /** Per source object (a blueprint row), the fields already charged for it. */
+  charged: WeakMap<object, Set<string>>;
 }
 
 const budgets = new WeakMap<object, Budget>();
 
 function budgetOf(ctx: object): Budget {
   let budget = budgets.get(ctx);
-  if (!budget) budgets.set(ctx, (budget = { spent: 0, refusal: null }));
+  if (!budget) budgets.set(ctx, (budget = { spent: 0, refusal: null, charged: new WeakMap() }));
   return budget;
 }
 
@@ -38,6 +40,21 @@ export function chargeResponse(ctx: object, bytes: number, max: number, field: s
     { response_plan_bytes: budget.spent, max_response_plan_bytes: max },
   );
   throw budget.refusal;
+}
+
+/**
+ * Charges a part of `source` (a field of one row) whose parts together are at most `bytes`: the first part
+ * of a source pays `bytes`, its other distinct parts are free (already paid for), and a part asked for again
+ * (an alias) pays `bytes` again. So the charges are never less than what the answer carries.
+ */
+export function chargeResponsePart(ctx: object, source: object, part: string, bytes: number, max: number, field: string): void {
+  const budget = budgetOf(ctx);
+  if (budget.refusal) throw budget.refusal;
+  let parts = budget.charged.get(source);
+  if (!parts) budget.charged.set(source, (parts = new Set()));
+  const free = parts.size > 0 && !parts.has(part);
+  parts.add(part);
+  if (!free) chargeResponse(ctx, bytes, max, field);
 }
 
 /** The refusal of this answer, once a charge went over its budget; null while it is within. */
