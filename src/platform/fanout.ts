@@ -132,13 +132,6 @@ export class SlicedPubSub<Topics extends { [topic: string]: [unknown] }> {
     this.slice();
   }
 
-  /** Subscribers of events published but not yet handed to them (for tests and metrics). */
-  get backlog(): number {
-    let n = 0;
-    for (const d of this.pending) n += d.subscribers.length - d.next;
-    return n;
-  }
-
   /** Hands out one slice, then schedules the next one after a turn of the loop. */
   private slice(): void {
     this.sliceStarted = performance.now();
