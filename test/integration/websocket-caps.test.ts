@@ -22,7 +22,7 @@ const caps = {
 beforeAll(async () => {
   server = await startTestServer({ limits: caps });
   blueprintId = (await createBlueprint(server.rest, await server.rest.agentToken('caps-owner'))).id;
-});
+}, 120_000);
 
 afterAll(async () => {
   for (const s of open) s.terminate();
