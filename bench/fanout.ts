@@ -416,6 +416,9 @@ async function main(): Promise<void> {
       // Every subscriber is its own agent session, all from 127.0.0.1.
       SESSION_CREATES_PER_HOUR: '1000000',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // ... so the per-IP caps on sockets and operations (docs/limits.md) are lifted (0: no cap).
+      WS_CONNECTIONS_PER_IP: '0',
+      WS_SUBSCRIPTIONS_PER_IP: '0',
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

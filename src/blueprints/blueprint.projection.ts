@@ -27,6 +27,7 @@ export const blueprintColumns = [
   'owner_id',
   'team_id',
   'plan',
+  'plan_bytes',
   'forked_from_id',
   'module_count',
   'step_count',
@@ -73,10 +74,11 @@ const columnsOfField: Record<string, readonly BlueprintColumn[]> = {
   ratingAverage: ['review_count', 'rating_sum'],
   reviews: [],
   executionStats: executionColumns,
-  modules: ['plan'],
-  steps: ['plan'],
-  configuration: ['plan'],
-  designSystem: ['plan'],
+  // The plan itself is loaded by these fields' resolvers, within the answer's budget (plan-read.ts).
+  modules: ['plan_bytes'],
+  steps: ['plan_bytes'],
+  configuration: ['plan_bytes'],
+  designSystem: ['plan_bytes'],
   provenance: ['plan'],
   breedSuggestions: ['plan'],
   forks: [],
@@ -108,6 +110,8 @@ export class BlueprintRow {
   owner!: { id: string };
   team!: { id: string } | null;
   forkedFrom!: { id: string } | null;
+  /** The size of the stored plan as JSON text (a generated column): what its plan fields would return. */
+  planBytes?: number;
   moduleCount!: number;
   stepCount!: number;
   starsCount!: number;
@@ -129,6 +133,11 @@ export class BlueprintRow {
 
   set plan(plan: Plan) {
     this.loadedPlan = plan;
+  }
+
+  /** Whether the row was read with its plan (or was given one since). */
+  hasPlan(): boolean {
+    return this.loadedPlan !== undefined;
   }
 
   /** The entity's rule (completed over ended runs), on plain rows. */
@@ -156,6 +165,7 @@ const assign: Record<BlueprintColumn, (row: BlueprintRow, value: unknown) => voi
   owner_id: (r, v) => (r.owner = { id: v as string }),
   team_id: (r, v) => (r.team = ref(v)),
   plan: (r, v) => (r.plan = v as Plan),
+  plan_bytes: (r, v) => (r.planBytes = Number(v)),
   forked_from_id: (r, v) => (r.forkedFrom = ref(v)),
   module_count: (r, v) => (r.moduleCount = Number(v)),
   step_count: (r, v) => (r.stepCount = Number(v)),

@@ -15,6 +15,7 @@ import { projectionFor } from './blueprint.projection';
 import { currentVersionOf } from './blueprint-version.service';
 import { BlueprintConnection, PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
+import { planFor } from './plan-read';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
 import { orNull } from '../platform/or-null';
@@ -51,23 +52,23 @@ export class BlueprintResolver {
   }
 
   @FieldResolver(() => [PlanModuleType])
-  modules(@Root() bp: BlueprintRoot): PlanModuleType[] {
-    return bp.plan.modules;
+  async modules(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<PlanModuleType[]> {
+    return (await planFor(ctx, bp, 'modules')).modules;
   }
 
   @FieldResolver(() => [PlanStepType])
-  steps(@Root() bp: BlueprintRoot): PlanStepType[] {
-    return bp.plan.steps;
+  async steps(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<PlanStepType[]> {
+    return (await planFor(ctx, bp, 'steps')).steps;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  configuration(@Root() bp: BlueprintRoot): Record<string, unknown> {
-    return bp.plan.configuration;
+  async configuration(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
+    return (await planFor(ctx, bp, 'configuration')).configuration;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  designSystem(@Root() bp: BlueprintRoot): Record<string, unknown> {
-    return bp.plan.designSystem;
+  async designSystem(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
+    return (await planFor(ctx, bp, 'designSystem')).designSystem;
   }
 
   // A resolver, not an entity getter with @Field: type-graphql copies plain-row roots of getter fields into entities.

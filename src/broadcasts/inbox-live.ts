@@ -3,6 +3,7 @@ import { executePrepared } from '../platform/database';
 import type { RequestContext, Viewer } from '../platform/context';
 import { unauthenticated } from '../platform/errors';
 import type { EventBus, EventTopics } from '../platform/events';
+import { SliceClock, yieldToLoop } from '../platform/fanout';
 import { StreamEnd, connectionStillAuthorized, stillValidTokens } from '../platform/live';
 import { startEvent } from '../platform/request-context';
 import type { InboxEventEncoder } from './inbox-direct';
@@ -141,7 +142,14 @@ class InboxHub {
     const broadcast = toBroadcastRecord(found[0]);
     // Mapped once for every local subscriber (read-only).
     const source = sourceOf(found[0]);
+    // Deliveries written straight to sockets are synchronous work: yield to the event loop every few ms
+    // (fanout.ts), so a broadcast to any number of listeners never holds other requests up for longer.
+    const clock = new SliceClock();
     for (const row of rows) {
+      if (clock.due()) {
+        await yieldToLoop();
+        clock.restart();
+      }
       const set = this.listeners.get(row.recipient_id);
       if (!set) continue;
       let item: InboxItem | null = null;

@@ -1,11 +1,24 @@
 import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
-import { args, arrayOf, idArg, pageArgs, pageOf, shape, str } from '../mcp/mcp-schema';
+import { args, arrayOf, idArg, int, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { forkBlueprint } from './fork.service';
 import { forksBody, lineageBody } from './lineage.wire';
 
 const relative = shape({ kind: { type: 'string', enum: ['fork', 'breed'] }, blueprint: cardSchema });
+/** An item of `blueprint_forks`: the card with description, tags, owner, team and times; never the plan. */
+const forkItemSchema = shape({
+  ...(cardSchema.properties as Record<string, object>),
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: str,
+  team_id: strOrNull,
+  forked_from: shape({ id: str, slug: str, name: str }),
+  forks_count: int,
+  created_at: str,
+  updated_at: str,
+});
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Lineage as MCP tools: the same services and body builders as `/api/blueprints/:id/fork`, `/forks` and `/lineage`. */
@@ -21,9 +34,10 @@ export const lineageMcpTools = [
   }),
   mcpTool<{ blueprint_id: string; limit?: number; offset?: number }>({
     name: 'blueprint_forks',
-    description: 'Public forks of a blueprint, oldest first, as full blueprint bodies. Same body as GET /api/blueprints/:id/forks.',
+    description:
+      'Public forks of a blueprint, oldest first, as cards (name, counts, owner, times; no plan: blueprint_get reads one). Same body as GET /api/blueprints/:id/forks.',
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(blueprintSchema),
+    output: pageOf(forkItemSchema),
     readOnly: true,
     handler: (ctx, a) => forksBody(ctx, a.blueprint_id, a),
   }),

@@ -1,9 +1,22 @@
 import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, errors, obj, page, pageQuerySchema, uuid } from '../platform/response-schemas';
+import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/response-schemas';
 import { idParam } from '../platform/routes';
 import { LineageKind } from './lineage-link.entity';
 
 const tags = ['lineage'];
+/** An item of the forks list: the card with description, tags, owner, team and times; never the plan. */
+const forkItem = obj({
+  ...(cardSchema.properties as Record<string, object>),
+  description: str,
+  tags: strings,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  owner_id: uuid,
+  team_id: nullable(uuid),
+  forked_from: obj({ id: uuid, slug: str, name: str }),
+  forks_count: int,
+  created_at: dateTime,
+  updated_at: dateTime,
+});
 const related = arrayOf(obj({ kind: { type: 'string', enum: Object.values(LineageKind) }, blueprint: cardSchema }));
 
 export const lineageSchemas = {
@@ -15,11 +28,11 @@ export const lineageSchemas = {
     response: { 201: blueprintBodySchema, ...errors(403) },
   },
   forks: {
-    summary: 'Forks of a blueprint the caller may see, oldest first',
+    summary: 'Forks of a blueprint the caller may see, oldest first, as cards (never plans)',
     tags,
     params: idParam('id'),
     querystring: pageQuerySchema,
-    response: { 200: page(blueprintBodySchema) },
+    response: { 200: page(forkItem) },
   },
   lineage: {
     summary: 'Direct parents (forked from, bred from) and children (forks, offspring) the caller may see',

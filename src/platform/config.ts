@@ -26,8 +26,25 @@ export interface Limits {
   jsonDepthMax: number;
   /** Most subscriptions running at once on one WebSocket. */
   wsSubscriptionsMax: number;
+  /**
+   * The work budget of one GraphQL answer (an HTTP operation, a WebSocket operation, or one event of a
+   * subscription): the bytes of stored plans its plan fields (`modules`, `steps`, `configuration`,
+   * `designSystem`) may return; a blueprint's plan fields together count its whole plan once, an alias
+   * of one of them counts it again (docs/limits.md).
+   */
+  responsePlanBytesMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
   wsConnectionsPerToken: number;
+  /** Most WebSocket connections open at once per IP address, counted from the upgrade (per instance; 0: no cap). */
+  wsConnectionsPerIp: number;
+  /** Most anonymous WebSocket connections (no token) open at once per IP address (per instance; 0: no cap). */
+  wsAnonymousConnectionsPerIp: number;
+  /** Most WebSocket connections open at once per account, whatever its tokens (per instance; 0: no cap). */
+  wsConnectionsPerAccount: number;
+  /** Most operations running at once over all WebSockets of one IP address (per instance; 0: no cap). */
+  wsSubscriptionsPerIp: number;
+  /** Most operations running at once over all WebSockets of one account (per instance; 0: no cap). */
+  wsSubscriptionsPerAccount: number;
   /** WebSocket keep-alive: every socket is pinged this often, and one that missed the last ping is terminated. */
   wsKeepAliveMs: number;
   /** Most aliases in one GraphQL operation. */
@@ -175,7 +192,13 @@ export const defaultLimits: Limits = {
   queryDirectivesMax: 50,
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
+  responsePlanBytesMax: 2 * 1024 * 1024,
   wsConnectionsPerToken: 20,
+  wsConnectionsPerIp: 200,
+  wsAnonymousConnectionsPerIp: 20,
+  wsConnectionsPerAccount: 40,
+  wsSubscriptionsPerIp: 1000,
+  wsSubscriptionsPerAccount: 500,
   wsKeepAliveMs: 12_000,
   queryAliasMax: 30,
   rateLimitPerMinute: 600,
@@ -228,7 +251,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queryDepthMax: intFromEnv(env, 'QUERY_DEPTH_MAX', defaultLimits.queryDepthMax),
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
+      responsePlanBytesMax: intFromEnv(env, 'RESPONSE_PLAN_BYTES_MAX', defaultLimits.responsePlanBytesMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
+      wsConnectionsPerIp: intFromEnv(env, 'WS_CONNECTIONS_PER_IP', defaultLimits.wsConnectionsPerIp),
+      wsAnonymousConnectionsPerIp: intFromEnv(env, 'WS_ANONYMOUS_CONNECTIONS_PER_IP', defaultLimits.wsAnonymousConnectionsPerIp),
+      wsConnectionsPerAccount: intFromEnv(env, 'WS_CONNECTIONS_PER_ACCOUNT', defaultLimits.wsConnectionsPerAccount),
+      wsSubscriptionsPerIp: intFromEnv(env, 'WS_SUBSCRIPTIONS_PER_IP', defaultLimits.wsSubscriptionsPerIp),
+      wsSubscriptionsPerAccount: intFromEnv(env, 'WS_SUBSCRIPTIONS_PER_ACCOUNT', defaultLimits.wsSubscriptionsPerAccount),
       wsKeepAliveMs: intFromEnv(env, 'WS_KEEP_ALIVE_MS', defaultLimits.wsKeepAliveMs),
     },
     database: {

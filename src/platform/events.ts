@@ -1,9 +1,10 @@
-import { createPubSub, filter, pipe } from '@graphql-yoga/subscription';
+import { filter, pipe } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PostgresBackplane, type Backplane } from './backplane';
 import { NatsBackplane } from './backplane-nats';
 import { defaultEventSettings, type EventSettings } from './config';
 import { OutboxRelay, outboxWriteCount, setEventPublishing, writeOutbox, type OutboxEvent } from './outbox';
+import { SlicedPubSub } from './fanout';
 
 /**
  * Domain events, carried across server instances (DESIGN.md section 17). `publish` writes the event to
@@ -59,7 +60,8 @@ export async function publishOnCommit<T extends Topic>(em: EntityManager, topic:
 }
 
 export class EventBus {
-  private readonly local = createPubSub<LocalTopics>();
+  // Local subscribers get each event in slices that yield to the event loop (fanout.ts).
+  private readonly local = new SlicedPubSub<LocalTopics>();
   readonly backplane: Backplane;
   private relay: OutboxRelay | null = null;
   private relayedWrites = outboxWriteCount();

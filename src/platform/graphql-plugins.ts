@@ -5,6 +5,7 @@ import type { RequestContext } from './context';
 import { AppError, validationFailed } from './errors';
 import { chargeOperation } from './graphql-guards';
 import { assertNodeLimit } from './graphql-limits';
+import { responseRefusal } from './response-budget';
 import type { AppDeps } from './request-context';
 
 // The Apollo plugins that admit an HTTP operation: the access rule, the limits and rate buckets, and the
@@ -37,6 +38,25 @@ export function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin
           if (response.body.kind !== 'single' || !response.body.singleResult.errors?.some((e) => e.extensions?.code === 'UNAVAILABLE')) return;
           response.http.status = 503;
           response.http.headers.set('retry-after', String(retryAfterSeconds));
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An answer that went over its work budget (response-budget.ts) is refused as a whole: 400 with that one
+ * error (`VALIDATION_FAILED`, `details.max_response_plan_bytes`), never the partial data around it.
+ */
+export function responseBudgetPlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          const refusal = responseRefusal(contextValue);
+          if (!refusal || response.body.kind !== 'single') return;
+          response.body.singleResult = { errors: [{ message: refusal.message, extensions: { code: refusal.code, details: refusal.details } }] };
+          response.http.status = refusal.status;
         },
       };
     },

@@ -12,6 +12,12 @@ export interface WsConnection {
   readonly ip: string;
 }
 
+/** Admits or refuses a socket by its IP address when it opens (ws-caps.ts); `close` gives its place back. */
+export interface SocketGate {
+  open(ip: string): { code: number; reason: string } | null;
+  close(ip: string): void;
+}
+
 export interface GraphQLWsServer {
   /** Closes every socket with 1001 Going away and stops the server (the caller cuts stragglers). */
   dispose(): Promise<void>;
@@ -67,6 +73,7 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
   options: ServerOptions<P, WsConnection & E>,
   wss: WebSocketServer,
   keepAliveMs: number,
+  gate?: SocketGate,
 ): GraphQLWsServer {
   const server = makeServer(options);
   wss.options.handleProtocols = handleProtocols;
@@ -109,6 +116,11 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
         this.close(CloseCode.InternalServerError, 'Internal server error');
       });
   }
+  const gatedIps = new WeakMap<WebSocket, string>();
+  function onGatedClose(this: WebSocket): void {
+    const ip = gatedIps.get(this);
+    if (ip !== undefined) gate?.close(ip);
+  }
   function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
     transports
       .get(this)
@@ -123,9 +135,20 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
 
   wss.on('connection', (socket, request) => {
     socket.once('error', onSocketError);
+    const ip = request.socket.remoteAddress ?? 'unknown';
+    const refused = gate?.open(ip);
+    if (refused) {
+      // Before graphql-ws sees it: a socket over its IP's cap costs no graphql-ws state at all.
+      socket.close(refused.code, refused.reason);
+      return;
+    }
+    if (gate) {
+      gatedIps.set(socket, ip);
+      socket.once('close', onGatedClose);
+    }
     socket.on('pong', onPong);
     // The extra starts with what every operation may read; `onConnect` adds the rest to the same object.
-    const extra = { socket, ip: request.socket.remoteAddress ?? 'unknown' } as WsConnection & E;
+    const extra = { socket, ip } as WsConnection & E;
     const transport = new Transport(socket);
     transports.set(socket, transport);
     transport.closed = server.opened(transport, extra);

@@ -26,11 +26,13 @@ import { AppError, isUnavailable, unavailable, validationFailed } from './errors
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
-import { accessPlugin, operationLimitPlugin, unavailablePlugin } from './graphql-plugins';
+import { accessPlugin, operationLimitPlugin, responseBudgetPlugin, unavailablePlugin } from './graphql-plugins';
+import { resetResponseBudget, responseRefusal } from './response-budget';
 import { requestContext } from './http';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
+import { WsCaps, type CappedSocket } from './ws-caps';
 import { subscribeCompiled } from './compiled-subscription';
 import { CompiledDocuments } from './graphql-compiled';
 import { OperationContext, type AppDeps } from './request-context';
@@ -182,12 +184,21 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   };
 
   const wsMetrics = graphqlWsMetricsHooks(app);
+  /** onConnect's last step: the socket takes its place among its IP's anonymous sockets or its account's. */
+  const admitted = (socket: CappedSocket & { socket: { close(code: number, reason: string): void } }, accountId: string | null): boolean => {
+    const refused = caps.admit(socket, accountId);
+    if (!refused) return true;
+    socket.socket.close(refused.code, refused.reason); // the 4403 graphql-ws sends after `false` is then ignored
+    return false;
+  };
 
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
+  // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap above.
+  const caps = new WsCaps(limits);
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
   const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
-  const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
+  const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, CappedSocket & { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
     {
       schema,
       execute: (args) => compiled.execute(args),
@@ -205,7 +216,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         if (token === null) return false;
         if (token === undefined) {
           ctx.extra.viewer = null;
-          return true;
+          return admitted(ctx.extra, null);
         }
         try {
           ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
@@ -221,11 +232,12 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
           return false;
         }
         ctx.extra.counted = true;
-        return true;
+        return admitted(ctx.extra, ctx.extra.viewer?.principalId ?? null);
       },
       onClose: (ctx) => {
         if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
         ctx.extra.counted = false;
+        caps.release(ctx.extra);
       },
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         // The input gate, for everything the message carries, before anything else reads it.
@@ -252,14 +264,24 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         } catch (err) {
           return [err as AppError];
         }
+        // Last of the checks: from here on the operation holds its place until onComplete or the socket closes.
+        const capped = caps.startOperation(ctx.extra, id);
+        if (capped) return [capped];
         const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
         if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
         // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
       },
       onOperation: wsMetrics.onOperation,
-      onComplete: wsMetrics.onComplete,
+      onComplete: (ctx, id) => {
+        caps.endOperation(ctx.extra, id);
+        wsMetrics.onComplete(ctx, id);
+      },
       onNext: (_ctx, id, _payload, args, result) => {
+        // Each message is one answer with its own work budget; one over it is that error alone.
+        const refusal = args.contextValue ? responseRefusal(args.contextValue) : null;
+        if (args.contextValue) resetResponseBudget(args.contextValue);
+        if (refusal) return { errors: [refusal] };
         if (!('errors' in result) || !result.errors) return result;
         const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
         reportInternalErrors(result.errors, requestId, app.log);
@@ -281,6 +303,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
     },
     wss,
     limits.wsKeepAliveMs,
+    { open: (ip) => caps.openSocket(ip), close: (ip) => caps.closeSocket(ip) },
   );
 
   const apollo = new ApolloServer<RequestContext>({
@@ -306,6 +329,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       graphqlMetricsPlugin(app),
       accessPlugin(),
       operationLimitPlugin(deps, DOCUMENT_CACHE_MAX_CHARS),
+      responseBudgetPlugin(),
       internalErrorPlugin(app.log),
       unavailablePlugin(deps.config.database.retryAfterSeconds),
       {

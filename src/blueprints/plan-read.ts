@@ -1,0 +1,61 @@
+import DataLoader from 'dataloader';
+import type { Plan } from '../plans/plan';
+import type { RequestContext } from '../platform/context';
+import { executeShaped } from '../platform/database';
+import { notFound } from '../platform/errors';
+import { byKeys } from '../platform/loaders';
+import { textArrayLiteral } from '../platform/pg-array';
+import { chargeResponsePart, responseRefusal } from '../platform/response-budget';
+import type { Blueprint } from './blueprint.entity';
+import { BlueprintRow } from './blueprint.projection';
+
+/**
+ * The plan fields of a GraphQL blueprint (`modules`, `steps`, `configuration`, `designSystem`) within the
+ * answer's work budget (platform/response-budget.ts). Lists read their rows without the plan (the
+ * projection selects `plan_bytes` instead); each plan field charges its row's whole plan size first, and
+ * only then are the plans of the rows still within the budget read, in one statement per tick. A list of
+ * a hundred plans at the size limit is refused before any of them leaves PostgreSQL.
+ */
+
+/** JSON sizes of plans already in memory (managed entities), computed once per plan object. */
+const sizes = new WeakMap<Plan, number>();
+
+/** What a plan field of this blueprint costs: its stored plan's size as JSON text. */
+export function planBytesOf(bp: Blueprint): number {
+  if (bp instanceof BlueprintRow && bp.planBytes !== undefined) return bp.planBytes;
+  const plan = bp.plan; // an entity, or a row read with every column: the plan is there
+  let size = sizes.get(plan);
+  if (size === undefined) sizes.set(plan, (size = Buffer.byteLength(JSON.stringify(plan))));
+  return size;
+}
+
+function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
+  return ctx.loaders.get(
+    'blueprint.plan',
+    () =>
+      new DataLoader<string, Plan | null>(async (ids) => {
+        // A charge of this tick went over the budget: the answer is refused, read nothing.
+        const refused = responseRefusal(ctx);
+        if (refused) return ids.map(() => refused);
+        const rows = await executeShaped<{ id: string; plan: Plan }>(ctx.em, {
+          sql: 'select id, plan from blueprint where id = any(?::uuid[])',
+          params: [textArrayLiteral(ids)],
+        });
+        return byKeys(ids, rows, (r) => r.id).map((r) => r?.plan ?? null);
+      }),
+  );
+}
+
+/**
+ * The plan of `bp` for the plan field `field`, charged to the answer's budget: throws VALIDATION_FAILED
+ * (and refuses the whole answer) when it would go over `responsePlanBytesMax`.
+ */
+export async function planFor(ctx: RequestContext, bp: Blueprint, field: string): Promise<Plan> {
+  // The plan's fields together are the plan: the first one asked of a row pays for all, an alias pays again.
+  chargeResponsePart(ctx, bp, field, planBytesOf(bp), ctx.config.limits.responsePlanBytesMax, `Blueprint.${field}`);
+  if (!(bp instanceof BlueprintRow) || bp.hasPlan()) return bp.plan;
+  const plan = await planLoader(ctx).load(bp.id);
+  if (!plan) throw notFound('blueprint', bp.id); // deleted between the list and its plans
+  bp.plan = plan;
+  return plan;
+}

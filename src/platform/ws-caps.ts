@@ -1,0 +1,120 @@
+import type { Limits } from './config';
+import { validationFailed, type AppError } from './errors';
+
+/**
+ * Caps on live WebSocket use per IP address and per account, on top of the per-token and per-socket caps
+ * (docs/limits.md, "WebSocket limits"). Issue 24 finding 2: one IP opened 1,500 anonymous sockets with
+ * 100 subscriptions each, and one person with 40 tokens held 20,000 subscriptions; each of their writes
+ * then fanned out to all of them. Counted per server instance, like the per-token cap.
+ *
+ * A cap of 0 means no cap (benchmarks that run thousands of subscribers from one address).
+ */
+class Counter {
+  private readonly counts = new Map<string, number>();
+
+  constructor(readonly max: number) {}
+
+  /** Counts one more for `key`; false (and nothing counted) when `key` is at the cap. */
+  tryAdd(key: string): boolean {
+    const n = this.counts.get(key) ?? 0;
+    if (this.max > 0 && n >= this.max) return false;
+    this.counts.set(key, n + 1);
+    return true;
+  }
+
+  remove(key: string): void {
+    const n = (this.counts.get(key) ?? 1) - 1;
+    if (n <= 0) this.counts.delete(key);
+    else this.counts.set(key, n);
+  }
+}
+
+/** What one socket holds against the caps (kept on graphql-ws's `extra`). */
+export interface CappedSocket {
+  readonly ip: string;
+  /** The account its operations count against, once admitted; null for anonymous sockets. */
+  capAccount?: string | null;
+  /** Whether it holds a place among the anonymous sockets of its IP / the sockets of its account. */
+  capAdmitted?: boolean;
+  /** Ids of its running operations that are counted. */
+  capOperations?: Set<string>;
+}
+
+/** The close code and reason of a socket refused at a cap (graphql-ws's 4429, "too many"). */
+export interface CapRefusal {
+  code: 4429;
+  reason: string;
+}
+
+export class WsCaps {
+  private readonly socketsPerIp: Counter;
+  private readonly anonymousPerIp: Counter;
+  private readonly socketsPerAccount: Counter;
+  private readonly operationsPerIp: Counter;
+  private readonly operationsPerAccount: Counter;
+
+  constructor(limits: Limits) {
+    this.socketsPerIp = new Counter(limits.wsConnectionsPerIp);
+    this.anonymousPerIp = new Counter(limits.wsAnonymousConnectionsPerIp);
+    this.socketsPerAccount = new Counter(limits.wsConnectionsPerAccount);
+    this.operationsPerIp = new Counter(limits.wsSubscriptionsPerIp);
+    this.operationsPerAccount = new Counter(limits.wsSubscriptionsPerAccount);
+  }
+
+  /** When the socket opens, before it says who it is: every socket of an IP counts. */
+  openSocket(ip: string): CapRefusal | null {
+    if (this.socketsPerIp.tryAdd(ip)) return null;
+    return { code: 4429, reason: `At most ${this.socketsPerIp.max} connections per IP address` };
+  }
+
+  closeSocket(ip: string): void {
+    this.socketsPerIp.remove(ip);
+  }
+
+  /** Once the socket's token is known: anonymous sockets count per IP, the others per account. */
+  admit(socket: CappedSocket, accountId: string | null): CapRefusal | null {
+    const counter = accountId === null ? this.anonymousPerIp : this.socketsPerAccount;
+    if (!counter.tryAdd(accountId ?? socket.ip))
+      return {
+        code: 4429,
+        reason: accountId === null ? `At most ${counter.max} anonymous connections per IP address` : `At most ${counter.max} connections per account`,
+      };
+    socket.capAccount = accountId;
+    socket.capAdmitted = true;
+    return null;
+  }
+
+  /** A new operation of `socket`: refused with VALIDATION_FAILED when its IP or its account is at the cap. */
+  startOperation(socket: CappedSocket, id: string): AppError | null {
+    if (!this.operationsPerIp.tryAdd(socket.ip))
+      return validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
+        max_subscriptions_per_ip: this.operationsPerIp.max,
+      });
+    const account = socket.capAccount ?? null;
+    if (account !== null && !this.operationsPerAccount.tryAdd(account)) {
+      this.operationsPerIp.remove(socket.ip);
+      return validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
+        max_subscriptions_per_account: this.operationsPerAccount.max,
+      });
+    }
+    (socket.capOperations ??= new Set()).add(id);
+    return null;
+  }
+
+  /** The operation ended (completed, failed, or its socket closed); a second call is a no-op. */
+  endOperation(socket: CappedSocket, id: string): void {
+    if (!socket.capOperations?.delete(id)) return;
+    this.operationsPerIp.remove(socket.ip);
+    if (socket.capAccount) this.operationsPerAccount.remove(socket.capAccount);
+  }
+
+  /** The socket closed: its operations and its places are given back. */
+  release(socket: CappedSocket): void {
+    for (const id of [...(socket.capOperations ?? [])]) this.endOperation(socket, id);
+    if (socket.capAdmitted) {
+      socket.capAdmitted = false;
+      if (socket.capAccount) this.socketsPerAccount.remove(socket.capAccount);
+      else this.anonymousPerIp.remove(socket.ip);
+    }
+  }
+}
