@@ -7,6 +7,7 @@ import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/pg-array';
+import { keywordQuery, type KeywordQuery } from './keyword-query';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
@@ -77,9 +78,10 @@ export async function searchRegistry(
   if (q.length > 200) throw invalid('q', 'is longer than 200 characters', 'q must be at most 200 characters');
   const where: string[] = [readableSql('b', null).sql];
   const params: unknown[] = [];
-  if (q) {
-    where.push(`b.search @@ websearch_to_tsquery('english', ?)`);
-    params.push(q);
+  const keywords = q ? keywordQuery(q) : null;
+  if (keywords) {
+    where.push(`b.search @@ ${keywords.sql}`);
+    params.push(...keywords.params);
   }
   if (query.tags.length > 0) {
     where.push('b.tags @> ?::text[]');
@@ -87,8 +89,8 @@ export async function searchRegistry(
   }
   const sort = query.sort ?? (q ? 'relevance' : 'stars');
   const filter = where.join(' and ');
-  if (sort === 'relevance' && q) {
-    const rows = await relevancePage(ctx, q, filter, params, page, projection);
+  if (sort === 'relevance' && keywords) {
+    const rows = await relevancePage(ctx, keywords, filter, params, page, projection);
     // Past the last match the page has no row to carry the count.
     const total = rows.length > 0 ? Number(rows[0]!.total_matches) : page.offset === 0 ? 0 : (await countMatches(ctx, filter, params, null)).total;
     return { items: rows.map((r) => projection.map(r)), total, totalExact: true };
@@ -135,11 +137,11 @@ function sortedPage(
 }
 
 /** Best full-text rank first; every match is ranked, so the window count of all of them is nearly free. */
-function relevancePage(ctx: RequestContext, q: string, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
+function relevancePage(ctx: RequestContext, keywords: KeywordQuery, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
   return ctx.em.execute(
     `select ${projection.sql('b')}, count(*) over () as total_matches from blueprint b where ${filter}
-      order by ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id offset ? limit ?`,
-    [...params, q, page.offset, page.limit],
+      order by ts_rank_cd(b.search, ${keywords.sql}) desc, b.stars_count desc, b.id offset ? limit ?`,
+    [...params, ...keywords.params, page.offset, page.limit],
   );
 }
 
