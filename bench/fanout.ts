@@ -464,6 +464,11 @@ async function main(): Promise<void> {
       const payload = JSON.stringify({ id: randomBytes(16).toString('hex'), type: 'next', payload: sample });
       results.push(await bareRun(n, payload, 'plain ws', databaseUrl));
       results.push(await bareRun(n, payload, 'durable ws', databaseUrl));
+      // Each size as it ends, so a run stopped later (RUN_LIMIT_MS) still shows what it measured.
+      for (const r of results.slice(-3))
+        console.log(
+          `${n} ${r.transport}: ${r.delivered}/${n} delivered, p50/p99 ${percentile(r.latencies, 50).toFixed(1)}/${percentile(r.latencies, 99).toFixed(1)} ms, ${(r.memory / 1024).toFixed(1)} KiB each`,
+        );
     }
     console.log('');
     printResults(results);
