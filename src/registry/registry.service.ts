@@ -148,11 +148,12 @@ export const RELEVANCE_CANDIDATES = 1000;
 
 /**
  * Best full-text rank first among the `RELEVANCE_CANDIDATES` most-starred matches, then the other matches
- * in the stars order. The stars order is an index walk that stops at `offset + EXACT_TOTAL_AHEAD + 1`
- * rows, so a keyword matching every blueprint costs what a narrow one does, instead of ranking every
- * match (14 req/s at 100,000 blueprints before). While the matches fit among the candidates the order is
- * exactly the ranked one of before. The candidates do not move with the offset, so pages never repeat or
- * skip a row. The walked rows' window count is the total, capped like the other orders'.
+ * in the stars order. Only `offset + EXACT_TOTAL_AHEAD + 1` matches are taken (in the stars order) and
+ * only the candidates are ranked, instead of ranking every match (14 req/s for a keyword matching all
+ * 100,000 blueprints before). While the matches fit among the candidates the order is exactly the ranked
+ * one of before. The candidates do not move with the offset, so pages never repeat or skip a row. The
+ * taken rows' window count is the total, capped like the other orders'. (PostgreSQL may still read every
+ * match to take them: docs/reads.md, "Registry at 100,000 blueprints".)
  */
 function relevancePage(
   ctx: RequestContext,
