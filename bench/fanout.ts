@@ -226,7 +226,9 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
       url: wsUrl,
       webSocketImpl: WebSocket,
       connectionParams: { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
+      // Reconnect as a real client does: on a busy machine a few connection inits time out (4408), and a
+      // subscriber that never connected would hold the run until RUN_LIMIT_MS.
+      retryAttempts: 5,
       lazy: false,
     });
     clients.push(client);
