@@ -10,6 +10,8 @@ declare module 'autocannon' {
       /** Seconds. */
       duration?: number;
       pipelining?: number;
+      /** Requests per second over all connections (latencies corrected for coordinated omission). */
+      overallRate?: number;
     }
 
     interface Histogram {

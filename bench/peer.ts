@@ -1,76 +1,93 @@
 /**
- * `npm run bench:peer`: our GraphQL against PostGraphile v4 on the same tables, the same data and the same
- * machine, in one run.
+ * `npm run bench:peer`: our GraphQL against PostGraphile v4 and v5 (Grafast) on the same tables, the same
+ * data and the same machine, in one run, on two reads: the 3-level fork tree and one blueprint (id, name,
+ * stars).
  *
  * - Makes a database `bw_bench_<random>` on the DATABASE_URL server; our server (dist/src/main.js, a
  *   child process, NODE_ENV=production) migrates it; the fork tree is seeded with SQL: 1 root, 20 forks,
  *   400 forks of forks, all public.
- * - Installs PostGraphile 4.14 into a temporary folder with `npm install --prefix` (it is not a project
- *   dependency) and starts its CLI, as a child process too, on the same database (`-s public`, no default
- *   mutations, no query log).
- * - Checks both answer the same tree, then alternates autocannon runs between the two (ours, peer, ours,
- *   peer...) on the 3-level fork-tree query, and prints req/s and p99 of each and the ratio ours/peer.
+ * - Installs PostGraphile 4.14 and 5 into temporary folders (bench/peers.ts; neither is a project
+ *   dependency) and starts each as a child process on the same database.
+ * - Checks all three answer the same tree and the same blueprint, then alternates autocannon runs between
+ *   them (ours, v4, v5, ours...) and prints req/s and p99 of each and the ratios ours/peer.
+ * - Measures twice: first on **fresh rows**, before PostgreSQL has statistics for them (right after they
+ *   are written, as after a bulk import or on a new deployment; this machine runs with autovacuum off, so
+ *   nothing analyzes them unless asked), then after `VACUUM ANALYZE`.
  *
  * Our server runs with its default limits (the tree is within the 500,000-node limit). Environment:
  * DATABASE_URL (required), BENCH_DURATION (5 s per run), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10),
- * POSTGRAPHILE_DIR (where to install it; default a folder in the OS temp dir), BENCH_CPU_PROF (a folder:
- * our server writes a CPU profile there when it stops).
+ * POSTGRAPHILE_DIR / POSTGRAPHILE5_DIR (where to install v4 / v5; default folders in the OS temp dir),
+ * BENCH_CPU_PROF (a folder: our server writes a CPU profile there when it stops).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/database';
-import { cleanupOnSignal, connections, duration, freePort, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
+import { cleanupOnSignal, connections, duration, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
+import { installPeers, POSTGRAPHILE_V4, POSTGRAPHILE_V5, startV4, startV5, type Peer } from './peers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BREADTH = 20;
-const POSTGRAPHILE_VERSION = '4.14.1';
-const HOST = '127.0.0.1';
 
-const OURS = `query ForkTree($id: ID!) {
+type Target = 'ours' | 'v4' | 'v5';
+const TARGETS: Target[] = ['ours', 'v4', 'v5'];
+
+/** Each server's spelling of a read, and where its answer keeps the root and the forks. */
+interface Shape {
+  query: string;
+  root: string;
+  forks: string;
+  stars: string;
+  id: string;
+}
+
+const TREE: Record<Target, Shape> = {
+  ours: {
+    query: `query ForkTree($id: ID!) {
   blueprint(id: $id) { id name
     forks(first: 50) { totalCount edges { node { id name stars
       forks(first: 50) { totalCount edges { node { id name stars
         forks(first: 50) { totalCount } } } } } } } }
-}`;
-
-// PostGraphile's names for the same table and its self-reference: blueprintById, blueprintsByForkedFromId.
-const PEER = `query ForkTree($id: UUID!) {
+}`,
+    root: 'blueprint',
+    forks: 'forks',
+    stars: 'stars',
+    id: 'id',
+  },
+  // PostGraphile's names for the same table and its self-reference: blueprintById, blueprintsByForkedFromId.
+  v4: {
+    query: `query ForkTree($id: UUID!) {
   blueprintById(id: $id) { id name
     blueprintsByForkedFromId(first: 50, orderBy: [CREATED_AT_ASC, ID_ASC]) { totalCount edges { node { id name starsCount
       blueprintsByForkedFromId(first: 50, orderBy: [CREATED_AT_ASC, ID_ASC]) { totalCount edges { node { id name starsCount
         blueprintsByForkedFromId(first: 50) { totalCount } } } } } } } }
-}`;
+}`,
+    root: 'blueprintById',
+    forks: 'blueprintsByForkedFromId',
+    stars: 'starsCount',
+    id: 'id',
+  },
+  // v5 names the primary key `rowId` (its `id` is the global Node ID).
+  v5: {
+    query: `query ForkTree($id: UUID!) {
+  blueprintByRowId(rowId: $id) { rowId name
+    blueprintsByForkedFromId(first: 50, orderBy: [CREATED_AT_ASC, ROW_ID_ASC]) { totalCount edges { node { rowId name starsCount
+      blueprintsByForkedFromId(first: 50, orderBy: [CREATED_AT_ASC, ROW_ID_ASC]) { totalCount edges { node { rowId name starsCount
+        blueprintsByForkedFromId(first: 50) { totalCount } } } } } } } }
+}`,
+    root: 'blueprintByRowId',
+    forks: 'blueprintsByForkedFromId',
+    stars: 'starsCount',
+    id: 'rowId',
+  },
+};
 
-const children: ChildProcess[] = [];
+const ONE: Record<Target, string> = {
+  ours: `query One($id: ID!) { blueprint(id: $id) { id name stars } }`,
+  v4: `query One($id: UUID!) { blueprintById(id: $id) { id name starsCount } }`,
+  v5: `query One($id: UUID!) { blueprintByRowId(rowId: $id) { rowId name starsCount } }`,
+};
 
-async function waitFor(url: string, init: RequestInit, what: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url, init);
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(250);
-  }
-  throw new Error(`${what} did not start`);
-}
-
-/** PostGraphile 4.14 in its own folder (reused when already there). */
-function installPostGraphile(): string {
-  const dir = process.env.POSTGRAPHILE_DIR ?? path.join(os.tmpdir(), `bw-postgraphile-${POSTGRAPHILE_VERSION}`);
-  const cli = path.join(dir, 'node_modules', 'postgraphile', 'cli.js');
-  if (!existsSync(cli)) {
-    console.log(`installing postgraphile@${POSTGRAPHILE_VERSION} into ${dir} ...`);
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', `postgraphile@${POSTGRAPHILE_VERSION}`], { stdio: 'ignore' });
-  }
-  return cli;
-}
+const children: Peer[] = [];
 
 /** root -> 20 forks -> 20 forks each, public, owned by one principal: the rows a fork writes. */
 async function seedTree(db: Client): Promise<string> {
@@ -104,38 +121,77 @@ async function seedTree(db: Client): Promise<string> {
     await db.query('update blueprint set forks_count = $2 where id = any($1::uuid[])', [parents, BREADTH]);
     parents = ids;
   }
-  await db.query('vacuum analyze');
   return root;
 }
 
-interface TreeAnswer {
-  nodes: number;
-  names: string[];
-  bytes: number;
-}
-
-/** Runs the query once and flattens the tree, so both servers can be checked to answer the same. */
-async function answer(url: string, query: string, id: string, peer: boolean, token?: string): Promise<TreeAnswer> {
+/** POSTs a document and returns its `data`, failing on errors. */
+async function post(url: string, query: string, id: string, token?: string): Promise<{ data: any; bytes: number }> {
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables: { id } }) });
   const text = await res.text();
   const body = JSON.parse(text) as { data?: any; errors?: unknown };
-  if (body.errors || !body.data) throw new Error(`${peer ? 'peer' : 'ours'}: ${text.slice(0, 400)}`);
-  const forksOf = (n: any) => (peer ? n.blueprintsByForkedFromId : n.forks);
-  const root = peer ? body.data.blueprintById : body.data.blueprint;
-  const names: string[] = [root.name];
-  for (const e1 of forksOf(root).edges) {
-    names.push(e1.node.name);
-    for (const e2 of forksOf(e1.node).edges) {
-      names.push(e2.node.name);
-      if (forksOf(e2.node).totalCount !== 0) throw new Error('a grandchild has forks');
+  if (body.errors || !body.data) throw new Error(`${url}: ${text.slice(0, 400)}`);
+  return { data: body.data, bytes: text.length };
+}
+
+/** The tree flattened to "id name stars" lines (root first, then each fork and its forks in order). */
+async function treeAnswer(url: string, shape: Shape, id: string, token?: string): Promise<{ lines: string[]; bytes: number }> {
+  const { data, bytes } = await post(url, shape.query, id, token);
+  const root = data[shape.root];
+  const lines: string[] = [`${root[shape.id]} ${root.name}`];
+  for (const e1 of root[shape.forks].edges) {
+    lines.push(`${e1.node[shape.id]} ${e1.node.name} ${e1.node[shape.stars]}`);
+    for (const e2 of e1.node[shape.forks].edges) {
+      lines.push(`${e2.node[shape.id]} ${e2.node.name} ${e2.node[shape.stars]}`);
+      if (e2.node[shape.forks].totalCount !== 0) throw new Error('a grandchild has forks');
     }
+    if (e1.node[shape.forks].totalCount !== BREADTH) throw new Error('a fork does not count its forks');
   }
-  return { nodes: names.length, names, bytes: text.length };
+  return { lines, bytes };
 }
 
 function mean(results: LoadResult[], key: 'rps' | 'p99' | 'p50'): number {
   return results.reduce((sum, r) => sum + r[key], 0) / results.length;
+}
+
+interface Servers {
+  urls: Record<Target, string>;
+  token: string;
+  rootId: string;
+}
+
+/** Every server answers the same tree and the same blueprint (checked before each measured state). */
+async function checkAnswers({ urls, token, rootId }: Servers): Promise<void> {
+  const trees = await Promise.all(TARGETS.map((t) => treeAnswer(urls[t], TREE[t], rootId, t === 'ours' ? token : undefined)));
+  if (trees[0]!.lines.length !== 1 + BREADTH + BREADTH * BREADTH || trees.some((t) => JSON.stringify(t.lines) !== JSON.stringify(trees[0]!.lines)))
+    throw new Error(`the trees differ: ${trees.map((t) => t.lines.length).join(' / ')} blueprints`);
+  const ones = await Promise.all(TARGETS.map(async (t) => Object.values((await post(urls[t], ONE[t], rootId, t === 'ours' ? token : undefined)).data)[0]));
+  const flat = ones.map((o: any) => Object.values(o).join(' '));
+  if (flat.some((f) => f !== flat[0])) throw new Error(`the blueprints differ: ${flat.join(' / ')}`);
+  console.log(
+    `all three answer the same tree (${trees[0]!.lines.length} blueprints; ${trees.map((t, i) => `${TARGETS[i]} ${(t.bytes / 1024).toFixed(1)} KiB`).join(', ')}) and the same blueprint (${flat[0]})`,
+  );
+}
+
+/** Alternating runs of one read on every server; returns the summary lines. */
+async function measure(state: string, read: string, docs: Record<Target, string>, { urls, token, rootId }: Servers): Promise<string[]> {
+  const options = (t: Target) => graphqlLoad(urls[t], docs[t], { id: rootId }, t === 'ours' ? token : undefined);
+  for (const t of TARGETS) await load({ ...options(t), duration: 1 });
+  const results: Record<Target, LoadResult[]> = { ours: [], v4: [], v5: [] };
+  const widths = [30, 10, 10, 10, 10, 8];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const t of TARGETS) {
+      const r = await load(options(t));
+      results[t].push(r);
+      console.log(row([`${read}, ${t} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors], widths));
+      await sleep(500);
+    }
+  }
+  const rps = (t: Target) => mean(results[t], 'rps');
+  const p99 = (t: Target) => mean(results[t], 'p99').toFixed(0);
+  return [
+    `${state}, ${read}: ours ${rps('ours').toFixed(1)} req/s (p99 ${p99('ours')} ms) | v4 ${rps('v4').toFixed(1)} (p99 ${p99('v4')}) | v5 ${rps('v5').toFixed(1)} (p99 ${p99('v5')}) | ours/v4 = ${(rps('ours') / rps('v4')).toFixed(2)}x, ours/v5 = ${(rps('ours') / rps('v5')).toFixed(2)}x`,
+  ];
 }
 
 async function main(): Promise<void> {
@@ -146,7 +202,7 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   let stopOurs = async () => undefined as void;
   const cleanup = async () => {
-    for (const child of children) child.kill('SIGTERM');
+    for (const peer of children) peer.child.kill('SIGTERM');
     await stopOurs();
     await db.end().catch(() => undefined);
     await sleep(500);
@@ -154,83 +210,53 @@ async function main(): Promise<void> {
   };
   cleanupOnSignal(cleanup);
   try {
-    const cli = installPostGraphile();
+    const dirs = installPeers();
     await adminQuery(serverUrl, `create database ${dbName}`);
 
     const server = await serverProcess(databaseUrl);
     stopOurs = server.stop;
-    const ourUrl = server.url;
 
     await db.connect();
     const rootId = await seedTree(db);
-    // `blueprint` needs a bearer token (docs/api.md, Authentication); the peer serves the table openly.
-    const session = await fetch(`${ourUrl}/api/agent/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"bench"}' });
+    // `blueprint` needs a bearer token (docs/api.md, Authentication); the peers serve the table openly.
+    const session = await fetch(`${server.url}/api/agent/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"bench"}',
+    });
     const { token } = (await session.json()) as { token: string };
     const { rows: version } = await db.query<{ server_version: string }>('show server_version');
+    const { rows: autovacuum } = await db.query<{ autovacuum: string }>('show autovacuum');
 
-    const peerPort = await freePort();
-    const peer = spawn(
-      process.execPath,
-      [
-        cli,
-        '-c',
-        databaseUrl,
-        '-s',
-        'public',
-        '--host',
-        HOST,
-        '--port',
-        String(peerPort),
-        '--disable-default-mutations',
-        '--disable-query-log',
-        '--no-setof-functions-contain-nulls',
-      ],
-      { env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    children.push(peer);
-    const peerUrl = `http://${HOST}:${peerPort}`;
-    await waitFor(`${peerUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{__typename}"}' }, 'PostGraphile');
+    const v4 = await startV4(dirs.v4, databaseUrl);
+    children.push(v4);
+    const v5 = await startV5(dirs.v5, databaseUrl);
+    children.push(v5);
+    const servers: Servers = { urls: { ours: `${server.url}/graphql`, v4: v4.url, v5: v5.url }, token, rootId };
 
-    console.log('# bench/peer: the 3-level fork tree, ours vs PostGraphile v4 on the same tables');
-    console.log(`${machineLine()}, PostgreSQL ${version[0]!.server_version}, database ${dbName}`);
+    console.log('# bench/peer: the 3-level fork tree and one blueprint, ours vs PostGraphile v4 and v5 on the same tables');
+    console.log(`${machineLine()}, PostgreSQL ${version[0]!.server_version} (autovacuum ${autovacuum[0]!.autovacuum}), database ${dbName}`);
     console.log(
-      `peer: postgraphile@${POSTGRAPHILE_VERSION} CLI (-s public --disable-default-mutations --disable-query-log); ours: dist/src/main.js, NODE_ENV=production, default limits`,
+      `v4: postgraphile@${POSTGRAPHILE_V4} CLI (-s public --disable-default-mutations --disable-query-log); v5: postgraphile@${POSTGRAPHILE_V5}, Amber preset, grafserv/node, no mutations, PgIndexBehaviorsPlugin off; all NODE_ENV=production; ours: dist/src/main.js, default limits`,
     );
     console.log('The machine is shared with other jobs: compare the figures of this run with each other, not with other runs.');
-    console.log('');
-
-    const ourAnswer = await answer(`${ourUrl}/graphql`, OURS, rootId, false, token);
-    const peerAnswer = await answer(`${peerUrl}/graphql`, PEER, rootId, true);
-    if (ourAnswer.nodes !== 1 + BREADTH + BREADTH * BREADTH || JSON.stringify(ourAnswer.names) !== JSON.stringify(peerAnswer.names))
-      throw new Error(`the answers differ: ours ${ourAnswer.nodes} blueprints, peer ${peerAnswer.nodes}`);
-    console.log(
-      `both answer the same tree: ${ourAnswer.nodes} blueprints (ours ${(ourAnswer.bytes / 1024).toFixed(1)} KiB, peer ${(peerAnswer.bytes / 1024).toFixed(1)} KiB)`,
-    );
-    console.log('');
-
-    const results: { ours: LoadResult[]; peer: LoadResult[] } = { ours: [], peer: [] };
-    const warm = { duration: 1 };
-    await load({ ...graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }, token), ...warm });
-    await load({ ...graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }), ...warm });
-    const widths = [14, 10, 10, 10, 10, 8];
     console.log(`autocannon, ${connections} connections, ${duration} s per run, alternating, ${ROUNDS} rounds (after 1 s of warm-up each)`);
-    console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx'], widths));
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const target of ['ours', 'peer'] as const) {
-        const r = await load(
-          target === 'ours' ? graphqlLoad(`${ourUrl}/graphql`, OURS, { id: rootId }, token) : graphqlLoad(`${peerUrl}/graphql`, PEER, { id: rootId }),
-        );
-        results[target].push(r);
-        console.log(row([`${target} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors], widths));
-        await sleep(1000);
-      }
-    }
     console.log('');
-    const o = mean(results.ours, 'rps');
-    const p = mean(results.peer, 'rps');
-    console.log(
-      `ours: ${o.toFixed(1)} req/s, p99 ${mean(results.ours, 'p99').toFixed(0)} ms | PostGraphile: ${p.toFixed(1)} req/s, p99 ${mean(results.peer, 'p99').toFixed(0)} ms | ours/peer = ${(o / p).toFixed(2)}x (goal >= 1.0)`,
-    );
+
+    const summary: string[] = [];
+    const stats = async () =>
+      (await db.query<{ n: string }>(`select count(*) as n from pg_stats where schemaname = 'public' and tablename = 'blueprint'`)).rows[0]!.n;
+    for (const state of ['fresh rows (no statistics)', 'after VACUUM ANALYZE']) {
+      if (state.startsWith('after')) await db.query('vacuum analyze');
+      console.log(`## ${state}: ${await stats()} column statistics on blueprint`);
+      await checkAnswers(servers);
+      console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx'], [30, 10, 10, 10, 10, 8]));
+      summary.push(...(await measure(state, 'fork tree', { ours: TREE.ours.query, v4: TREE.v4.query, v5: TREE.v5.query }, servers)));
+      summary.push(...(await measure(state, 'one blueprint', ONE, servers)));
+      console.log('');
+    }
+    for (const line of summary) console.log(line);
+    console.log('goals: fork tree ours/v5 >= 2.5x after ANALYZE and >= 1.0x of both peers on fresh rows; one blueprint ours/v5 >= 1.0x');
   } finally {
     await cleanup();
   }

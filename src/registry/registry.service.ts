@@ -7,6 +7,7 @@ import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/pg-array';
+import { keywordQuery, type KeywordQuery } from './keyword-query';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
@@ -61,9 +62,9 @@ export interface RegistryPage {
  * description, ranked) and all of the given tags. Only public blueprints are ever listed.
  *
  * Every sort order is index-backed at 100,000 blueprints (see `npm run bench:registry`, which prints the
- * plans). Relevance ranks every match anyway, so its page counts them in the same statement. The other
- * orders walk an index and stop at the page's end, and the total is a second statement that counts at
- * most `offset + EXACT_TOTAL_AHEAD + 1` matches.
+ * plans). Relevance ranks a bounded candidate set (see `relevancePage`) and counts it in the same
+ * statement. The other orders walk an index and stop at the page's end, and the total is a second
+ * statement that counts at most `offset + EXACT_TOTAL_AHEAD + 1` matches.
  */
 export async function searchRegistry(
   ctx: RequestContext,
@@ -77,9 +78,10 @@ export async function searchRegistry(
   if (q.length > 200) throw invalid('q', 'is longer than 200 characters', 'q must be at most 200 characters');
   const where: string[] = [readableSql('b', null).sql];
   const params: unknown[] = [];
-  if (q) {
-    where.push(`b.search @@ websearch_to_tsquery('english', ?)`);
-    params.push(q);
+  const keywords = q ? keywordQuery(q) : null;
+  if (keywords) {
+    where.push(`b.search @@ ${keywords.sql}`);
+    params.push(...keywords.params);
   }
   if (query.tags.length > 0) {
     where.push('b.tags @> ?::text[]');
@@ -87,11 +89,12 @@ export async function searchRegistry(
   }
   const sort = query.sort ?? (q ? 'relevance' : 'stars');
   const filter = where.join(' and ');
-  if (sort === 'relevance' && q) {
-    const rows = await relevancePage(ctx, q, filter, params, page, projection);
-    // Past the last match the page has no row to carry the count.
-    const total = rows.length > 0 ? Number(rows[0]!.total_matches) : page.offset === 0 ? 0 : (await countMatches(ctx, filter, params, null)).total;
-    return { items: rows.map((r) => projection.map(r)), total, totalExact: true };
+  if (sort === 'relevance' && keywords) {
+    const rows = await relevancePage(ctx, keywords, filter, params, page, projection);
+    // Past the last candidate the page has no row to carry the count.
+    const seen = rows.length > 0 ? Number(rows[0]!.total_matches) : null;
+    const total = seen === null ? await countMatches(ctx, filter, params, page.offset + EXACT_TOTAL_AHEAD) : cappedTotal(seen, page.offset + EXACT_TOTAL_AHEAD);
+    return { items: rows.map((r) => projection.map(r)), total: total.total, totalExact: total.exact };
   }
   const readPage = (p: PageRequest) =>
     sort === 'trending' ? trendingPage(ctx, filter, params, p, projection) : sortedPage(ctx, sort, filter, params, p, projection);
@@ -112,6 +115,9 @@ function uncountedPage(rows: Row[], page: PageRequest, projection: BlueprintProj
 
 type Row = Record<string, unknown>;
 
+/** The order of blueprint_public_stars_index: most stars, then newest. */
+const STARS_ORDER = 'b.stars_count desc, b.created_at desc, b.id';
+
 function sortedPage(
   ctx: RequestContext,
   sort: RegistrySort,
@@ -126,7 +132,7 @@ function sortedPage(
       : sort === 'rating'
         ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
           '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
-        : 'b.stars_count desc, b.created_at desc, b.id';
+        : STARS_ORDER;
   return ctx.em.execute(`select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
     ...params,
     page.offset,
@@ -134,21 +140,54 @@ function sortedPage(
   ]);
 }
 
-/** Best full-text rank first; every match is ranked, so the window count of all of them is nearly free. */
-function relevancePage(ctx: RequestContext, q: string, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
+/**
+ * How many of a keyword's matches relevance ranks: the most-starred ones. Past them, matches follow in the
+ * stars order, unranked (docs/decisions.md, "Registry").
+ */
+export const RELEVANCE_CANDIDATES = 1000;
+
+/**
+ * Best full-text rank first among the `RELEVANCE_CANDIDATES` most-starred matches, then the other matches
+ * in the stars order. Only `offset + EXACT_TOTAL_AHEAD + 1` matches are taken (in the stars order) and
+ * only the candidates are ranked, instead of ranking every match (14 req/s for a keyword matching all
+ * 100,000 blueprints before). While the matches fit among the candidates the order is exactly the ranked
+ * one of before. The candidates do not move with the offset, so pages never repeat or skip a row. The
+ * taken rows' window count is the total, capped like the other orders'. (PostgreSQL may still read every
+ * match to take them: docs/reads.md, "Registry at 100,000 blueprints".)
+ */
+function relevancePage(
+  ctx: RequestContext,
+  keywords: KeywordQuery,
+  filter: string,
+  params: unknown[],
+  page: PageRequest,
+  projection: BlueprintProjection,
+): Promise<Row[]> {
+  const ranked = `b.stars_pos <= ${RELEVANCE_CANDIDATES}`;
   return ctx.em.execute(
-    `select ${projection.sql('b')}, count(*) over () as total_matches from blueprint b where ${filter}
-      order by ts_rank_cd(b.search, websearch_to_tsquery('english', ?)) desc, b.stars_count desc, b.id offset ? limit ?`,
-    [...params, q, page.offset, page.limit],
+    `select ${projection.sql('b')}, count(*) over () as total_matches
+       from (select w.*, row_number() over (order by ${STARS_ORDER.replace(/\bb\./g, 'w.')}) as stars_pos
+               from (select * from blueprint b where ${filter} order by ${STARS_ORDER} limit ?) w) b
+      order by ${ranked} desc,
+               case when ${ranked} then ts_rank_cd(b.search, ${keywords.sql}) end desc,
+               case when ${ranked} then b.stars_count end desc,
+               case when ${ranked} then b.id end,
+               b.stars_pos
+      offset ? limit ?`,
+    [...params, page.offset + EXACT_TOTAL_AHEAD + 1, ...keywords.params, page.offset, page.limit],
   );
 }
 
-/** The matches of `filter`, counting at most `upTo + 1` of them (`upTo` null: all); over `upTo`, the total is `upTo`, not exact. */
-async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number | null): Promise<{ total: number; exact: boolean }> {
-  const rows: Array<{ total: string }> =
-    upTo === null
-      ? await ctx.em.execute(`select count(*) as total from blueprint b where ${filter}`, params)
-      : await ctx.em.execute(`select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [...params, upTo + 1]);
-  const n = Number(rows[0]!.total);
-  return upTo !== null && n > upTo ? { total: upTo, exact: false } : { total: n, exact: true };
+/** `n` matches seen, counting stopped past `upTo`: the total is `upTo` then, and not exact. */
+function cappedTotal(n: number, upTo: number): { total: number; exact: boolean } {
+  return n > upTo ? { total: upTo, exact: false } : { total: n, exact: true };
+}
+
+/** The matches of `filter`, counting at most `upTo + 1` of them; over `upTo`, the total is `upTo`, not exact. */
+async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number): Promise<{ total: number; exact: boolean }> {
+  const rows: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [
+    ...params,
+    upTo + 1,
+  ]);
+  return cappedTotal(Number(rows[0]!.total), upTo);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encodeCursor } from '../../src/platform/pagination';
-import { EXACT_TOTAL_AHEAD } from '../../src/registry/registry.service';
+import { EXACT_TOTAL_AHEAD, RELEVANCE_CANDIDATES } from '../../src/registry/registry.service';
 import { RegistryCountedPagesDocument, RegistryPagesDocument, RegistryTotalDocument, type RegistrySort } from '../generated/graphql';
 import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -9,7 +9,7 @@ import { SqlClient } from '../helpers/sql';
 /**
  * The registry's total (docs/api.md, "Registry totals"): exact up to EXACT_TOTAL_AHEAD matches past the
  * page's offset; beyond, the count stops there and `total_exact` / `totalCountExact` say so. Relevance
- * ranks every match anyway, so its total is always exact.
+ * ranks a candidate set of the same bound, so its total is capped the same way.
  */
 let server: TestServer;
 let sql: SqlClient;
@@ -63,9 +63,37 @@ describe('registry totals', () => {
     expect((await get(`tags=${tag}-none`)).body).toMatchObject({ items: [], total: 0, total_exact: true });
   });
 
-  it('are always exact for relevance, which ranks every match, even past the last page', async () => {
-    expect((await get(`q=bulk&tags=${tag}`)).body).toMatchObject({ total: MANY, total_exact: true });
+  it('are capped for relevance too, which ranks a bounded candidate set, and exact once the rest fits', async () => {
+    expect((await get(`q=bulk&tags=${tag}`)).body).toMatchObject({ total: EXACT_TOTAL_AHEAD, total_exact: false });
+    expect((await get(`q=bulk&tags=${tag}&offset=20`)).body).toMatchObject({ total: EXACT_TOTAL_AHEAD + 20, total_exact: false });
+    const near = await get(`q=bulk&tags=${tag}&offset=60&limit=100`);
+    expect(near.body).toMatchObject({ total: MANY, total_exact: true });
+    expect(near.body.items).toHaveLength(100);
+    expect((await get(`q=zebra&tags=${tag}`)).body).toMatchObject({ total: MANY / 10, total_exact: true });
     expect((await get(`q=bulk&tags=${tag}&offset=${MANY}`)).body).toMatchObject({ items: [], total: MANY, total_exact: true });
+  });
+
+  it('rank the most-starred RELEVANCE_CANDIDATES matches, then list the rest in the stars order, without repeats', async () => {
+    expect(MANY).toBeGreaterThan(RELEVANCE_CANDIDATES);
+    // Every bulk row says "bulk"; every tenth also has "zebra" in its name, so ranks higher. Stars are
+    // equal, so the stars order is newest first, and bulk row g is g seconds old: rows 1..1000 are the
+    // candidates, and the zebras among them (10, 20, .., 1000) lead.
+    const name = (g: number) => `Bulk ${g}${g % 10 === 0 ? ' zebra' : ''}`;
+    const first = await get(`q=bulk or zebra&tags=${tag}&limit=100`);
+    expect(first.body.items.map((i: { name: string }) => i.name).sort()).toEqual(Array.from({ length: 100 }, (_, i) => name((i + 1) * 10)).sort());
+    // Past the candidates, the stars order: rows 1001.. (zebras 1010.. among them, not ranked).
+    const straddle = await get(`q=bulk or zebra&tags=${tag}&offset=${RELEVANCE_CANDIDATES - 10}&limit=20`);
+    expect(straddle.body.items.slice(10).map((i: { name: string }) => i.name)).toEqual(
+      Array.from({ length: 10 }, (_, i) => name(RELEVANCE_CANDIDATES + 1 + i)),
+    );
+    // Every page together lists every match once.
+    const seen: string[] = [];
+    for (let offset = 0; offset < MANY; offset += 100) {
+      const res = await get(`q=bulk or zebra&tags=${tag}&offset=${offset}&limit=100`);
+      seen.push(...res.body.items.map((i: { id: string }) => i.id));
+    }
+    expect(new Set(seen).size).toBe(MANY);
+    expect(seen).toHaveLength(MANY);
   });
 
   it('answer the same through GraphQL totalCountExact, with a next page while counting stopped', async () => {
@@ -76,7 +104,7 @@ describe('registry totals', () => {
     const last = await server.gql.ok(RegistryTotalDocument, { tags: [tag], first: 10, after: encodeCursor(MANY - 6) }, reader);
     expect(last.registry).toEqual({ totalCount: MANY, totalCountExact: true, pageInfo: { hasNextPage: false } });
     const ranked = await server.gql.ok(RegistryTotalDocument, { q: 'bulk', tags: [tag], first: 10 }, reader);
-    expect(ranked.registry).toMatchObject({ totalCount: MANY, totalCountExact: true });
+    expect(ranked.registry).toMatchObject({ totalCount: EXACT_TOTAL_AHEAD, totalCountExact: false });
   });
 
   it('are not counted when a GraphQL page does not ask for one, and the pages and hasNextPage stay the same', async () => {

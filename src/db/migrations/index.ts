@@ -17,6 +17,7 @@ import { Migration20261127000100_plan_bytes } from './Migration20261127000100_pl
 import { Migration20261127000300_trending_by_what_works } from './Migration20261127000300_trending_by_what_works';
 import { Migration20261127000400_proposals } from './Migration20261127000400_proposals';
 import { Migration20261127000500_event_outbox } from './Migration20261127000500_event_outbox';
+import { Migration20261127000600_public_forks_index } from './Migration20261127000600_public_forks_index';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000300_trending_by_what_works', class: Migration20261127000300_trending_by_what_works },
   { name: 'Migration20261127000400_proposals', class: Migration20261127000400_proposals },
   { name: 'Migration20261127000500_event_outbox', class: Migration20261127000500_event_outbox },
+  { name: 'Migration20261127000600_public_forks_index', class: Migration20261127000600_public_forks_index },
 ];
