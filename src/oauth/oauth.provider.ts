@@ -13,6 +13,7 @@ import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';
 import { createRequestContext } from '../platform/request-context';
 import { renderConsentPage, renderExpiredPage } from './consent.page';
+import { canonicalResource, isOwnResource, mcpResourceOf } from './resource';
 
 /** The fields the consent page posts. */
 export interface ConsentForm {
@@ -84,9 +85,9 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
   /** Stores the pending request and answers the sign-in and consent page; the form posts to `/oauth/consent`. */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const scope = requestedScope(params.scopes);
-    const resource = (res.req as { bwOrigin?: string }).bwOrigin;
-    if (params.resource && resource && !params.resource.href.startsWith(resource))
-      throw new InvalidTargetError('This server is the resource: ask for a resource under its own URL');
+    const origin = (res.req as { bwOrigin?: string }).bwOrigin;
+    if (params.resource && (!origin || !isOwnResource(params.resource, origin)))
+      throw new InvalidTargetError(`This server protects one resource, ${origin ? mcpResourceOf(origin) : 'its /mcp endpoint'}; ask for exactly that URI`);
     const secret = newSecret();
     await this.connection().execute(
       `insert into oauth_authorization (id, client_id, redirect_uri, code_challenge, state, scope, resource, request_hash, expires_at)
@@ -98,7 +99,8 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         params.codeChallenge,
         params.state ?? null,
         scope,
-        params.resource?.href ?? null,
+        // The grant always records the resource it is for, so the token request can be held to it.
+        origin ? mcpResourceOf(origin) : null,
         hashToken(secret),
         new Date(Date.now() + REQUEST_TTL_MS),
       ],
@@ -181,16 +183,31 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
     authorizationCode: string,
     _verifier?: string,
     redirectUri?: string,
+    resource?: URL,
   ): Promise<OAuthTokens> {
     return this.deps.orm.em.fork().transactional(async (tx) => {
-      const rows: Array<{ id: string; redirect_uri: string; scope: TokenScope; principal_id: string; fresh: boolean; used_at: Date | null }> = await tx.execute(
-        `select id, redirect_uri, scope, principal_id, used_at, decided_at > now() - make_interval(secs => ?) as fresh
+      const rows: Array<{
+        id: string;
+        redirect_uri: string;
+        scope: TokenScope;
+        principal_id: string;
+        fresh: boolean;
+        used_at: Date | null;
+        resource: string | null;
+      }> = await tx.execute(
+        `select id, redirect_uri, scope, principal_id, used_at, resource, decided_at > now() - make_interval(secs => ?) as fresh
            from oauth_authorization where code_hash = ? and client_id = ? for update`,
         [CODE_TTL_MS / 1000, hashToken(authorizationCode), client.client_id],
       );
       const grant = rows[0];
       if (!grant || grant.used_at || !grant.fresh) throw new InvalidGrantError('The authorization code is unknown, used or expired');
       if (redirectUri !== undefined && redirectUri !== grant.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the authorization request');
+      // RFC 8707 2.2: the token request may name the resource again; it must be the one authorized (or ours).
+      if (resource !== undefined) {
+        const asked = canonicalResource(resource);
+        if (asked === null || (grant.resource !== null && asked !== grant.resource))
+          throw new InvalidTargetError('resource differs from the authorization request');
+      }
       await tx.execute('update oauth_authorization set used_at = now() where id = ?', [grant.id]);
       const expiresAt = new Date(Date.now() + OAUTH_TOKEN_TTL_S * 1000);
       const name = `OAuth: ${client.client_name ?? client.client_id}`.slice(0, 100);

@@ -1,0 +1,121 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+/**
+ * Issue 24, the OAuth findings: the `resource` parameter compared as a canonical URI (RFC 8707, #4),
+ * a replayed authorization code revoking what it issued (OAuth 2.1, #13).
+ */
+const PASSWORD = 'correct horse battery';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+async function registerClient(base: string): Promise<string> {
+  const res = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'strict',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+const pkce = () => {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+};
+
+/** GET /authorize with the given resource: the consent page (200) or the redirect back with an error. */
+async function authorizeWith(base: string, clientId: string, resource: string | undefined, challenge = pkce().challenge): Promise<Response> {
+  const url = new URL(`${base}/authorize`);
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  };
+  if (resource !== undefined) params.resource = resource;
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return fetch(url, { redirect: 'manual' });
+}
+
+/** The whole flow by hand: authorize, sign in on the consent form, exchange the code. */
+async function codeFor(base: string, username: string, resource?: string): Promise<{ code: string; verifier: string; clientId: string }> {
+  const clientId = await registerClient(base);
+  const { verifier, challenge } = pkce();
+  const page = await authorizeWith(base, clientId, resource, challenge);
+  expect(page.status).toBe(200);
+  const request = /name="request" value="([^"]+)"/.exec(await page.text())![1]!;
+  const submit = await fetch(`${base}/oauth/consent`, {
+    method: 'POST',
+    body: new URLSearchParams({ request, username, password: PASSWORD, decision: 'allow' }),
+    redirect: 'manual',
+  });
+  expect(submit.status).toBe(302);
+  return { code: new URL(submit.headers.get('location')!).searchParams.get('code')!, verifier, clientId };
+}
+
+function exchange(base: string, grant: { code: string; verifier: string; clientId: string }, extra: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      code_verifier: grant.verifier,
+      client_id: grant.clientId,
+      redirect_uri: REDIRECT,
+      ...extra,
+    }),
+  });
+}
+
+describe('the resource parameter (RFC 8707): canonical URIs compared exactly', () => {
+  let publicServer: TestServer;
+  beforeAll(async () => {
+    publicServer = await startTestServer({ publicUrl: 'http://localhost' });
+  });
+  afterAll(() => publicServer?.close());
+
+  it('refuses resources that merely start with the service URL, and accepts the canonical /mcp', async () => {
+    // PUBLIC_URL names the origin; the test reaches the server on its real address.
+    const clientId = await registerClient(publicServer.url);
+    for (const resource of [
+      'http://localhost.evil.example/mcp',
+      'http://localhost@evil.example/mcp',
+      'http://localhost:80@evil.example/mcp',
+      'http://localhost/mcpx',
+      'http://localhost/mcp/other',
+      'http://localhost:8080/mcp',
+      'https://localhost/mcp',
+      'http://localhost/mcp?x=1',
+    ]) {
+      const res = await authorizeWith(publicServer.url, clientId, resource);
+      expect({ resource, status: res.status }).toEqual({ resource, status: 302 });
+      expect({ resource, error: new URL(res.headers.get('location')!).searchParams.get('error') }).toEqual({ resource, error: 'invalid_target' });
+    }
+    for (const resource of [undefined, 'http://localhost/mcp', 'HTTP://LOCALHOST:80/mcp', 'http://localhost/mcp/']) {
+      const res = await authorizeWith(publicServer.url, clientId, resource);
+      expect({ resource, status: res.status }).toEqual({ resource, status: 200 });
+    }
+  });
+
+  it('refuses a token request whose resource differs from the authorized one', async () => {
+    const user = await publicServer.rest.signUp(undefined, PASSWORD);
+    const grant = await codeFor(publicServer.url, user.username, 'http://localhost/mcp');
+    const res = await exchange(publicServer.url, grant, { resource: 'http://localhost.evil.example/mcp' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_target');
+  });
+});
