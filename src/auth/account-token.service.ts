@@ -4,7 +4,7 @@ import { notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { AccessToken, AccessTokenKind, TokenScope } from './access-token.entity';
-import { requireUser } from './account.service';
+import { requireSignInSession } from './account.service';
 import { Principal } from './principal.entity';
 import { hashToken, newToken } from '../platform/tokens';
 
@@ -42,7 +42,7 @@ const createBodies = new Map<number, ReturnType<typeof createBody>>();
  * answered once; only its hash is kept. Without `expires_in_days` it lasts until revoked.
  */
 export async function createAccessToken(ctx: RequestContext, body: unknown): Promise<AccountToken & { token: string }> {
-  const viewer = requireUser(ctx);
+  const viewer = requireSignInSession(ctx);
   const daysMax = ctx.config.limits.accountTokenDaysMax;
   if (!createBodies.has(daysMax)) createBodies.set(daysMax, createBody(daysMax));
   const input = assertValid<{ name: string; scope: TokenScope; expires_in_days?: number }>(createBodies.get(daysMax)!, body ?? {}, 'body');
@@ -71,7 +71,7 @@ export async function mintAccountToken(
 
 /** `GET /api/account/tokens`: the person's live account tokens, newest first, with when each was last used. */
 export async function listAccessTokens(ctx: RequestContext, page: PageRequest): Promise<{ items: AccountToken[]; total: number }> {
-  const viewer = requireUser(ctx);
+  const viewer = requireSignInSession(ctx);
   const [rows, total] = await ctx.em.findAndCount(
     AccessToken,
     { principal: viewer.principalId, kind: AccessTokenKind.MCP, revokedAt: null },
@@ -85,7 +85,7 @@ export async function listAccessTokens(ctx: RequestContext, page: PageRequest): 
  * live subscriptions re-check theirs before each event, so nothing more is needed. 404 for someone else's.
  */
 export async function revokeAccessToken(ctx: RequestContext, id: string): Promise<void> {
-  const viewer = requireUser(ctx);
+  const viewer = requireSignInSession(ctx);
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
   const changed = uuid
     ? await ctx.em.nativeUpdate(
