@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context';
-import { notFound } from '../platform/errors';
+import { conflict, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { AccessToken, AccessTokenKind, TokenScope } from './access-token.entity';
 import { requireSignInSession } from './account.service';
 import { Principal } from './principal.entity';
-import { hashToken, newToken } from '../platform/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/tokens';
 
 /** An account token as its owner sees it in the list (never the secret). */
 export interface AccountToken {
@@ -47,7 +47,9 @@ export async function createAccessToken(ctx: RequestContext, body: unknown): Pro
   if (!createBodies.has(daysMax)) createBodies.set(daysMax, createBody(daysMax));
   const input = assertValid<{ name: string; scope: TokenScope; expires_in_days?: number }>(createBodies.get(daysMax)!, body ?? {}, 'body');
   const expiresAt = input.expires_in_days === undefined ? null : new Date(Date.now() + input.expires_in_days * 86_400_000);
-  return ctx.em.transactional((tx) => mintAccountToken(tx, viewer.principalId, { name: input.name.trim(), scope: input.scope, expiresAt }));
+  return ctx.em.transactional((tx) =>
+    mintAccountToken(tx, viewer.principalId, { name: input.name.trim(), scope: input.scope, expiresAt }, ctx.config.limits.accountTokensMax),
+  );
 }
 
 /**
@@ -58,7 +60,15 @@ export async function mintAccountToken(
   tx: EntityManager,
   userId: string,
   spec: { name: string; scope: TokenScope; expiresAt: Date | null },
+  tokensMax: number,
 ): Promise<AccountToken & { token: string }> {
+  // The person's row is locked so that concurrent creations count one after the other.
+  await tx.execute('select 1 from principal where id = ? for update', [userId]);
+  const [{ n }] = (await tx.execute(`select count(*)::int as n from access_token t where t.principal_id = ? and t.kind = 'mcp' and ${liveTokenSql('t')}`, [
+    userId,
+  ])) as [{ n: number }];
+  if (n >= tokensMax)
+    throw conflict(`This account holds ${n} live tokens, the most it may; revoke one (DELETE /api/account/tokens/:id) first`, { max_tokens: tokensMax });
   const token = newToken('user');
   const row = new AccessToken(tx.getReference(Principal, userId, { wrapped: true }), AccessTokenKind.MCP, hashToken(token), spec.expiresAt);
   row.name = spec.name;

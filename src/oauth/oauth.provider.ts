@@ -211,7 +211,14 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
       await tx.execute('update oauth_authorization set used_at = now() where id = ?', [grant.id]);
       const expiresAt = new Date(Date.now() + OAUTH_TOKEN_TTL_S * 1000);
       const name = `OAuth: ${client.client_name ?? client.client_id}`.slice(0, 100);
-      const token = await mintAccountToken(tx, grant.principal_id, { name, scope: grant.scope, expiresAt });
+      let token: Awaited<ReturnType<typeof mintAccountToken>>;
+      try {
+        token = await mintAccountToken(tx, grant.principal_id, { name, scope: grant.scope, expiresAt }, this.deps.config.limits.accountTokensMax);
+      } catch (err) {
+        // At the account's token cap the code is not spent (the transaction rolls back); the client hears why.
+        if (err instanceof AppError && err.code === 'CONFLICT') throw new InvalidGrantError(err.message);
+        throw err;
+      }
       await tx.execute('insert into oauth_grant (access_token_id, client_id) values (?, ?)', [token.id, client.client_id]);
       return { access_token: token.token, token_type: 'bearer', expires_in: OAUTH_TOKEN_TTL_S, scope: grant.scope };
     });

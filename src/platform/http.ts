@@ -60,20 +60,17 @@ function requestValidators(): { body: Ajv; other: Ajv } {
 }
 
 /**
- * The rate-limit bucket of a request: its bearer token when the token is valid, else its IP address, so
- * that made-up tokens cannot each open a fresh bucket.
+ * The rate-limit bucket of a request (`callerKey`): the account of a valid token's person, the address for
+ * agents and anonymous callers, so that neither made-up tokens nor minted ones open fresh buckets.
  */
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
-  if (
-    typeof token === 'string' &&
-    (await requestContext(request, deps).then(
-      (ctx) => ctx.viewer !== null,
-      () => false,
-    ))
-  )
-    return callerKey(hashToken(token), request.ip);
-  return callerKey(null, request.ip);
+  if (typeof token !== 'string') return callerKey(null, request.ip);
+  const viewer = await requestContext(request, deps).then(
+    (ctx) => ctx.viewer,
+    () => null,
+  );
+  return callerKey(viewer, request.ip);
 }
 
 /**

@@ -79,3 +79,84 @@ describe('who manages tokens', () => {
     },
   );
 });
+
+/**
+ * Issue 24 finding 6: free tokens must not multiply limits. Tokens per account are capped
+ * (`accountTokensMax`), and the rate-limit bucket is the account's (a person) or the address's (agents,
+ * anonymous callers), never the token's.
+ */
+describe('tokens per account are capped', () => {
+  let capped: TestServer;
+  beforeAll(async () => {
+    capped = await startTestServer({ limits: { accountTokensMax: 3 } });
+  });
+  afterAll(() => capped?.close());
+
+  it('refuses a token past the cap with 409 over REST and GraphQL, writes nothing, and allows one again after a revoke', async () => {
+    const user = await capped.rest.signUp(undefined, PASSWORD);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await capped.rest.post('/api/account/tokens', { token: user.token, body: { name: `t${i}`, scope: 'read' } });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const over = await capped.rest.post('/api/account/tokens', { token: user.token, body: { name: 'one too many', scope: 'read' } });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: 'CONFLICT', details: { max_tokens: 3 } });
+    const gql = await capped.gql.request(CreateAccessTokenDocument, { name: 'one too many', scope: 'READ' as never }, user.token);
+    expect(gql.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    expect((await capped.rest.get('/api/account/tokens', { token: user.token })).body.total).toBe(3);
+    expect((await capped.rest.delete(`/api/account/tokens/${ids[0]}`, { token: user.token })).status).toBe(204);
+    expect((await capped.rest.post('/api/account/tokens', { token: user.token, body: { name: 'again', scope: 'read' } })).status).toBe(201);
+  });
+
+  it('holds concurrent creations to the cap', async () => {
+    const user = await capped.rest.signUp(undefined, PASSWORD);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => capped.rest.post('/api/account/tokens', { token: user.token, body: { name: `c${i}`, scope: 'read' } })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(3);
+  });
+
+  it('refuses the OAuth code exchange at the cap with invalid_grant (no 500, no token)', async () => {
+    const user = await capped.rest.signUp(undefined, PASSWORD);
+    for (let i = 0; i < 3; i++) await capped.rest.accountToken(user.token, 'read', `t${i}`);
+    const provider = new TestOAuthClient({ username: user.username, password: PASSWORD });
+    const serverUrl = new URL(`${capped.url}/mcp`);
+    expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
+    await expect(auth(provider, { serverUrl, authorizationCode: provider.code! })).rejects.toThrow(/most|cap|revoke/i);
+    expect((await capped.rest.get('/api/account/tokens', { token: user.token })).body.total).toBe(3);
+  });
+});
+
+describe('rate limits count per account, not per token', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ limits: { rateLimitPerMinute: 8 } });
+  });
+  afterAll(() => limited?.close());
+
+  it("spends one budget for all of a person's tokens, over REST and GraphQL", async () => {
+    const user = await limited.rest.signUp(undefined, PASSWORD); // anonymous: the address's bucket
+    const a = await limited.rest.accountToken(user.token, 'read', 'a'); // 1
+    const b = await limited.rest.accountToken(user.token, 'read', 'b'); // 2
+    for (let i = 0; i < 3; i++) expect((await limited.rest.get('/api/inbox', { token: a })).status).toBe(200); // 5
+    for (let i = 0; i < 3; i++) expect((await limited.rest.get('/api/inbox', { token: b })).status).toBe(200); // 8
+    const refused = await limited.rest.get('/api/inbox', { token: b });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('RATE_LIMITED');
+    expect((await limited.gql.request('{ viewer { id } }', undefined, user.token)).status).toBe(429);
+    // Another person has their own budget.
+    const other = await limited.rest.signUp(undefined, PASSWORD);
+    expect((await limited.rest.get('/api/inbox', { token: other.token })).status).toBe(200);
+  });
+
+  it('spends one budget for all agent sessions from one address', async () => {
+    const agents = await Promise.all([limited.rest.agentToken('one'), limited.rest.agentToken('two')]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await limited.rest.get('/api/inbox', { token: agents[i % 2] })).status);
+    expect(statuses.slice(0, 8).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(8)).toEqual([429, 429]);
+  });
+});
