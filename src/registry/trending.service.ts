@@ -28,7 +28,7 @@ function activitySql(from: string, to: string | null): string {
   return `select blueprint_id, sum(stars) as stars, sum(forks) as forks, sum(executions) as executions from (
     select blueprint_id, count(*) as stars, 0 as forks, 0 as executions from star, bounds where ${inRange('star.created_at')} group by blueprint_id
     union all
-    select forked_from_id, 0, count(*), 0 from blueprint, bounds where forked_from_id is not null and ${inRange('blueprint.created_at')} group by forked_from_id
+    select forked_from_id, 0, count(*), 0 from blueprint, bounds where forked_from_id is not null and visibility = 'public' and ${inRange('blueprint.created_at')} group by forked_from_id
     union all
     select blueprint_id, 0, 0, count(*) from execution_run, bounds where ${inRange('execution_run.started_at')} group by blueprint_id
   ) a group by blueprint_id`;
@@ -51,7 +51,7 @@ const correctedSql = `bounds as (select now() - make_interval(days => ${MAINTAIN
       select blueprint_id, ${sign('star.created_at')} as stars, 0 as forks, 0 as executions from star, bounds where ${between('star.created_at')}
       union all
       select forked_from_id, 0, ${sign('blueprint.created_at')}, 0 from blueprint, bounds
-       where forked_from_id is not null and ${between('blueprint.created_at')}
+       where forked_from_id is not null and visibility = 'public' and ${between('blueprint.created_at')}
       union all
       select blueprint_id, 0, 0, ${sign('execution_run.started_at')} from execution_run, bounds where ${between('execution_run.started_at')}
     ) c group by blueprint_id

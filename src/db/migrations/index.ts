@@ -13,6 +13,7 @@ import { Migration20261123000800_idempotency } from './Migration20261123000800_i
 import { Migration20261123000900_registry_rating } from './Migration20261123000900_registry_rating';
 import { Migration20261124000100_trending_rollup } from './Migration20261124000100_trending_rollup';
 import { Migration20261124000200_inbox_delivery_keys } from './Migration20261124000200_inbox_delivery_keys';
+import { Migration20261127000200_public_fork_counts } from './Migration20261127000200_public_fork_counts';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000900_registry_rating', class: Migration20261123000900_registry_rating },
   { name: 'Migration20261124000100_trending_rollup', class: Migration20261124000100_trending_rollup },
   { name: 'Migration20261124000200_inbox_delivery_keys', class: Migration20261124000200_inbox_delivery_keys },
+  { name: 'Migration20261127000200_public_fork_counts', class: Migration20261127000200_public_fork_counts },
 ];
