@@ -1,7 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidGrantError, InvalidScopeError, InvalidTargetError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+  UnsupportedGrantTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -11,6 +17,7 @@ import { hashToken, liveTokenSql } from '../platform/tokens';
 import type { AppDeps } from '../platform/request-context';
 import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';
+import { badStringReason, inputProblem } from '../platform/input-gate';
 import { createRequestContext } from '../platform/request-context';
 import { renderConsentPage, renderExpiredPage } from './consent.page';
 import { canonicalResource, isOwnResource, mcpResourceOf } from './resource';
@@ -47,7 +54,8 @@ class ClientsStore implements OAuthRegisteredClientsStore {
   constructor(private readonly deps: AppDeps) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    if (clientId.length > 200) return undefined;
+    // A NUL cannot be stored nor looked up in PostgreSQL text: no such client, never a 500.
+    if (clientId.length > 200 || badStringReason(clientId) !== null) return undefined;
     const rows: Array<{ information: OAuthClientInformationFull }> = await this.deps.orm.em
       .fork()
       .getConnection()
@@ -56,7 +64,10 @@ class ClientsStore implements OAuthRegisteredClientsStore {
   }
 
   async registerClient(client: OAuthClientInformationFull): Promise<OAuthClientInformationFull> {
-    // The SDK generated client_id (and a secret for confidential clients) and validated the metadata.
+    // The SDK generated client_id (and a secret for confidential clients) and validated the metadata;
+    // strings PostgreSQL (jsonb) cannot hold are the client's error.
+    const problem = inputProblem(client, 'client metadata', 16);
+    if (problem) throw new InvalidClientMetadataError(`${problem.path} ${problem.message}`);
     await this.deps.orm.em
       .fork()
       .getConnection()

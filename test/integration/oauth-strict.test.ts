@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
@@ -117,5 +118,69 @@ describe('the resource parameter (RFC 8707): canonical URIs compared exactly', (
     const res = await exchange(publicServer.url, grant, { resource: 'http://localhost.evil.example/mcp' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_target');
+  });
+});
+
+/** A request with its own Host header (fetch cannot set one). */
+function withHost(base: string, method: string, path: string, host: string, body?: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const headers: Record<string, string> = {
+      host,
+      ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+    };
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('client registration: one limiter whatever the Host (issue 24 #7)', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ limits: { sessionCreatesPerHour: 3 } });
+  });
+  afterAll(() => limited?.close());
+
+  const metadata = JSON.stringify({ client_name: 'h', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+
+  it('counts registrations per IP across Hosts, refuses unknown Hosts, and bounds the body', async () => {
+    const port = new URL(limited.url).port;
+    expect((await withHost(limited.url, 'POST', '/register', 'evil.example', metadata)).status).toBe(400);
+    const tooBig = JSON.stringify({ client_name: 'x'.repeat(20_000), redirect_uris: [REDIRECT] });
+    const big = await withHost(limited.url, 'POST', '/register', `127.0.0.1:${port}`, tooBig);
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    const statuses: number[] = [];
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, 'localhost:1', 'localhost'])
+      statuses.push((await withHost(limited.url, 'POST', '/register', host, metadata)).status);
+    // Every attempt counts, the oversize one above too: two more fit in the hour, whatever the Host.
+    expect(statuses).toEqual([201, 201, 429, 429, 429, 429]);
+  });
+
+  it('maps any Host to PUBLIC_URL when it is set', async () => {
+    const mapped = await startTestServer({ publicUrl: 'https://blueprints.example.com' });
+    try {
+      const res = await withHost(mapped.url, 'GET', '/.well-known/oauth-authorization-server', 'evil.example');
+      expect(res.status).toBe(200);
+      expect(res.body.issuer).toBe('https://blueprints.example.com/');
+    } finally {
+      await mapped.close();
+    }
+  });
+
+  it('puts the OAuth paths behind the general per-IP rate limit', async () => {
+    const tight = await startTestServer({ limits: { rateLimitPerMinute: 3 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${tight.url}/.well-known/oauth-authorization-server`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    } finally {
+      await tight.close();
+    }
   });
 });
