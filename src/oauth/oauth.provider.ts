@@ -184,8 +184,24 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         where code_hash = ? and client_id = ? and used_at is null and decided_at > now() - make_interval(secs => ?)`,
       [hashToken(authorizationCode), client.client_id, CODE_TTL_MS / 1000],
     );
-    if (!rows[0]) throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    if (!rows[0]) {
+      await this.revokeIfReplayed(authorizationCode, client.client_id);
+      throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    }
     return rows[0].code_challenge;
+  }
+
+  /**
+   * OAuth 2.1 (section 4.1.3): a code presented again after it was spent has leaked, so the token issued
+   * from it is revoked at once. Committed on its own, before the refusal is answered.
+   */
+  private async revokeIfReplayed(authorizationCode: string, clientId: string): Promise<void> {
+    await this.connection().execute(
+      `update access_token set revoked_at = now()
+        where revoked_at is null
+          and id = (select access_token_id from oauth_authorization where code_hash = ? and client_id = ? and used_at is not null)`,
+      [hashToken(authorizationCode), clientId],
+    );
   }
 
   /** One transaction: the code is locked, spent, and a token minted for the user who approved it. */
@@ -196,7 +212,7 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
     redirectUri?: string,
     resource?: URL,
   ): Promise<OAuthTokens> {
-    return this.deps.orm.em.fork().transactional(async (tx) => {
+    const issued = await this.deps.orm.em.fork().transactional(async (tx): Promise<OAuthTokens | 'replayed'> => {
       const rows: Array<{
         id: string;
         redirect_uri: string;
@@ -211,7 +227,8 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         [CODE_TTL_MS / 1000, hashToken(authorizationCode), client.client_id],
       );
       const grant = rows[0];
-      if (!grant || grant.used_at || !grant.fresh) throw new InvalidGrantError('The authorization code is unknown, used or expired');
+      if (grant?.used_at) return 'replayed';
+      if (!grant || !grant.fresh) throw new InvalidGrantError('The authorization code is unknown, used or expired');
       if (redirectUri !== undefined && redirectUri !== grant.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the authorization request');
       // RFC 8707 2.2: the token request may name the resource again; it must be the one authorized (or ours).
       if (resource !== undefined) {
@@ -231,8 +248,14 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         throw err;
       }
       await tx.execute('insert into oauth_grant (access_token_id, client_id) values (?, ?)', [token.id, client.client_id]);
+      await tx.execute('update oauth_authorization set access_token_id = ? where id = ?', [token.id, grant.id]);
       return { access_token: token.token, token_type: 'bearer', expires_in: OAUTH_TOKEN_TTL_S, scope: grant.scope };
     });
+    if (issued === 'replayed') {
+      await this.revokeIfReplayed(authorizationCode, client.client_id);
+      throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    }
+    return issued;
   }
 
   async exchangeRefreshToken(): Promise<OAuthTokens> {

@@ -184,3 +184,18 @@ describe('client registration: one limiter whatever the Host (issue 24 #7)', () 
     }
   });
 });
+
+describe('a replayed authorization code (OAuth 2.1, issue 24 #13)', () => {
+  it('is refused and revokes the token issued from it', async () => {
+    const user = await server.rest.signUp(undefined, PASSWORD);
+    const grant = await codeFor(server.url, user.username);
+    const first = await exchange(server.url, grant);
+    expect(first.status).toBe(200);
+    const token = ((await first.json()) as { access_token: string }).access_token;
+    expect((await server.rest.get('/api/registry', { token })).status).toBe(200);
+    const replay = await exchange(server.url, grant);
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+    expect((await server.rest.get('/api/registry', { token })).status).toBe(401);
+  });
+});

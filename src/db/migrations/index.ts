@@ -14,6 +14,7 @@ import { Migration20261123000900_registry_rating } from './Migration202611230009
 import { Migration20261124000100_trending_rollup } from './Migration20261124000100_trending_rollup';
 import { Migration20261124000200_inbox_delivery_keys } from './Migration20261124000200_inbox_delivery_keys';
 import { Migration20261127000200_public_fork_counts } from './Migration20261127000200_public_fork_counts';
+import { Migration20261127000210_oauth_code_token } from './Migration20261127000210_oauth_code_token';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124000100_trending_rollup', class: Migration20261124000100_trending_rollup },
   { name: 'Migration20261124000200_inbox_delivery_keys', class: Migration20261124000200_inbox_delivery_keys },
   { name: 'Migration20261127000200_public_fork_counts', class: Migration20261127000200_public_fork_counts },
+  { name: 'Migration20261127000210_oauth_code_token', class: Migration20261127000210_oauth_code_token },
 ];
