@@ -222,7 +222,12 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     },
   });
 
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | AppError, request, reply) => {
+    // The body parser's refusals are section 5 errors like any other (so /graphql answers them as `errors[]`).
+    const error: FastifyError | AppError =
+      !(thrown instanceof AppError) && thrown.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${config.limits.bodyBytes} bytes`)
+        : thrown;
     // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
     if (error instanceof AppError && request.routeOptions.url === '/graphql')
       return reply
