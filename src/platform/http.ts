@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from './tokens';
+import { bearerFrom } from './tokens';
 import type { RequestContext } from './context';
 import { assertAllowed } from './access-policy';
 import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
