@@ -118,6 +118,18 @@ export function requireUser(ctx: RequestContext): Viewer {
 }
 
 /**
+ * A person on a sign-in session (`bws_`): the only caller that manages tokens (DESIGN.md section 10). An
+ * account token (`bwu_`, pasted or issued to an OAuth client) and an agent session get 403, so no token
+ * can mint a token that outlives it, nor revoke its owner's other tokens.
+ */
+export function requireSignInSession(ctx: RequestContext): Viewer {
+  const viewer = requireViewer(ctx);
+  if (viewer.kind !== PrincipalKind.USER || viewer.tokenKind !== AccessTokenKind.SIGN_IN)
+    throw forbidden('Only a sign-in session (a bws_ token from sign-in) manages tokens; an account token or agent session may not');
+  return viewer;
+}
+
+/**
  * The principal of a live agent session token, its token row locked until the caller's transaction ends (so
  * two claims of one session run one after the other); 404 when the token is not a live agent session.
  */

@@ -42,7 +42,7 @@ export const accountSchemas = {
     summary: 'Create an account token (the secret is shown once)',
     tags: accountTags,
     body: serviceChecked(obj({ name: str, scope: { type: 'string', enum: ['read', 'write'] }, expires_in_days: int }, ['expires_in_days'])),
-    response: { 201: obj({ ...tokenHead, token: { type: 'string', description: 'bwu_... (shown once)' } }), ...errors(403) },
+    response: { 201: obj({ ...tokenHead, token: { type: 'string', description: 'bwu_... (shown once)' } }), ...errors(403, 409) },
   },
   listTokens: {
     summary: "The account's tokens (never their secrets)",

@@ -8,7 +8,7 @@ import { actorOf, recordAudit } from '../teams/audit.service';
 import { applyTransfer } from '../teams/transfer.service';
 import { assertEditable, canDeleteWith, canReadWith, guardOf, viewerTeamRoles } from './access';
 import { blueprintDeleted, blueprintShownChanged } from './blueprint.hooks';
-import type { Blueprint, Visibility } from './blueprint.entity';
+import { Visibility, type Blueprint } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
 import { getBlueprint, normaliseTags } from './blueprint.service';
 
@@ -44,10 +44,8 @@ export type MetadataChanges = Partial<Record<keyof BlueprintMetadata, { from: un
  */
 export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestContext, blueprintId: string, patch: BlueprintMetadata): Promise<MetadataChanges> {
   const viewer = requireViewer(ctx);
-  const rows: Array<{ name: string; description: string; tags: string[]; visibility: Visibility; team_id: string | null }> = await tx.execute(
-    'select name, description, tags, visibility, team_id from blueprint where id = ? for update',
-    [blueprintId],
-  );
+  const rows: Array<{ name: string; description: string; tags: string[]; visibility: Visibility; team_id: string | null; forked_from_id: string | null }> =
+    await tx.execute('select name, description, tags, visibility, team_id, forked_from_id from blueprint where id = ? for update', [blueprintId]);
   const before = rows[0];
   if (!before) throw notFound('blueprint', blueprintId);
   const changes: MetadataChanges = {};
@@ -61,6 +59,12 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
             visibility = coalesce(?, visibility), updated_at = now() where id = ?`,
     [patch.name ?? null, patch.description ?? null, patch.tags ? `{${patch.tags.join(',')}}` : null, patch.visibility ?? null, blueprintId],
   );
+  // The parent's forks_count counts public forks only: a fork going public or private moves it.
+  if (changes.visibility && before.forked_from_id !== null)
+    await tx.execute('update blueprint set forks_count = greatest(forks_count + ?, 0) where id = ?', [
+      changes.visibility.to === Visibility.PUBLIC ? 1 : -1,
+      before.forked_from_id,
+    ]);
   await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'edited', subjectId: null, actorId: viewer.principalId });
   if (before.team_id !== null)
     await recordAudit(tx, {
@@ -94,8 +98,8 @@ export async function updateBlueprint(ctx: RequestContext, idOrSlug: string, bod
  */
 export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, blueprintId: string): Promise<void> {
   const viewer = requireViewer(ctx);
-  const rows: Array<{ forked_from_id: string | null; team_id: string | null; name: string; slug: string }> = await tx.execute(
-    'select forked_from_id, team_id, name, slug from blueprint where id = ? for update',
+  const rows: Array<{ forked_from_id: string | null; team_id: string | null; name: string; slug: string; visibility: Visibility }> = await tx.execute(
+    'select forked_from_id, team_id, name, slug, visibility from blueprint where id = ? for update',
     [blueprintId],
   );
   if (rows.length === 0) throw notFound('blueprint', blueprintId);
@@ -110,8 +114,9 @@ export async function deleteBlueprint(tx: EntityManager, ctx: RequestContext, bl
       details: { name: gone.name, slug: gone.slug },
     });
   await blueprintDeleted.fire(tx, ctx, { blueprintId, actorId: viewer.principalId });
-  // The parent counts forks that exist.
-  if (rows[0]!.forked_from_id) await tx.execute('update blueprint set forks_count = greatest(forks_count - 1, 0) where id = ?', [rows[0]!.forked_from_id]);
+  // The parent counts public forks that exist.
+  if (rows[0]!.forked_from_id && rows[0]!.visibility === Visibility.PUBLIC)
+    await tx.execute('update blueprint set forks_count = greatest(forks_count - 1, 0) where id = ?', [rows[0]!.forked_from_id]);
   await tx.execute('delete from blueprint where id = ?', [blueprintId]);
   await ctx.events.publish(tx, 'blueprint.activity', { blueprintId, kind: 'deleted', subjectId: null, actorId: viewer.principalId });
 }

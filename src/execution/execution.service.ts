@@ -68,11 +68,18 @@ async function latestSnapshot(tx: EntityManager, bp: Blueprint): Promise<{ versi
   return rows[0] ? { version: Number(rows[0].number), plan: rows[0].plan } : { version: null, plan: bp.plan };
 }
 
-/** Hook for team coding conventions: a team blueprint's executions carry its team's conventions. */
-export async function conventionsFor(em: EntityManager, teamId: string | null): Promise<TeamConventions | null> {
+/**
+ * Hook for team coding conventions: a team blueprint's executions carry its team's conventions, for the
+ * team's members only. Anyone else running a public team blueprint gets no team name and no conventions
+ * (the team is a 404 to them everywhere else).
+ */
+export async function conventionsFor(em: EntityManager, teamId: string | null, principalId: string): Promise<TeamConventions | null> {
   if (!teamId) return null;
   // Read fresh in the start's transaction, never from an identity map that may predate an edit.
-  const rows: Array<{ name: string; conventions: string }> = await em.execute('select name, conventions from team where id = ?', [teamId]);
+  const rows: Array<{ name: string; conventions: string }> = await em.execute(
+    'select t.name, t.conventions from team t where t.id = ? and exists (select 1 from team_member m where m.team_id = t.id and m.principal_id = ?)',
+    [teamId, principalId],
+  );
   const team = rows[0];
   return team && team.conventions.trim() ? { teamName: team.name, conventions: team.conventions } : null;
 }
@@ -90,7 +97,10 @@ export async function startExecution(ctx: RequestContext, blueprintId: string): 
     if (plan.steps.length === 0) throw conflict('This blueprint has no steps, so there is nothing to execute', { blueprint_id: bp.id, total_steps: 0 });
     const stageTokens = newStageTokens(plan.steps.length);
     // Built once and kept on the run: conventions edited later reach later runs, never this one.
-    const systemPrompt = buildSystemPrompt({ name: bp.name, slug: bp.slug, description: bp.description, plan }, await conventionsFor(tx, bp.team?.id ?? null));
+    const systemPrompt = buildSystemPrompt(
+      { name: bp.name, slug: bp.slug, description: bp.description, plan },
+      await conventionsFor(tx, bp.team?.id ?? null, viewer.principalId),
+    );
     const run = new ExecutionRun({
       blueprint: ref(bp),
       principal: tx.getReference(Principal, viewer.principalId, { wrapped: true }),

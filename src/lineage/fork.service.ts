@@ -13,7 +13,7 @@ import { LineageKind, LineageLink } from './lineage-link.entity';
 
 /**
  * The bookkeeping of a fork, wherever one is made (the fork endpoint, a one-source NEW tool), inside the
- * caller's transaction: the source's forks count, each child's `forked_from` and lineage link, and one
+ * caller's transaction: the source's forks count (public children only), each child's `forked_from` and lineage link, and one
  * `forked` activity event per child. The count is raised first and in SQL, so concurrent forks never lose
  * an increment, and a source deleted since it was read is a 404, not a foreign-key failure. Flushes `tx`.
  */
@@ -25,7 +25,9 @@ export async function recordForks(
   actorId: string,
   operationId: string | null = null,
 ): Promise<void> {
-  const counted = await tx.execute('update blueprint set forks_count = forks_count + ? where id = ? returning id', [children.length, sourceId]);
+  // forks_count is a public figure: it counts public forks only (docs/reads.md), as `/forks` lists them.
+  const publicChildren = children.filter((c) => c.visibility === Visibility.PUBLIC).length;
+  const counted = await tx.execute('update blueprint set forks_count = forks_count + ? where id = ? returning id', [publicChildren, sourceId]);
   if (counted.length === 0) throw notFound('blueprint', sourceId);
   const sourceRef = tx.getReference(Blueprint, sourceId, { wrapped: true });
   for (const child of children) {

@@ -1,7 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidGrantError, InvalidScopeError, InvalidTargetError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+  UnsupportedGrantTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -11,8 +17,10 @@ import { hashToken, liveTokenSql } from '../platform/tokens';
 import type { AppDeps } from '../platform/request-context';
 import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';
+import { badStringReason, inputProblem } from '../platform/input-gate';
 import { createRequestContext } from '../platform/request-context';
 import { renderConsentPage, renderExpiredPage } from './consent.page';
+import { canonicalResource, isOwnResource, mcpResourceOf } from './resource';
 
 /** The fields the consent page posts. */
 export interface ConsentForm {
@@ -46,7 +54,8 @@ class ClientsStore implements OAuthRegisteredClientsStore {
   constructor(private readonly deps: AppDeps) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    if (clientId.length > 200) return undefined;
+    // A NUL cannot be stored nor looked up in PostgreSQL text: no such client, never a 500.
+    if (clientId.length > 200 || badStringReason(clientId) !== null) return undefined;
     const rows: Array<{ information: OAuthClientInformationFull }> = await this.deps.orm.em
       .fork()
       .getConnection()
@@ -55,7 +64,10 @@ class ClientsStore implements OAuthRegisteredClientsStore {
   }
 
   async registerClient(client: OAuthClientInformationFull): Promise<OAuthClientInformationFull> {
-    // The SDK generated client_id (and a secret for confidential clients) and validated the metadata.
+    // The SDK generated client_id (and a secret for confidential clients) and validated the metadata;
+    // strings PostgreSQL (jsonb) cannot hold are the client's error.
+    const problem = inputProblem(client, 'client metadata', 16);
+    if (problem) throw new InvalidClientMetadataError(`${problem.path} ${problem.message}`);
     await this.deps.orm.em
       .fork()
       .getConnection()
@@ -84,9 +96,9 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
   /** Stores the pending request and answers the sign-in and consent page; the form posts to `/oauth/consent`. */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const scope = requestedScope(params.scopes);
-    const resource = (res.req as { bwOrigin?: string }).bwOrigin;
-    if (params.resource && resource && !params.resource.href.startsWith(resource))
-      throw new InvalidTargetError('This server is the resource: ask for a resource under its own URL');
+    const origin = (res.req as { bwOrigin?: string }).bwOrigin;
+    if (params.resource && (!origin || !isOwnResource(params.resource, origin)))
+      throw new InvalidTargetError(`This server protects one resource, ${origin ? mcpResourceOf(origin) : 'its /mcp endpoint'}; ask for exactly that URI`);
     const secret = newSecret();
     await this.connection().execute(
       `insert into oauth_authorization (id, client_id, redirect_uri, code_challenge, state, scope, resource, request_hash, expires_at)
@@ -98,7 +110,8 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         params.codeChallenge,
         params.state ?? null,
         scope,
-        params.resource?.href ?? null,
+        // The grant always records the resource it is for, so the token request can be held to it.
+        origin ? mcpResourceOf(origin) : null,
         hashToken(secret),
         new Date(Date.now() + REQUEST_TTL_MS),
       ],
@@ -171,8 +184,24 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
         where code_hash = ? and client_id = ? and used_at is null and decided_at > now() - make_interval(secs => ?)`,
       [hashToken(authorizationCode), client.client_id, CODE_TTL_MS / 1000],
     );
-    if (!rows[0]) throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    if (!rows[0]) {
+      await this.revokeIfReplayed(authorizationCode, client.client_id);
+      throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    }
     return rows[0].code_challenge;
+  }
+
+  /**
+   * OAuth 2.1 (section 4.1.3): a code presented again after it was spent has leaked, so the token issued
+   * from it is revoked at once. Committed on its own, before the refusal is answered.
+   */
+  private async revokeIfReplayed(authorizationCode: string, clientId: string): Promise<void> {
+    await this.connection().execute(
+      `update access_token set revoked_at = now()
+        where revoked_at is null
+          and id = (select access_token_id from oauth_authorization where code_hash = ? and client_id = ? and used_at is not null)`,
+      [hashToken(authorizationCode), clientId],
+    );
   }
 
   /** One transaction: the code is locked, spent, and a token minted for the user who approved it. */
@@ -181,23 +210,52 @@ export class WorkshopOAuthProvider implements OAuthServerProvider {
     authorizationCode: string,
     _verifier?: string,
     redirectUri?: string,
+    resource?: URL,
   ): Promise<OAuthTokens> {
-    return this.deps.orm.em.fork().transactional(async (tx) => {
-      const rows: Array<{ id: string; redirect_uri: string; scope: TokenScope; principal_id: string; fresh: boolean; used_at: Date | null }> = await tx.execute(
-        `select id, redirect_uri, scope, principal_id, used_at, decided_at > now() - make_interval(secs => ?) as fresh
+    const issued = await this.deps.orm.em.fork().transactional(async (tx): Promise<OAuthTokens | 'replayed'> => {
+      const rows: Array<{
+        id: string;
+        redirect_uri: string;
+        scope: TokenScope;
+        principal_id: string;
+        fresh: boolean;
+        used_at: Date | null;
+        resource: string | null;
+      }> = await tx.execute(
+        `select id, redirect_uri, scope, principal_id, used_at, resource, decided_at > now() - make_interval(secs => ?) as fresh
            from oauth_authorization where code_hash = ? and client_id = ? for update`,
         [CODE_TTL_MS / 1000, hashToken(authorizationCode), client.client_id],
       );
       const grant = rows[0];
-      if (!grant || grant.used_at || !grant.fresh) throw new InvalidGrantError('The authorization code is unknown, used or expired');
+      if (grant?.used_at) return 'replayed';
+      if (!grant || !grant.fresh) throw new InvalidGrantError('The authorization code is unknown, used or expired');
       if (redirectUri !== undefined && redirectUri !== grant.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the authorization request');
+      // RFC 8707 2.2: the token request may name the resource again; it must be the one authorized (or ours).
+      if (resource !== undefined) {
+        const asked = canonicalResource(resource);
+        if (asked === null || (grant.resource !== null && asked !== grant.resource))
+          throw new InvalidTargetError('resource differs from the authorization request');
+      }
       await tx.execute('update oauth_authorization set used_at = now() where id = ?', [grant.id]);
       const expiresAt = new Date(Date.now() + OAUTH_TOKEN_TTL_S * 1000);
       const name = `OAuth: ${client.client_name ?? client.client_id}`.slice(0, 100);
-      const token = await mintAccountToken(tx, grant.principal_id, { name, scope: grant.scope, expiresAt });
+      let token: Awaited<ReturnType<typeof mintAccountToken>>;
+      try {
+        token = await mintAccountToken(tx, grant.principal_id, { name, scope: grant.scope, expiresAt }, this.deps.config.limits.accountTokensMax);
+      } catch (err) {
+        // At the account's token cap the code is not spent (the transaction rolls back); the client hears why.
+        if (err instanceof AppError && err.code === 'CONFLICT') throw new InvalidGrantError(err.message);
+        throw err;
+      }
       await tx.execute('insert into oauth_grant (access_token_id, client_id) values (?, ?)', [token.id, client.client_id]);
+      await tx.execute('update oauth_authorization set access_token_id = ? where id = ?', [token.id, grant.id]);
       return { access_token: token.token, token_type: 'bearer', expires_in: OAUTH_TOKEN_TTL_S, scope: grant.scope };
     });
+    if (issued === 'replayed') {
+      await this.revokeIfReplayed(authorizationCode, client.client_id);
+      throw new InvalidGrantError('The authorization code is unknown, used or expired');
+    }
+    return issued;
   }
 
   async exchangeRefreshToken(): Promise<OAuthTokens> {

@@ -4,7 +4,12 @@ import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../mcp/mcp.routes';
+import type { FastifyRequest } from 'fastify';
+import type { Config, Limits } from '../platform/config';
+import { AppError, errorBody, validationFailed } from '../platform/errors';
+import { rateLimited } from '../platform/graphql-guards';
 import { publicOrigin } from '../platform/public-url';
+import { callerKey } from '../platform/rate-limit';
 import type { AppDeps } from '../platform/request-context';
 import type { RouteModule } from '../platform/routes';
 import { OAUTH_SCOPES, WorkshopOAuthProvider, type ConsentForm } from './oauth.provider';
@@ -23,6 +28,9 @@ export const oauthPaths: ReadonlySet<string> = new Set([
   `${PROTECTED_RESOURCE_METADATA_PATH}/mcp`,
 ]);
 
+/** The largest client registration body (RFC 7591 metadata is a few hundred bytes). */
+const REGISTRATION_BYTES_MAX = 16 * 1024;
+
 /** Distinct origins kept at once (without PUBLIC_URL, each Host seen gets its metadata); past it, start over. */
 const ORIGINS_MAX = 32;
 
@@ -34,9 +42,9 @@ const ORIGINS_MAX = 32;
 function routerFor(origin: string, provider: WorkshopOAuthProvider): RequestHandler {
   const router = express.Router();
   const issuerUrl = new URL(origin);
-  // The SDK's own per-IP limits, kept. Their limiters are made when an origin is first seen (inside a
-  // request) and then reused, which express-rate-limit's "created in a request handler" check cannot tell.
-  const rateLimit = { rateLimit: { validate: { creationStack: false } } };
+  // The SDK's own in-memory limiters are off: each origin's router had its own, so another Host started
+  // afresh. The OAuth paths count in the service's shared buckets instead (see `oauthRoutes`).
+  const rateLimit = { rateLimit: false as const };
   const resourceServerUrl = new URL('/mcp', origin);
   router.use(
     mcpAuthRouter({
@@ -75,6 +83,8 @@ function oauthApp(deps: AppDeps): express.Express {
     res.setHeader('referrer-policy', 'no-referrer');
     next();
   });
+  // Client metadata is small; the SDK's parser would take 100 KB. Parsed here first (the SDK then skips it).
+  app.use('/register', express.json({ limit: REGISTRATION_BYTES_MAX }));
   const routers = new Map<string, RequestHandler>();
   if (deps.config.publicUrl) {
     const origin = new URL(deps.config.publicUrl).origin;
@@ -112,19 +122,75 @@ function oauthApp(deps: AppDeps): express.Express {
 export const oauthRoutes: RouteModule = (app, deps) => {
   // An Express app is a plain Node request listener; `next` is called for what it leaves unanswered.
   const handler = oauthApp(deps) as unknown as (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
-  app.addHook('onRequest', (request, reply, done) => {
+  const { limits } = deps.config;
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (!oauthPaths.has(path)) return done();
-    (request.raw as OriginRequest).bwOrigin = publicOrigin(request, deps.config);
+    if (!oauthPaths.has(path)) return;
+    const origin = oauthOrigin(request, deps.config);
+    if (origin === null)
+      return reply.status(400).send(errorBody(validationFailed('Unknown Host: without PUBLIC_URL the OAuth endpoints answer only at localhost or 127.0.0.1')));
+    // The same buckets as every other request (these paths are no Fastify routes, so the global limiter
+    // does not see them), plus registrations per IP per hour, shared by every Host and instance.
+    const charged = await chargeOAuth(deps, request.ip, request.method === 'POST' && path === '/register', limits);
+    if (charged)
+      return reply
+        .status(429)
+        .header('retry-after', String(charged.details?.retry_after_seconds ?? 60))
+        .send(errorBody(charged));
+    (request.raw as OriginRequest).bwOrigin = origin;
     reply.hijack();
     handler(request.raw, reply.raw, (err?: unknown) => {
-      // Whatever the SDK's routers leave unanswered (an unknown method, an error) ends here, in the section 5 shape.
-      if (err) request.log.error({ err }, 'oauth endpoint failed');
-      const status = err ? 500 : 404;
-      if (!reply.raw.headersSent) reply.raw.writeHead(status, { 'content-type': 'application/json' });
-      reply.raw.end(
-        JSON.stringify({ error: { code: err ? 'INTERNAL' : 'NOT_FOUND', message: err ? 'Internal server error' : `No route ${request.method} ${path}` } }),
-      );
+      // Whatever the SDK's routers leave unanswered ends here, in the section 5 shape: a body the parsers
+      // refused (malformed, too large, wrong charset) is the client's error, anything else a masked 500.
+      const clientError = httpClientError(err);
+      if (err && !clientError) request.log.error({ err }, 'oauth endpoint failed');
+      const answer: { status: number; body: unknown } = !err
+        ? { status: 404, body: { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${path}` } } }
+        : clientError
+          ? { status: clientError.status, body: errorBody(clientError.error) }
+          : { status: 500, body: { error: { code: 'INTERNAL', message: 'Internal server error' } } };
+      if (!reply.raw.headersSent) reply.raw.writeHead(answer.status, { 'content-type': 'application/json', connection: 'close' });
+      reply.raw.end(JSON.stringify(answer.body));
     });
   });
 };
+
+/** A body-parser refusal (status 4xx on the error) as the section 5 error it is, or null. */
+function httpClientError(err: unknown): { status: number; error: AppError } | null {
+  const status = (err as { status?: unknown; statusCode?: unknown } | undefined)?.status ?? (err as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return { status, error: new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large for this endpoint') };
+  return { status: 400, error: validationFailed('The request body is malformed') };
+}
+
+/**
+ * The origin the OAuth endpoints name (issuer, resource): `PUBLIC_URL` whatever the Host (a request for
+ * another Host is mapped to it), else the request's own origin when its Host is a loopback name with a
+ * valid port (the SDK accepts plain http only there). Any other Host without PUBLIC_URL: null (refused).
+ */
+function oauthOrigin(request: FastifyRequest, config: Config): string | null {
+  if (config.publicUrl) return publicOrigin(request, config);
+  try {
+    const url = new URL(`http://${request.host}`);
+    if (!LOOPBACK.has(url.hostname) || url.username || url.password || `${url.host}` !== request.host.toLowerCase()) return null;
+    return `${request.protocol}://${url.host}`;
+  } catch {
+    return null;
+  }
+}
+const LOOPBACK = new Set(['localhost', '127.0.0.1']); // where the SDK accepts an http issuer
+
+/** Counts one OAuth request in the caller's general bucket and, for a registration, the per-IP hourly one. */
+async function chargeOAuth(deps: AppDeps, ip: string, registration: boolean, limits: Limits): Promise<AppError | null> {
+  try {
+    const hit = await deps.limiter.hit(callerKey(null, ip), 60_000);
+    if (hit.count > limits.rateLimitPerMinute) return rateLimited(hit.ttlMs);
+    if (registration) {
+      const reg = await deps.limiter.hit(`oauth-register:ip:${ip}`, 3_600_000);
+      if (reg.count > limits.sessionCreatesPerHour) return rateLimited(reg.ttlMs);
+    }
+  } catch {
+    return null; // a failing limiter store lets requests through, as everywhere (docs/limits.md)
+  }
+  return null;
+}

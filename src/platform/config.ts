@@ -74,6 +74,8 @@ export interface Limits {
   signInWindowMs: number;
   /** Longest `expires_in_days` an account token may ask for. */
   accountTokenDaysMax: number;
+  /** Most live account tokens (`bwu_`, OAuth-issued included) one person holds; one more is 409 CONFLICT. */
+  accountTokensMax: number;
   /** Plan size bounds (docs/api.md). */
   planMaxModules: number;
   planMaxSteps: number;
@@ -213,6 +215,7 @@ export const defaultLimits: Limits = {
   signInFailuresPerIp: 20,
   signInWindowMs: 15 * 60 * 1000,
   accountTokenDaysMax: 366,
+  accountTokensMax: 50,
   planMaxModules: 500,
   planMaxSteps: 5000,
   planMaxBytes: 1024 * 1024,
@@ -248,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pageMax: intFromEnv(env, 'PAGE_MAX', defaultLimits.pageMax),
       rateLimitPerMinute: intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', defaultLimits.rateLimitPerMinute),
       sessionCreatesPerHour: intFromEnv(env, 'SESSION_CREATES_PER_HOUR', defaultLimits.sessionCreatesPerHour),
+      accountTokensMax: intFromEnv(env, 'ACCOUNT_TOKENS_MAX', defaultLimits.accountTokensMax),
       queryDepthMax: intFromEnv(env, 'QUERY_DEPTH_MAX', defaultLimits.queryDepthMax),
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),

@@ -1,12 +1,13 @@
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Limits } from './config';
+import type { Viewer } from './context';
 import { AppError } from './errors';
 import { callerKey, sessionCreateKey, type RateLimiter } from './rate-limit';
 
 /**
  * The rate limits of GraphQL operations, counted in the buckets HTTP uses (rate-limit.ts):
- * - over WebSocket every operation (a `subscribe` message) counts like one HTTP request, per token (per IP
- *   when anonymous); HTTP requests are already counted by @fastify/rate-limit;
+ * - over WebSocket every operation (a `subscribe` message) counts like one HTTP request, in the caller's
+ *   bucket (`callerKey`: per account, per IP for agents and anonymous callers); HTTP requests are already counted by @fastify/rate-limit;
  * - every `createAgentSession` field, over HTTP or WebSocket, counts against the per-IP bucket of
  *   `POST /api/agent/sessions`, once per occurrence (aliases cannot batch around it).
  */
@@ -57,14 +58,14 @@ export function rateLimited(ttlMs: number): AppError {
 export async function chargeOperation(
   limiter: RateLimiter,
   limits: Limits,
-  who: { tokenHash: string | null | undefined; ip: string },
+  who: { viewer: Viewer | null | undefined; ip: string },
   document: DocumentNode,
   operation: OperationDefinitionNode | null | undefined,
   countCaller: boolean,
 ): Promise<AppError | null> {
   try {
     if (countCaller) {
-      const hit = await limiter.hit(callerKey(who.tokenHash, who.ip), 60_000);
+      const hit = await limiter.hit(callerKey(who.viewer, who.ip), 60_000);
       if (hit.count > limits.rateLimitPerMinute) return rateLimited(hit.ttlMs);
     }
     const sessions = operation?.operation === 'mutation' ? rootFieldCount(document, operation, SESSION_CREATE_FIELD) : 0;

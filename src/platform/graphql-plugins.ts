@@ -93,7 +93,7 @@ export function operationLimitPlugin(deps: AppDeps, keyMaxChars: number): Apollo
                 accepted.set(document, set);
               }
             }
-            const who = { tokenHash: null, ip: contextValue.clientIp ?? 'unknown' };
+            const who = { viewer: null, ip: contextValue.clientIp ?? 'unknown' };
             const limited = await chargeOperation(deps.limiter, deps.config.limits, who, document, operation, false);
             if (limited) throw limited;
           } catch (err) {

@@ -256,7 +256,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
         const document = checked.document;
         const ip = ctx.extra.ip;
         const operation = getOperationAST(document, payload.operationName ?? undefined);
-        const limited = await chargeOperation(deps.limiter, limits, { tokenHash: ctx.extra.tokenHash, ip }, document, operation, true);
+        const limited = await chargeOperation(deps.limiter, limits, { viewer: ctx.extra.viewer, ip }, document, operation, true);
         if (limited) return [limited];
         try {
           assertOperationAllowed(ctx.extra.viewer ?? null, schema, document, payload.operationName);

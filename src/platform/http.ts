@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from './tokens';
+import { bearerFrom } from './tokens';
 import type { RequestContext } from './context';
 import { assertAllowed } from './access-policy';
 import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
@@ -60,20 +60,17 @@ function requestValidators(): { body: Ajv; other: Ajv } {
 }
 
 /**
- * The rate-limit bucket of a request: its bearer token when the token is valid, else its IP address, so
- * that made-up tokens cannot each open a fresh bucket.
+ * The rate-limit bucket of a request (`callerKey`): the account of a valid token's person, the address for
+ * agents and anonymous callers, so that neither made-up tokens nor minted ones open fresh buckets.
  */
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
-  if (
-    typeof token === 'string' &&
-    (await requestContext(request, deps).then(
-      (ctx) => ctx.viewer !== null,
-      () => false,
-    ))
-  )
-    return callerKey(hashToken(token), request.ip);
-  return callerKey(null, request.ip);
+  if (typeof token !== 'string') return callerKey(null, request.ip);
+  const viewer = await requestContext(request, deps).then(
+    (ctx) => ctx.viewer,
+    () => null,
+  );
+  return callerKey(viewer, request.ip);
 }
 
 /**
@@ -225,7 +222,12 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     },
   });
 
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | AppError, request, reply) => {
+    // The body parser's refusals are section 5 errors like any other (so /graphql answers them as `errors[]`).
+    const error: FastifyError | AppError =
+      !(thrown instanceof AppError) && thrown.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${config.limits.bodyBytes} bytes`)
+        : thrown;
     // A GraphQL client reads `errors[]`, also when the input gate refuses the request before Apollo sees it.
     if (error instanceof AppError && request.routeOptions.url === '/graphql')
       return reply

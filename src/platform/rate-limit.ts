@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Viewer } from './context';
 
 /**
  * Rate-limit buckets shared by every transport: HTTP requests (through @fastify/rate-limit's store
@@ -22,8 +23,16 @@ export interface RateLimiter {
 /** The bucket of `POST /api/agent/sessions` and of `createAgentSession` over GraphQL (HTTP or WebSocket), per IP. */
 export const sessionCreateKey = (ip: string) => `session-create:ip:${ip}`;
 
-/** The general bucket of a caller: its valid token's hash, else its IP address. */
-export const callerKey = (tokenHash: string | null | undefined, ip: string) => (tokenHash ? `token:${tokenHash}` : `ip:${ip}`);
+/**
+ * The general bucket of a caller (DESIGN.md section 10): a person's account, whichever of their tokens
+ * they present (so minting tokens does not multiply the budget); agent sessions by address, all of them
+ * together (they are free to create); anonymous callers and invalid tokens by address.
+ */
+export function callerKey(viewer: Pick<Viewer, 'principalId' | 'kind'> | null | undefined, ip: string): string {
+  if (viewer?.kind === 'user') return `account:${viewer.principalId}`;
+  if (viewer?.kind === 'agent') return `agents:ip:${ip}`;
+  return `ip:${ip}`;
+}
 
 /** Buckets in this process's memory; expired ones are swept as the map grows. */
 export class MemoryRateLimiter implements RateLimiter {

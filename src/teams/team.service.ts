@@ -111,11 +111,12 @@ export async function createTeam(ctx: RequestContext, body: unknown): Promise<Te
 export async function lockTeam(ctx: RequestContext, tx: EntityManager, teamId: string): Promise<TeamRole> {
   const viewer = requireViewer(ctx);
   if (!isUuid(teamId)) throw notFound('team', teamId);
-  const rows: Array<{ role: TeamRole | null }> = await tx.execute(
-    `select m.role from team t left join team_member m on m.team_id = t.id and m.principal_id = ? where t.id = ? for update of t`,
-    [viewer.principalId, teamId],
-  );
-  const role = rows[0]?.role ?? null;
+  // Lock first, then read the role in a second statement: under READ COMMITTED a statement that waited
+  // for the lock rechecks only the locked row, so a role joined into it would be the one from before the
+  // wait (two concurrent hand-overs would both see the caller as owner and leave two owners).
+  const locked: unknown[] = await tx.execute('select 1 from team where id = ? for update', [teamId]);
+  if (locked.length === 0) throw notFound('team', teamId);
+  const role = await memberRole(tx, teamId, viewer.principalId);
   if (role === null) throw notFound('team', teamId);
   return role;
 }

@@ -25,10 +25,10 @@ export interface Transferable {
 }
 
 async function roleIn(tx: EntityManager, teamId: string, principalId: string, lock: 'share' | 'update'): Promise<TeamRole | null> {
-  const rows: Array<{ role: TeamRole | null }> = await tx.execute(
-    `select m.role from team t left join team_member m on m.team_id = t.id and m.principal_id = ? where t.id = ? for ${lock} of t`,
-    [principalId, teamId],
-  );
+  // Lock, then read the role in its own statement (see lockTeam: a joined role would predate the wait).
+  const locked: unknown[] = await tx.execute(`select 1 from team where id = ? for ${lock}`, [teamId]);
+  if (locked.length === 0) return null;
+  const rows: Array<{ role: TeamRole }> = await tx.execute('select role from team_member where team_id = ? and principal_id = ?', [teamId, principalId]);
   return rows[0]?.role ?? null;
 }
 

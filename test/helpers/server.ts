@@ -33,6 +33,7 @@ export async function startTestServer(
     databaseUrl?: string;
     redisUrl?: string;
     redisKeyPrefix?: string;
+    publicUrl?: string;
     logLevel?: string;
     logStream?: Config['logStream'];
     events?: Partial<EventSettings>;
@@ -48,6 +49,7 @@ export async function startTestServer(
     logStream: options.logStream,
     redisUrl: options.redisUrl,
     redisKeyPrefix: options.redisKeyPrefix ?? 'bw:test:',
+    publicUrl: options.publicUrl,
     exposeSqlCount: true,
     limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
     // Every test run doubles as the starvation guard: a second connection inside a transaction fails.

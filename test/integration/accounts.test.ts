@@ -128,7 +128,7 @@ describe('sign-up and sign-in', () => {
     expect((await server.rest.delete('/api/auth/session', { token: await server.rest.agentToken() })).status).toBe(400);
     expect((await server.rest.delete('/api/auth/session', { token: user.token })).status).toBe(204);
     expect((await server.rest.get('/api/account/tokens', { token: user.token })).status).toBe(401);
-    expect((await server.rest.get('/api/account/tokens', { token: write })).status).toBe(200);
+    expect((await server.rest.get('/api/registry', { token: write })).status).toBe(200);
   });
 
   it('ends an agent session with DELETE /api/agent/sessions/current, and refuses other token kinds with 400', async () => {
@@ -138,7 +138,7 @@ describe('sign-up and sign-in', () => {
       const res = await server.rest.delete('/api/agent/sessions/current', { token });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
-      expect((await server.rest.get('/api/account/tokens', { token })).status).toBe(200);
+      expect((await server.rest.get('/api/registry', { token })).status).toBe(200);
     }
     const agent = await server.rest.agentToken();
     expect((await server.rest.delete('/api/agent/sessions/current', { token: agent })).status).toBe(204);
@@ -214,7 +214,7 @@ describe('account tokens (the MCP setup page)', () => {
     expect((await server.rest.post('/api/account/tokens', { token: read, body: { name: 'escalate', scope: 'write' } })).status).toBe(403);
     const gql = await server.gql.request(CreateAccessTokenDocument, { name: 'escalate', scope: 'WRITE' as never }, read);
     expect(gql.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await server.gql.request(ViewerTokensDocument, {}, read)).errors).toBeUndefined();
+    expect((await server.gql.request('{ viewer { id } }', {}, read)).errors).toBeUndefined();
     const mcp = await mcpClient(server.url, read);
     const fork = await mcp.callTool({ name: 'blueprint_fork', arguments: { blueprint_id: bp.id } });
     expect(fork.isError).toBe(true);

@@ -45,8 +45,9 @@ const OWNER_WRITE: Expect = { anonymous: 401, agent: 404, read: 403, write: 'ok'
 /** A write to the owner's public thing that only the owner may make. */
 const OWNER_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok', foreign: 403, owner: 'ok' };
 /** The account area: people only. */
-const ACCOUNT_READ: Expect = { anonymous: 401, agent: 403, read: 'ok', write: 'ok', foreign: 'ok', owner: 'ok' };
 const ACCOUNT_WRITE: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok', foreign: 'ok', owner: 'ok' };
+/** Token management: sign-in sessions only (DESIGN.md section 10); account tokens and agents get 403. */
+const SIGN_IN_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 403, foreign: 'ok', owner: 'ok' };
 /** The web console's routes (src/web): public; a missing file is a 404 to all, whether or not web/dist is built. */
 const NOT_FOUND_TO_ALL: Expect = { anonymous: 404, agent: 404, read: 404, write: 404, foreign: 404, owner: 404 };
 const with_ = (base: Expect, changes: Partial<Expect>): Expect => ({ ...base, ...changes });
@@ -148,14 +149,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
       freshTokens: true,
       expect: { anonymous: 401, agent: 204, read: 403, write: 400, foreign: 400, owner: 400 },
     },
-    { method: 'GET', route: '/api/account/tokens', url: () => '/api/account/tokens', expect: ACCOUNT_READ },
-    { method: 'POST', route: '/api/account/tokens', url: () => '/api/account/tokens', body: () => ({ name: 'matrix', scope: 'read' }), expect: ACCOUNT_WRITE },
+    { method: 'GET', route: '/api/account/tokens', url: () => '/api/account/tokens', expect: SIGN_IN_ONLY },
+    { method: 'POST', route: '/api/account/tokens', url: () => '/api/account/tokens', body: () => ({ name: 'matrix', scope: 'read' }), expect: SIGN_IN_ONLY },
     {
       method: 'DELETE',
       route: '/api/account/tokens/:id',
       url: async (w) =>
         `/api/account/tokens/${(await w.server.rest.post('/api/account/tokens', { token: w.owner.token, body: { name: 'to revoke', scope: 'read' } })).body.id}`,
-      expect: with_(ACCOUNT_WRITE, { foreign: 404 }),
+      expect: with_(SIGN_IN_ONLY, { foreign: 404 }),
     },
     {
       method: 'POST',
@@ -475,8 +476,8 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     broadcastReceived: READ,
     // Writes.
     signOut: with_(WRITE, { agent: 'pass', write: 'pass' }),
-    createAccessToken: with_(WRITE, { agent: 403 }),
-    revokeAccessToken: with_(WRITE, { agent: 403 }),
+    createAccessToken: SIGN_IN_ONLY,
+    revokeAccessToken: SIGN_IN_ONLY,
     claimAgentSession: with_(WRITE, { agent: 403 }),
     forkBlueprint: WRITE,
     importBlueprint: WRITE,

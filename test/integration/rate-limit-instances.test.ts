@@ -70,7 +70,7 @@ describe('with REDIS_URL: two instances share the buckets', () => {
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`${prefix}*`);
-      expect(keys.some((k) => k.startsWith(`${prefix}token:`))).toBe(true);
+      expect(keys.some((k) => k.startsWith(`${prefix}agents:ip:`))).toBe(true);
       expect(keys.some((k) => k.startsWith(`${prefix}session-create:ip:`))).toBe(true);
     } finally {
       await redis.quit();

@@ -14,6 +14,8 @@ import { Migration20261123000900_registry_rating } from './Migration202611230009
 import { Migration20261124000100_trending_rollup } from './Migration20261124000100_trending_rollup';
 import { Migration20261124000200_inbox_delivery_keys } from './Migration20261124000200_inbox_delivery_keys';
 import { Migration20261127000100_plan_bytes } from './Migration20261127000100_plan_bytes';
+import { Migration20261127000200_public_fork_counts } from './Migration20261127000200_public_fork_counts';
+import { Migration20261127000210_oauth_code_token } from './Migration20261127000210_oauth_code_token';
 import { Migration20261127000300_trending_by_what_works } from './Migration20261127000300_trending_by_what_works';
 import { Migration20261127000400_proposals } from './Migration20261127000400_proposals';
 import { Migration20261127000500_event_outbox } from './Migration20261127000500_event_outbox';
@@ -36,6 +38,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124000100_trending_rollup', class: Migration20261124000100_trending_rollup },
   { name: 'Migration20261124000200_inbox_delivery_keys', class: Migration20261124000200_inbox_delivery_keys },
   { name: 'Migration20261127000100_plan_bytes', class: Migration20261127000100_plan_bytes },
+  { name: 'Migration20261127000200_public_fork_counts', class: Migration20261127000200_public_fork_counts },
+  { name: 'Migration20261127000210_oauth_code_token', class: Migration20261127000210_oauth_code_token },
   { name: 'Migration20261127000300_trending_by_what_works', class: Migration20261127000300_trending_by_what_works },
   { name: 'Migration20261127000400_proposals', class: Migration20261127000400_proposals },
   { name: 'Migration20261127000500_event_outbox', class: Migration20261127000500_event_outbox },
