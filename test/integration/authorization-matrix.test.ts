@@ -418,6 +418,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     inbox: READ,
     operation: READ,
     team: READ,
+    user: READ,
     executionRun: READ,
     compareWithParent: READ,
     blueprintActivity: READ,
