@@ -94,9 +94,9 @@ describe('the architecture viewer and editor', () => {
     await addBlueprint(page, 'Mailer', 'other', 3);
 
     // The fork link between the two Shop nodes is computed: listed as lineage, with no Remove button.
-    const lineageRow = page.getByTestId('edge-list').getByText('Shop → Shop (lineage fork)');
+    const lineageRow = page.getByTestId('edge-list').getByText('Shop by other → Shop by architect (lineage fork)');
     await lineageRow.waitFor();
-    expect(await page.getByRole('button', { name: /Remove edge Shop → Shop \(lineage/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Remove edge Shop by other → Shop by architect \(lineage/ }).count()).toBe(0);
     const composition = page.getByTestId('composition-bar').first();
     expect(await composition.getAttribute('aria-label')).toMatch(/1 data, 1 backend, 1 frontend|1 backend/);
   });
@@ -150,19 +150,19 @@ describe('the architecture viewer and editor', () => {
 
     // The first adds a manual edge: the second sees it without a reload.
     await page.getByRole('combobox', { name: 'From' }).click();
-    await page.getByRole('option', { name: 'Mailer' }).click();
+    await page.getByRole('option', { name: 'Mailer by other' }).click();
     await page.getByRole('combobox', { name: 'To' }).click();
-    await page.getByRole('option', { name: 'Shop' }).first().click();
+    await page.getByRole('option', { name: 'Shop by other' }).click();
     await page.getByRole('combobox', { name: 'Edge type' }).click();
     await page.getByRole('option', { name: 'Event' }).click();
     await page.getByRole('button', { name: 'Add edge' }).click();
-    await second.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor();
+    await second.getByTestId('edge-list').getByText('Mailer by other → Shop by other (event)').waitFor();
     await second.getByTestId('last-change').filter({ hasText: 'edge added' }).waitFor();
 
     // The second removes that edge and the Mailer node: the first sees both go.
-    await second.getByRole('button', { name: 'Remove edge Mailer → Shop (event)' }).click();
-    await page.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor({ state: 'detached' });
-    await second.getByRole('button', { name: 'Remove node Mailer' }).click();
+    await second.getByRole('button', { name: 'Remove edge Mailer by other → Shop by other (event)' }).click();
+    await page.getByTestId('edge-list').getByText('Mailer by other → Shop by other (event)').waitFor({ state: 'detached' });
+    await second.getByRole('button', { name: 'Remove node Mailer by other' }).click();
     await page.getByTestId('node-list').getByText('Mailer').waitFor({ state: 'detached' });
     expect(await page.getByTestId('arch-node').count()).toBe(2);
     expect((await readBack()).nodes.map((n) => n.card?.name)).toEqual(['Shop', 'Shop']);

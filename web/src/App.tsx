@@ -1,9 +1,11 @@
-import { Anchor, AppShell, Badge, Button, Center, Group, Loader, Text, Title } from '@mantine/core';
+import { Alert, Anchor, AppShell, Badge, Button, Center, Group, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link, NavLink, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { useClient } from 'urql';
 import { SignOutDocument } from './generated/graphql';
 import { useAuth } from './auth';
+import { Loading, NotFound, RetryBoundary } from './components/Status';
+import { UNAVAILABLE_TEXT } from './errors';
 import { InboxLiveProvider, useInboxLive } from './inbox-live';
 import { AccountPage } from './pages/Account';
 import { ArchitecturePage } from './pages/Architecture';
@@ -12,6 +14,8 @@ import { BlueprintPage } from './pages/Blueprint';
 import { InboxPage } from './pages/Inbox';
 import { RegistryPage } from './pages/Registry';
 import { SignInPage } from './pages/SignIn';
+import { TeamPage, TeamsPage } from './pages/Teams';
+import { UserPage } from './pages/User';
 
 function Nav() {
   const { unread } = useInboxLive();
@@ -23,7 +27,7 @@ function Nav() {
     signOut();
   };
   const link = (to: string, label: ReactNode, aria?: string) => (
-    <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm">
+    <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm" underline="hover">
       {label}
     </Anchor>
   );
@@ -43,6 +47,8 @@ function Nav() {
         </Group>,
         unread > 0 ? `Inbox, ${unread} unread` : 'Inbox',
       )}
+      {link('/teams', 'Teams')}
+      {viewer?.kind === 'USER' && link(`/users/${viewer.name}`, 'Your work')}
       {link('/account', 'Account')}
       <Text size="sm" c="dimmed" data-testid="viewer-name" visibleFrom="sm">
         {viewer?.name}
@@ -55,15 +61,11 @@ function Nav() {
 }
 
 function SignedIn({ children }: { children: ReactNode }) {
-  const { token, checking } = useAuth();
+  const { token, checking, unavailable, retry } = useAuth();
   const location = useLocation();
   if (!token) return <Navigate to={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
-  if (checking)
-    return (
-      <Center h={200}>
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (unavailable) return <ServiceDown retry={retry} />;
+  if (checking) return <Loading what="your account" />;
   return <InboxLiveProvider>{children}</InboxLiveProvider>;
 }
 
@@ -80,8 +82,27 @@ function Shell({ children }: { children: ReactNode }) {
           <Nav />
         </Group>
       </AppShell.Header>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main>
+        <RetryBoundary>{children}</RetryBoundary>
+      </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** The service did not answer the sign-in check: the token is kept, and Retry asks again. */
+function ServiceDown({ retry }: { retry(): void }) {
+  return (
+    <Center h={240} component="main">
+      <Alert color="orange" role="alert" maw={520}>
+        <Stack gap="xs" align="start">
+          <Text fw={700}>Service unavailable</Text>
+          <Text size="sm">{UNAVAILABLE_TEXT} You are still signed in.</Text>
+          <Button size="compact-sm" onClick={retry}>
+            Retry
+          </Button>
+        </Stack>
+      </Alert>
+    </Center>
   );
 }
 
@@ -101,17 +122,10 @@ export function App() {
       <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />
-      <Route
-        path="*"
-        element={signedIn(
-          <Text>
-            Nothing here.{' '}
-            <Anchor component={Link} to="/">
-              Back to the registry
-            </Anchor>
-          </Text>,
-        )}
-      />
+      <Route path="/users/:username" element={signedIn(<UserPage />)} />
+      <Route path="/teams" element={signedIn(<TeamsPage />)} />
+      <Route path="/teams/:id" element={signedIn(<TeamPage />)} />
+      <Route path="*" element={signedIn(<NotFound />)} />
     </Routes>
   );
 }

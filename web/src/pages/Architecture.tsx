@@ -1,8 +1,9 @@
-import { Alert, Badge, Grid, Group, Loader, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Grid, Group, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
+import { Failure, Loading, NotFound, usePageTitle } from '../components/Status';
 import { ArchitectureEditor } from '../components/ArchitectureEditor';
 import { EcosystemCanvas } from '../components/EcosystemCanvas';
 import { ModuleGraph } from '../components/ModuleGraph';
@@ -23,9 +24,9 @@ type Zoom = 'ecosystem' | 'architecture' | 'module';
 
 function ArchitectureLevel({ slug, nodeId, onOpenModule }: { slug: string; nodeId: string; onOpenModule(key: string): void }) {
   const [{ data, error }] = useQuery({ query: ArchitectureNodeModulesDocument, variables: { slug, nodeId }, requestPolicy: 'cache-and-network' });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (error) return <Failure error={error} />;
   const node = data?.architecture?.node;
-  if (!data) return <Loader aria-label="Loading modules" />;
+  if (!data) return <Loading what="modules" />;
   if (!node) return <Alert color="yellow">That node is gone.</Alert>;
   if (node.redacted) return <Alert color="gray">This blueprint is private to you.</Alert>;
   return (
@@ -44,8 +45,8 @@ function ModuleLevel({ slug, nodeId, moduleKey }: { slug: string; nodeId: string
     variables: { slug, nodeId, key: moduleKey },
     requestPolicy: 'cache-and-network',
   });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data) return <Loader aria-label="Loading steps" />;
+  if (error) return <Failure error={error} />;
+  if (!data) return <Loading what="steps" />;
   const detail = data.architecture?.node?.module;
   if (!detail) return <Alert color="yellow">No such module.</Alert>;
   return <Swimlanes detail={detail} />;
@@ -82,6 +83,7 @@ export function ArchitecturePage() {
   const [edgeState, addEdge] = useMutation(AddArchitectureEdgeDocument);
   const [, removeNode] = useMutation(RemoveArchitectureNodeDocument);
   const [, removeEdge] = useMutation(RemoveArchitectureEdgeDocument);
+  usePageTitle(arch?.name ?? (data && !data.architecture ? 'Not found' : 'Architecture'));
 
   useEffect(() => {
     if (data?.architecture) setArch(data.architecture);
@@ -93,9 +95,9 @@ export function ArchitecturePage() {
     setLastChange(`${change.kind.toLowerCase().replace('_', ' ')} by ${change.actor?.name ?? 'someone'}`);
   }, [live.data]);
 
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (data && !data.architecture) return <Alert color="yellow">No such architecture, or it is private.</Alert>;
-  if (!arch) return <Loader aria-label="Loading architecture" />;
+  if (error) return <Failure error={error} />;
+  if (data && !data.architecture) return <NotFound what="architecture" />;
+  if (!arch) return <Loading what="architecture" />;
 
   const readable = arch.nodes.filter((n) => !n.redacted);
   const selectedNode = nodeId && arch.nodes.some((n) => n.id === nodeId) ? nodeId : (readable[0]?.id ?? null);

@@ -4,6 +4,7 @@ import { Navigate, useSearchParams } from 'react-router-dom';
 import { useMutation } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
+import { usePageTitle } from '../components/Status';
 import { CreateAgentSessionDocument, SignInDocument, SignUpDocument } from '../generated/graphql';
 
 function AccountForm({ mode }: { mode: 'signin' | 'signup' }) {
@@ -53,6 +54,7 @@ function AccountForm({ mode }: { mode: 'signin' | 'signup' }) {
 }
 
 export function SignInPage() {
+  usePageTitle('Sign in');
   const { token, signIn } = useAuth();
   const [params] = useSearchParams();
   const next = params.get('next') || '/';
