@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP, screenshotBothSizes } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -123,6 +124,13 @@ describe('the architecture viewer and editor', () => {
 
     await page.getByText('1 Ecosystem', { exact: true }).click();
     await page.getByTestId('ecosystem-canvas').waitFor();
+
+    // A double-click on a blueprint opens its modules (and does not zoom the canvas instead).
+    await page.getByTestId('arch-node').first().dblclick();
+    await page.getByTestId('module-graph').waitFor();
+    await page.getByText('1 Ecosystem', { exact: true }).click();
+    await page.getByTestId('ecosystem-canvas').waitFor();
+    await expectAccessible(page);
   });
 
   it('saves a dragged node position through the layout mutation', async () => {

@@ -49,7 +49,12 @@ const cardNames = (p: Page) => p.getByTestId('blueprint-card').locator('a').allT
 describe('the web console', () => {
   it('signs up, and signs out and in again', async () => {
     page = await browser.open({ viewport: DESKTOP });
+    // The landing page is for everyone: what the service is, and the way in.
     await page.goto('/');
+    await page.getByRole('heading', { name: 'Blueprint Workshop', level: 1 }).waitFor();
+    await expectAccessible(page);
+    await screenshotBothSizes(page, 'landing');
+    await page.goto('/registry');
     await page.waitForURL(/\/signin/);
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await screenshotBothSizes(page, 'signin');

@@ -12,6 +12,7 @@ import { ArchitecturePage } from './pages/Architecture';
 import { ArchitecturesPage } from './pages/Architectures';
 import { BlueprintPage } from './pages/Blueprint';
 import { InboxPage } from './pages/Inbox';
+import { LandingPage } from './pages/Landing';
 import { RegistryPage } from './pages/Registry';
 import { SignInPage } from './pages/SignIn';
 import { TeamPage, TeamsPage } from './pages/Teams';
@@ -21,9 +22,12 @@ function Nav() {
   const { unread } = useInboxLive();
   const { viewer, token, signOut } = useAuth();
   const client = useClient();
-  // A sign-in token is revoked on the server too; agent and account tokens are only forgotten here.
+  // A sign-in token is revoked on the server too, and an agent session is ended (REST: the GraphQL API has
+  // no mutation for it); account tokens are only forgotten here.
   const leave = async () => {
     if (token?.startsWith('bws_')) await client.mutation(SignOutDocument, {}).toPromise();
+    else if (token?.startsWith('bwa_'))
+      await fetch('/api/agent/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
     signOut();
   };
   const link = (to: string, label: ReactNode, aria?: string) => (
@@ -33,7 +37,7 @@ function Nav() {
   );
   return (
     <Group gap="sm" wrap="wrap" component="nav" aria-label="Main">
-      {link('/', 'Registry')}
+      {link('/registry', 'Registry')}
       {link('/architectures', 'Architectures')}
       {link(
         '/inbox',
@@ -112,14 +116,41 @@ const signedIn = (page: ReactNode) => (
   </SignedIn>
 );
 
+/** A page anyone may open (the API serves it without a token): signed in, inside the console's frame. */
+function Open({ page, landing = false }: { page: ReactNode; landing?: boolean }) {
+  const { token } = useAuth();
+  if (token) return signedIn(page);
+  if (landing) return page;
+  return (
+    <AppShell header={{ height: 56 }} padding="md">
+      <AppShell.Header px="md">
+        <Group justify="space-between" h="100%">
+          <Title order={1} size="h4">
+            <Anchor component={Link} to="/" c="inherit" underline="never">
+              Blueprint Workshop
+            </Anchor>
+          </Title>
+          <Anchor component={Link} to="/signin" fw={500} size="sm">
+            Sign in
+          </Anchor>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>
+        <RetryBoundary>{page}</RetryBoundary>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
 export function App() {
   return (
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
-      <Route path="/" element={signedIn(<RegistryPage />)} />
+      <Route path="/" element={<Open page={<LandingPage />} landing />} />
+      <Route path="/registry" element={signedIn(<RegistryPage />)} />
       <Route path="/blueprints/:slug" element={signedIn(<BlueprintPage />)} />
       <Route path="/architectures" element={signedIn(<ArchitecturesPage />)} />
-      <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
+      <Route path="/architectures/:slug" element={<Open page={<ArchitecturePage />} />} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />
       <Route path="/users/:username" element={signedIn(<UserPage />)} />

@@ -105,6 +105,8 @@ export function EcosystemCanvas(props: {
     source: e.source,
     target: e.target,
     label: edgeLabel(e),
+    // Above the nodes, so a label is never hidden under a card.
+    zIndex: 1,
     deletable: !e.computed && arch.viewerCanEdit,
     style: e.computed ? { strokeDasharray: '6 4', stroke: '#868e96' } : { stroke: '#4c6ef5', strokeWidth: 2 },
     markerEnd: { type: MarkerType.ArrowClosed },
@@ -146,6 +148,8 @@ export function EcosystemCanvas(props: {
         onNodesDelete={(ns) => props.onDeleteNodes(ns.map((n) => n.id))}
         onEdgesDelete={(es) => props.onDeleteEdges(es.map((e) => e.id))}
         onNodeDoubleClick={(_e, n) => props.onOpenNode(n.id)}
+        // A double-click opens the blueprint's modules; it must not zoom the canvas as well.
+        zoomOnDoubleClick={false}
         onSelectionChange={({ nodes: ns, edges: es }) =>
           props.onSelectionChange?.(
             ns.map((n) => n.id),

@@ -12,7 +12,7 @@ const SERIES = [
   { key: 'starsReceived', name: 'Stars received', color: '#e67700' },
 ] as const;
 
-/** The team's activity per UTC day as a bar chart (recharts), with a table-free text summary for screen readers. */
+/** The team's activity per UTC day as a bar chart (recharts), with a table-free text summary for screen readers (the drawing itself is aria-hidden, with no keyboard layer). */
 export function TeamActivityChart({ days, from, to }: { days: Day[]; from: string; to: string }) {
   const totals = SERIES.map((s) => `${days.reduce((n, d) => n + d[s.key], 0)} ${s.name.toLowerCase()}`).join(', ');
   return (
@@ -24,7 +24,7 @@ export function TeamActivityChart({ days, from, to }: { days: Day[]; from: strin
       </figcaption>
       <div style={{ width: '100%', height: 260 }} aria-hidden>
         <ResponsiveContainer>
-          <BarChart data={days.map((d) => ({ ...d, day: d.day.slice(5) }))}>
+          <BarChart data={days.map((d) => ({ ...d, day: d.day.slice(5) }))} accessibilityLayer={false}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="day" fontSize={11} />
             <YAxis allowDecimals={false} fontSize={11} />

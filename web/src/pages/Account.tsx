@@ -20,6 +20,7 @@ import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
 import { Failure, Loading, usePageTitle } from '../components/Status';
+import { AgentSessionPanel, ClaimForm } from './AgentSession';
 import {
   AccountTokensDocument,
   CreateAccessTokenDocument,
@@ -182,7 +183,13 @@ function Tokens() {
         )}
         {revoked.error && <Alert color="red">{errorText(revoked.error)}</Alert>}
       </Card>
-      <Modal opened={confirming !== null} onClose={() => setConfirming(null)} title={`Revoke “${confirming?.name ?? ''}”?`} centered>
+      <Modal
+        opened={confirming !== null}
+        onClose={() => setConfirming(null)}
+        title={`Revoke “${confirming?.name ?? ''}”?`}
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        centered
+      >
         <Stack>
           <Text size="sm">Every client using this token is refused from now on. This cannot be undone; you can create a new token.</Text>
           <Group justify="end">
@@ -223,15 +230,19 @@ export function AccountPage() {
             Revoking one takes effect at once.
           </Text>
           <Tokens />
+          <ClaimForm />
         </>
       ) : (
-        <Alert color="gray">
-          Tokens for MCP clients belong to accounts.{' '}
-          <Anchor component="button" type="button" onClick={signOut}>
-            Sign out and create an account
-          </Anchor>{' '}
-          to make some.
-        </Alert>
+        <>
+          <AgentSessionPanel />
+          <Alert color="gray">
+            Tokens for MCP clients belong to accounts.{' '}
+            <Anchor component="button" type="button" onClick={signOut}>
+              Sign out and create an account
+            </Anchor>{' '}
+            to make some.
+          </Alert>
+        </>
       )}
     </Stack>
   );

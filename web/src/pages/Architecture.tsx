@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
-import { Failure, Loading, NotFound, usePageTitle } from '../components/Status';
+import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
 import { ArchitectureEditor } from '../components/ArchitectureEditor';
 import { EcosystemCanvas } from '../components/EcosystemCanvas';
 import { ModuleGraph } from '../components/ModuleGraph';
@@ -113,10 +113,17 @@ export function ArchitecturePage() {
         <div>
           <Title order={2}>{arch.name}</Title>
           <Text size="sm" c="dimmed">
-            {arch.visibility.toLowerCase()} · by {arch.owner.name} · {arch.nodes.length} blueprints · {arch.edges.length} edges
+            {arch.visibility.toLowerCase()} · by {arch.owner.name} · {plural(arch.nodes.length, 'blueprint')} · {plural(arch.edges.length, 'edge')}
             {!arch.viewerCanEdit && ' · read only'}
           </Text>
           {arch.description && <Text size="sm">{arch.description}</Text>}
+          {arch.nodes.length === 0 && (
+            <Text size="sm" mt={4} data-testid="empty-architecture">
+              {arch.viewerCanEdit
+                ? 'Nothing here yet: find a blueprint under “Find a blueprint” and add it; edges follow once two are on the canvas.'
+                : 'This architecture holds no blueprints yet.'}
+            </Text>
+          )}
         </div>
         <Group gap="xs" aria-live="polite">
           <Badge color={live.error ? 'red' : 'teal'} variant="dot">
@@ -174,8 +181,8 @@ export function ArchitecturePage() {
               onOpenNode={openNode}
             />
             <Text size="xs" c="dimmed" mt={4}>
-              Drag a blueprint (or select it and use the arrow keys) to move it; double-click it to see its modules. Dashed edges are lineage, computed from
-              forks and breeds.
+              {arch.viewerCanEdit ? 'Drag a blueprint (or select it and use the arrow keys) to move it; double-click' : 'Double-click'} a blueprint to see its
+              modules. Dashed edges are lineage, computed from forks and breeds.
             </Text>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 4 }}>

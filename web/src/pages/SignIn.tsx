@@ -57,7 +57,7 @@ export function SignInPage() {
   usePageTitle('Sign in');
   const { token, signIn } = useAuth();
   const [params] = useSearchParams();
-  const next = params.get('next') || '/';
+  const next = params.get('next') || '/registry';
   const [agentName, setAgentName] = useState('');
   const [agent, createAgent] = useMutation(CreateAgentSessionDocument);
 
@@ -69,7 +69,7 @@ export function SignInPage() {
         Blueprint Workshop
       </Title>
       <Stack>
-        <Tabs defaultValue="signin" keepMounted={false}>
+        <Tabs defaultValue={params.get('tab') === 'signup' ? 'signup' : 'signin'} keepMounted={false}>
           <Tabs.List grow>
             <Tabs.Tab value="signin">Sign in</Tabs.Tab>
             <Tabs.Tab value="signup">Sign up</Tabs.Tab>
