@@ -122,6 +122,19 @@ describe('the architecture viewer and editor', () => {
     await page.getByTestId('swimlanes').getByText('Payment endpoints').waitFor();
     await screenshotBothSizes(page, 'architecture-swimlanes');
 
+    // The zoom level, the node and the module are in the URL; Back steps out to zoom 2, not off the page.
+    const url = new URL(page.url());
+    expect(url.searchParams.get('zoom')).toBe('module');
+    expect(url.searchParams.get('module')).toBe('api');
+    expect(url.searchParams.get('node')).toBeTruthy();
+    await page.goBack();
+    await page.getByTestId('module-graph').waitFor();
+    expect(new URL(page.url()).searchParams.get('zoom')).toBe('architecture');
+    // Reloading keeps the view.
+    await page.goForward();
+    await page.reload();
+    await page.getByTestId('swimlanes').getByText('Payment endpoints').waitFor();
+
     await page.getByText('1 Ecosystem', { exact: true }).click();
     await page.getByTestId('ecosystem-canvas').waitFor();
 

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
-import { Link, useLocation } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { errorText, isUnavailable } from '../errors';
 
 type ErrorLike = Parameters<typeof errorText>[0];
@@ -16,14 +16,14 @@ const RetryContext = createContext<() => void>(() => window.location.reload());
 
 /**
  * Gives the page below a `retry` that mounts it again, so every query it holds runs again (urql keeps
- * no failed result in its cache). A new location starts fresh too.
+ * no failed result in its cache). Only a retry remounts: a change of the URL's query (the registry's
+ * search, the architecture's zoom) keeps the page, its focus and its live subscriptions.
  */
 export function RetryBoundary({ children }: { children: ReactNode }) {
-  const location = useLocation();
   const [attempt, setAttempt] = useState(0);
   return (
     <RetryContext.Provider value={() => setAttempt((a) => a + 1)}>
-      <div key={`${location.key}-${attempt}`}>{children}</div>
+      <div key={attempt}>{children}</div>
     </RetryContext.Provider>
   );
 }

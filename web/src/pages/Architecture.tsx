@@ -1,6 +1,6 @@
 import { Alert, Badge, Grid, Group, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router-dom';
+import { useParams, useSearchParams } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
 import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
@@ -21,6 +21,7 @@ import {
 } from '../generated/graphql';
 
 type Zoom = 'ecosystem' | 'architecture' | 'module';
+const ZOOMS: Zoom[] = ['ecosystem', 'architecture', 'module'];
 
 function ArchitectureLevel({ slug, nodeId, onOpenModule }: { slug: string; nodeId: string; onOpenModule(key: string): void }) {
   const [{ data, error }] = useQuery({ query: ArchitectureNodeModulesDocument, variables: { slug, nodeId }, requestPolicy: 'cache-and-network' });
@@ -76,9 +77,21 @@ export function ArchitecturePage() {
   const [live] = useSubscription({ query: ArchitectureChangedDocument, variables: { slug } });
   const [arch, setArch] = useState<ArchitectureFieldsFragment | null>(null);
   const [lastChange, setLastChange] = useState<string | null>(null);
-  const [zoom, setZoom] = useState<Zoom>('ecosystem');
-  const [nodeId, setNodeId] = useState<string | null>(null);
-  const [moduleKey, setModuleKey] = useState<string | null>(null);
+  // Zoom level, selected node and module live in the URL (?zoom=&node=&module=): a link shares the view,
+  // and Back steps out of a zoom level instead of leaving the architecture.
+  const [params, setParams] = useSearchParams();
+  const zoom: Zoom = ZOOMS.includes(params.get('zoom') as Zoom) ? (params.get('zoom') as Zoom) : 'ecosystem';
+  const nodeId = params.get('node');
+  const moduleKey = params.get('module');
+  const go = (next: { zoom?: Zoom; node?: string | null; module?: string | null }) => {
+    const p = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(next)) {
+      if (v) p.set(k, v);
+      else p.delete(k);
+    }
+    setParams(p);
+  };
+  const setZoom = (z: Zoom) => go({ zoom: z });
   const [layoutState, updateLayout] = useMutation(UpdateArchitectureLayoutDocument);
   const [edgeState, addEdge] = useMutation(AddArchitectureEdgeDocument);
   const [, removeNode] = useMutation(RemoveArchitectureNodeDocument);
@@ -102,9 +115,7 @@ export function ArchitecturePage() {
   const readable = arch.nodes.filter((n) => !n.redacted);
   const selectedNode = nodeId && arch.nodes.some((n) => n.id === nodeId) ? nodeId : (readable[0]?.id ?? null);
   const openNode = (id: string) => {
-    setNodeId(id);
-    setModuleKey(null);
-    setZoom('architecture');
+    go({ zoom: 'architecture', node: id, module: null });
   };
 
   return (
@@ -155,17 +166,16 @@ export function ArchitecturePage() {
         {zoom !== 'ecosystem' && (
           <Select
             label="Blueprint"
-            data={readable.map((n) => ({ value: n.id, label: n.card?.name ?? n.id }))}
+            data={readable.map((n) => ({ value: n.id, label: n.card ? `${n.card.name} by ${n.card.owner.name}` : n.id }))}
             value={selectedNode}
             onChange={(v) => {
-              setNodeId(v);
-              setModuleKey(null);
+              go({ node: v, module: null });
             }}
             allowDeselect={false}
             w={240}
           />
         )}
-        {zoom === 'module' && selectedNode && <ModulePicker slug={slug} nodeId={selectedNode} value={moduleKey} onChange={setModuleKey} />}
+        {zoom === 'module' && selectedNode && <ModulePicker slug={slug} nodeId={selectedNode} value={moduleKey} onChange={(key) => go({ module: key })} />}
       </Group>
       {layoutState.error && <Alert color="red">{errorText(layoutState.error)}</Alert>}
       {edgeState.error && <Alert color="red">{errorText(edgeState.error)}</Alert>}
@@ -196,8 +206,7 @@ export function ArchitecturePage() {
             slug={slug}
             nodeId={selectedNode}
             onOpenModule={(key) => {
-              setModuleKey(key);
-              setZoom('module');
+              go({ zoom: 'module', node: selectedNode, module: key });
             }}
           />
         ) : (
