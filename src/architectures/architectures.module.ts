@@ -8,7 +8,14 @@ import { architectureRoutes } from './architecture.routes';
 /** The architectures area: everything it adds to the app. */
 export const architecturesModule: AreaModule = {
   name: 'architectures',
-  resolvers: [ArchitectureResolver, ArchitectureNodeResolver, ArchitectureLifecycleResolver, TeamArchitecturesResolver, PrincipalArchitecturesResolver, BlueprintCardOwnerResolver],
+  resolvers: [
+    ArchitectureResolver,
+    ArchitectureNodeResolver,
+    ArchitectureLifecycleResolver,
+    TeamArchitecturesResolver,
+    PrincipalArchitecturesResolver,
+    BlueprintCardOwnerResolver,
+  ],
   routes: architectureRoutes,
   mcpTools: architectureMcpTools,
 };
