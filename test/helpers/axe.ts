@@ -15,6 +15,8 @@ interface AxeViolation {
  * violations, each as "rule-id (impact): help — first offending selectors", so a failing test says what to fix.
  */
 export async function seriousViolations(page: Page): Promise<string[]> {
+  // Colours are measured as drawn: a dialog still fading in would read as low contrast.
+  await page.waitForFunction('document.getAnimations().every((a) => a.playState !== "running")');
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource); // evaluated over CDP, so a Content-Security-Policy cannot block it
   const violations = await page.evaluate<AxeViolation[]>(`window.axe
     .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
