@@ -34,6 +34,8 @@ export interface BlueprintCard {
   successRate: number | null;
   reviewCount: number;
   ratingAverage: number | null;
+  /** Shown next to the name: forks often share their parent's name. */
+  ownerId: string;
 }
 
 /**
@@ -62,6 +64,7 @@ export function cardOf(bp: Blueprint): BlueprintCard {
     successRate: bp.successRate,
     reviewCount: bp.reviewCount,
     ratingAverage: bp.ratingAverage,
+    ownerId: bp.owner.id,
   };
 }
 
@@ -320,6 +323,7 @@ async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: No
             successRate,
             reviewCount: r.reviews,
             ratingAverage,
+            ownerId: r.owner_id,
           }
         : null,
       composition: visible ? r.composition : [],

@@ -24,11 +24,12 @@ import {
   getArchitecture,
   nodesOf,
   type ArchitectureRecord,
+  type BlueprintCard,
   type EdgeView,
   type GraphNeed,
   type NodeView,
 } from './architecture.read';
-import { createArchitecture, listPublicArchitectures, listTeamArchitectures, transferArchitecture } from './architecture.service';
+import { createArchitecture, listOwnedArchitectures, listPublicArchitectures, listTeamArchitectures, transferArchitecture } from './architecture.service';
 import {
   AddArchitectureEdgeInput,
   AddArchitectureNodeInput,
@@ -37,9 +38,11 @@ import {
   ArchitectureEdgeType,
   ArchitectureNodeType,
   ArchitectureType,
+  BlueprintCardType,
   CreateArchitectureInput,
   LayoutEntryInput,
   TeamArchitectureConnection,
+  UserArchitectureConnection,
 } from './architecture.types';
 import { startEvent } from '../platform/request-context';
 
@@ -253,5 +256,29 @@ export class TeamArchitecturesResolver {
   ): LazyConnection<ArchitectureRecord> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     return new LazyConnection(page, () => listTeamArchitectures(ctx, team.id, page));
+  }
+}
+
+@Resolver(() => Principal)
+export class PrincipalArchitecturesResolver {
+  @FieldResolver(() => UserArchitectureConnection, {
+    description: "This principal's architectures, newest first: public ones, and to the principal themself private ones too.",
+  })
+  architectures(
+    @Root() owner: Principal,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<ArchitectureRecord> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => listOwnedArchitectures(ctx, owner.id, page));
+  }
+}
+
+@Resolver(() => BlueprintCardType)
+export class BlueprintCardOwnerResolver {
+  @FieldResolver(() => Principal, { description: "The blueprint's owner: forks often share their parent's name." })
+  async owner(@Root() card: BlueprintCard, @Ctx() ctx: RequestContext): Promise<Principal> {
+    return (await principalById(ctx, card.ownerId))!;
   }
 }

@@ -104,6 +104,12 @@ export function listPublicArchitectures(ctx: RequestContext, page: PageRequest):
   return listArchitecturesWhere(ctx, `a.visibility = 'public'`, [], page);
 }
 
+/** A person's architectures, newest first (`/users/:username`): public ones, and to the person themself private ones too. */
+export function listOwnedArchitectures(ctx: RequestContext, ownerId: string, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
+  const self = ctx.viewer?.principalId === ownerId;
+  return listArchitecturesWhere(ctx, self ? 'a.owner_id = ?' : `a.owner_id = ? and a.visibility = 'public'`, [ownerId], page);
+}
+
 /** A team's architectures, newest first, for any member of it (others: 404). */
 export async function listTeamArchitectures(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: ArchitectureSummary[]; total: number }> {
   const team = await getTeam(ctx, teamId);

@@ -25,6 +25,7 @@ export class ArchitectureType {
 
 export const ArchitectureConnection = connectionType(ArchitectureType, 'PublicArchitecture');
 export const TeamArchitectureConnection = connectionType(ArchitectureType, 'TeamArchitecture');
+export const UserArchitectureConnection = connectionType(ArchitectureType, 'UserArchitecture');
 
 @ObjectType('BlueprintCard', { simpleResolvers: true, description: 'What the ecosystem view shows of a blueprint.' })
 export class BlueprintCardType {

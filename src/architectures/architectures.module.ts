@@ -5,14 +5,21 @@ import { on } from '../platform/tx-hooks';
 import { removeNodesOfDeletedBlueprint, touchNodesOfChangedBlueprint } from './architecture.blueprint-hooks';
 import { architectureMcpTools } from './architecture.mcp';
 import { ArchitectureLifecycleResolver } from './architecture-lifecycle.resolver';
-import { ArchitectureResolver, TeamArchitecturesResolver } from './architecture.resolver';
+import { ArchitectureResolver, BlueprintCardOwnerResolver, PrincipalArchitecturesResolver, TeamArchitecturesResolver } from './architecture.resolver';
 import { ArchitectureNodeResolver } from './architecture-node.resolver';
 import { architectureRoutes } from './architecture.routes';
 
 /** The architectures area: everything it adds to the app. */
 export const architecturesModule: AreaModule = {
   name: 'architectures',
-  resolvers: [ArchitectureResolver, ArchitectureNodeResolver, ArchitectureLifecycleResolver, TeamArchitecturesResolver],
+  resolvers: [
+    ArchitectureResolver,
+    ArchitectureNodeResolver,
+    ArchitectureLifecycleResolver,
+    TeamArchitecturesResolver,
+    PrincipalArchitecturesResolver,
+    BlueprintCardOwnerResolver,
+  ],
   routes: architectureRoutes,
   mcpTools: architectureMcpTools,
   hooks: [

@@ -10,7 +10,7 @@ import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
-import { readBlueprint, starBlueprint, teamBlueprints, viewerHasStarred } from './blueprint.service';
+import { ownedBlueprints, readBlueprint, starBlueprint, teamBlueprints, viewerHasStarred } from './blueprint.service';
 import { projectionFor } from './blueprint.projection';
 import { currentVersionOf } from './blueprint-version.service';
 import { BlueprintConnection, PlanModuleType, PlanStepType } from './blueprint.types';
@@ -114,5 +114,21 @@ export class TeamBlueprintsResolver {
   ): LazyConnection<Blueprint> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
+  }
+}
+
+@Resolver(() => Principal)
+export class PrincipalBlueprintsResolver {
+  @FieldResolver(() => BlueprintConnection, {
+    description: "This principal's blueprints, newest first: public ones, and to the principal themself private ones too.",
+  })
+  blueprints(
+    @Root() owner: Principal,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): LazyConnection<Blueprint> {
+    const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
+    return new LazyConnection(page, () => ownedBlueprints(ctx, owner.id, page));
   }
 }

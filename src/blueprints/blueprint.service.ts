@@ -72,6 +72,24 @@ export async function teamBlueprints(ctx: RequestContext, teamId: string, page: 
   return { items: rows.map((r) => fullProjection.map(r)), total };
 }
 
+/**
+ * A person's blueprints, newest first (`/users/:username`): the public ones, and to the person themself
+ * the private ones too. Nobody else sees a private one listed here, teammates included (the team's page lists those).
+ */
+export async function ownedBlueprints(ctx: RequestContext, ownerId: string, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
+  const where = ctx.viewer?.principalId === ownerId ? 'b.owner_id = ?' : `b.owner_id = ? and b.visibility = 'public'`;
+  const rows: Array<Record<string, unknown>> = await ctx.em.execute(
+    `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,
+    [ownerId, page.offset, page.limit],
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const counted: Array<{ n: string }> = await ctx.em.execute(`select count(*) as n from blueprint b where ${where}`, [ownerId]);
+    total = Number(counted[0]!.n);
+  }
+  return { items: rows.map((r) => fullProjection.map(r)), total };
+}
+
 /** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */
 export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, action: string): Promise<Blueprint> {
   requireViewer(ctx);

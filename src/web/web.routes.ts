@@ -15,8 +15,11 @@ import { webSchemas } from './web.schemas';
 /** Path prefixes that belong to the API, the protocol endpoints or other areas' pages, never to the console. */
 const SERVER_PREFIXES = ['/api', '/graphql', '/mcp', '/healthz', '/metrics', '/docs', '/openapi.json', '/.well-known', '/oauth'];
 
-/** Folders of web/dist and the console's client routes with sub-paths (`/blueprints/:slug`, ...). */
-const CLIENT_PREFIXES = ['assets', 'blueprints', 'architectures'];
+/** Folders of web/dist and the console's client routes with sub-paths (`/blueprints/:slug`, `/teams/:id`, ...). */
+const CLIENT_PREFIXES = ['assets', 'blueprints', 'architectures', 'teams', 'users'];
+
+/** The console's one-segment pages (DESIGN.md section 18). Any other one-segment path is the page with status 404. */
+const CLIENT_PAGES = new Set(['signin', 'registry', 'architectures', 'inbox', 'account', 'teams']);
 
 function isServerPath(url: string): boolean {
   const pathname = url.split('?')[0]!;
@@ -43,9 +46,11 @@ export const webRoutes: RouteModule = (app) => {
     });
   }
 
-  const sendIndex = (reply: FastifyReply) => {
+  // `status` 404: the console still loads and shows its own not-found page, while the status tells
+  // crawlers and scripts the path names nothing.
+  const sendIndex = (reply: FastifyReply, status = 200) => {
     if (!built) throw new AppError('NOT_FOUND', 'The web console is not built: run `npm run build:web` (npm start does it), then reload');
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.code(status).header('cache-control', 'no-cache').sendFile('index.html');
   };
 
   const serve = (relative: string, reply: FastifyReply) => {
@@ -56,7 +61,7 @@ export const webRoutes: RouteModule = (app) => {
       const immutable = relative.startsWith('assets/');
       return reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache').sendFile(path.relative(root, file));
     }
-    return sendIndex(reply);
+    return sendIndex(reply, relative.includes('/') || CLIENT_PAGES.has(relative) ? 200 : 404);
   };
 
   // Public: the page and its bundles hold no data; everything they show comes from the API with the person's token.

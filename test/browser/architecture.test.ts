@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP, screenshotBothSizes } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -94,9 +95,9 @@ describe('the architecture viewer and editor', () => {
     await addBlueprint(page, 'Mailer', 'other', 3);
 
     // The fork link between the two Shop nodes is computed: listed as lineage, with no Remove button.
-    const lineageRow = page.getByTestId('edge-list').getByText('Shop → Shop (lineage fork)');
+    const lineageRow = page.getByTestId('edge-list').getByText('Shop by other → Shop by architect (lineage fork)');
     await lineageRow.waitFor();
-    expect(await page.getByRole('button', { name: /Remove edge Shop → Shop \(lineage/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Remove edge Shop by other → Shop by architect \(lineage/ }).count()).toBe(0);
     const composition = page.getByTestId('composition-bar').first();
     expect(await composition.getAttribute('aria-label')).toMatch(/1 data, 1 backend, 1 frontend|1 backend/);
   });
@@ -121,8 +122,28 @@ describe('the architecture viewer and editor', () => {
     await page.getByTestId('swimlanes').getByText('Payment endpoints').waitFor();
     await screenshotBothSizes(page, 'architecture-swimlanes');
 
+    // The zoom level, the node and the module are in the URL; Back steps out to zoom 2, not off the page.
+    const url = new URL(page.url());
+    expect(url.searchParams.get('zoom')).toBe('module');
+    expect(url.searchParams.get('module')).toBe('api');
+    expect(url.searchParams.get('node')).toBeTruthy();
+    await page.goBack();
+    await page.getByTestId('module-graph').waitFor();
+    expect(new URL(page.url()).searchParams.get('zoom')).toBe('architecture');
+    // Reloading keeps the view.
+    await page.goForward();
+    await page.reload();
+    await page.getByTestId('swimlanes').getByText('Payment endpoints').waitFor();
+
     await page.getByText('1 Ecosystem', { exact: true }).click();
     await page.getByTestId('ecosystem-canvas').waitFor();
+
+    // A double-click on a blueprint opens its modules (and does not zoom the canvas instead).
+    await page.getByTestId('arch-node').first().dblclick();
+    await page.getByTestId('module-graph').waitFor();
+    await page.getByText('1 Ecosystem', { exact: true }).click();
+    await page.getByTestId('ecosystem-canvas').waitFor();
+    await expectAccessible(page);
   });
 
   it('saves a dragged node position through the layout mutation', async () => {
@@ -150,19 +171,19 @@ describe('the architecture viewer and editor', () => {
 
     // The first adds a manual edge: the second sees it without a reload.
     await page.getByRole('combobox', { name: 'From' }).click();
-    await page.getByRole('option', { name: 'Mailer' }).click();
+    await page.getByRole('option', { name: 'Mailer by other' }).click();
     await page.getByRole('combobox', { name: 'To' }).click();
-    await page.getByRole('option', { name: 'Shop' }).first().click();
+    await page.getByRole('option', { name: 'Shop by other' }).click();
     await page.getByRole('combobox', { name: 'Edge type' }).click();
     await page.getByRole('option', { name: 'Event' }).click();
     await page.getByRole('button', { name: 'Add edge' }).click();
-    await second.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor();
+    await second.getByTestId('edge-list').getByText('Mailer by other → Shop by other (event)').waitFor();
     await second.getByTestId('last-change').filter({ hasText: 'edge added' }).waitFor();
 
     // The second removes that edge and the Mailer node: the first sees both go.
-    await second.getByRole('button', { name: 'Remove edge Mailer → Shop (event)' }).click();
-    await page.getByTestId('edge-list').getByText('Mailer → Shop (event)').waitFor({ state: 'detached' });
-    await second.getByRole('button', { name: 'Remove node Mailer' }).click();
+    await second.getByRole('button', { name: 'Remove edge Mailer by other → Shop by other (event)' }).click();
+    await page.getByTestId('edge-list').getByText('Mailer by other → Shop by other (event)').waitFor({ state: 'detached' });
+    await second.getByRole('button', { name: 'Remove node Mailer by other' }).click();
     await page.getByTestId('node-list').getByText('Mailer').waitFor({ state: 'detached' });
     expect(await page.getByTestId('arch-node').count()).toBe(2);
     expect((await readBack()).nodes.map((n) => n.card?.name)).toEqual(['Shop', 'Shop']);

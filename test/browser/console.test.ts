@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP, screenshotBothSizes, storedToken } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -48,7 +49,12 @@ const cardNames = (p: Page) => p.getByTestId('blueprint-card').locator('a').allT
 describe('the web console', () => {
   it('signs up, and signs out and in again', async () => {
     page = await browser.open({ viewport: DESKTOP });
+    // The landing page is for everyone: what the service is, and the way in.
     await page.goto('/');
+    await page.getByRole('heading', { name: 'Blueprint Workshop', level: 1 }).waitFor();
+    await expectAccessible(page);
+    await screenshotBothSizes(page, 'landing');
+    await page.goto('/registry');
     await page.waitForURL(/\/signin/);
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await screenshotBothSizes(page, 'signin');
@@ -103,6 +109,14 @@ describe('the web console', () => {
     await row.waitFor();
     expect(await row.getByTestId('last-used').textContent()).not.toBe('never');
     await page.getByRole('button', { name: 'Revoke laptop editor' }).click();
+    // Revoking asks first; Cancel keeps the token.
+    const dialog = page.getByRole('dialog', { name: 'Revoke “laptop editor”?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await curl(secret, `/api/blueprints/${bp.payments!.slug}`)).toBe('200');
+    await page.getByRole('button', { name: 'Revoke laptop editor' }).click();
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Revoke token' }).click();
     await row.waitFor({ state: 'detached' });
     expect(await curl(secret, `/api/blueprints/${bp.payments!.slug}`)).toBe('401');
   });
@@ -119,7 +133,7 @@ describe('the web console', () => {
     await page.getByTestId('registry-total').filter({ hasText: '5 blueprints' }).waitFor();
 
     await page.getByRole('group', { name: 'Filter by tag' }).getByText('frontend', { exact: true }).click();
-    await page.getByTestId('registry-total').filter({ hasText: '1 blueprints' }).waitFor();
+    await page.getByTestId('registry-total').filter({ hasText: '1 blueprint' }).waitFor();
     expect(await cardNames(page)).toEqual(['Storefront']);
     await page.getByRole('group', { name: 'Filter by tag' }).getByText('frontend', { exact: true }).click();
     await page.getByTestId('registry-total').filter({ hasText: '5 blueprints' }).waitFor();
@@ -180,7 +194,7 @@ describe('the web console', () => {
     // The person forked Payments service above, so its owner's broadcasts reach them.
     await page.getByRole('link', { name: 'Inbox' }).click();
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
-    await page.getByText('Nothing here.').waitFor();
+    await page.getByText('No broadcasts yet').waitFor();
     const sent = await server.rest.post(`/api/blueprints/${bp.payments!.id}/broadcasts`, {
       token: alice,
       body: { message: 'Refunds API changed: see the changelog', type: 'changelog', severity: 'breaking' },

@@ -41,9 +41,13 @@ export class BrowserSession {
     return new BrowserSession(browser, baseUrl);
   }
 
-  /** A new context (its own storage) at a viewport size, signed in with `token` when given. */
-  async open(options: { viewport?: { width: number; height: number }; token?: string } = {}): Promise<Page> {
-    const context = await this.browser.newContext({ viewport: options.viewport ?? DESKTOP, baseURL: this.baseUrl });
+  /** A new context (its own storage) at a viewport size and system colour scheme, signed in with `token` when given. */
+  async open(options: { viewport?: { width: number; height: number }; token?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await this.browser.newContext({
+      viewport: options.viewport ?? DESKTOP,
+      baseURL: this.baseUrl,
+      colorScheme: options.colorScheme ?? 'light',
+    });
     this.contexts.push(context);
     if (options.token) await context.addInitScript({ content: `window.localStorage.setItem('bw.token', ${JSON.stringify(options.token)});` });
     const page = await context.newPage();

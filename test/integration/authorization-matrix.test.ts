@@ -120,6 +120,8 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     { method: 'GET', route: '/assets/*', url: () => '/assets/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'GET', route: '/blueprints/*', url: () => '/blueprints/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'GET', route: '/architectures/*', url: () => '/architectures/missing-0000.js', expect: NOT_FOUND_TO_ALL },
+    { method: 'GET', route: '/teams/*', url: () => '/teams/missing-0000.js', expect: NOT_FOUND_TO_ALL },
+    { method: 'GET', route: '/users/*', url: () => '/users/missing-0000.js', expect: NOT_FOUND_TO_ALL },
     { method: 'POST', route: '/api/agent/sessions', url: () => '/api/agent/sessions', expect: PUBLIC },
     {
       method: 'POST',
@@ -463,6 +465,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     inbox: READ,
     operation: READ,
     team: READ,
+    user: READ,
     executionRun: READ,
     compareWithParent: READ,
     updateBlueprintPlan: WRITE,

@@ -13,7 +13,7 @@ afterAll(() => server?.close());
 
 describe('the web console at /', () => {
   it('serves the page at / and at client routes, with no-cache', async () => {
-    for (const path of ['/', '/blueprints/some-slug', '/architectures/x?zoom=2', '/inbox']) {
+    for (const path of ['/', '/blueprints/some-slug', '/architectures/x?zoom=2', '/inbox', '/registry?q=pay', '/teams', '/teams/x', '/users/ada', '/account']) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/text\/html/);
@@ -47,6 +47,15 @@ describe('the web console at /', () => {
       body: JSON.stringify({ query: '{ __typename }' }),
     });
     expect(((await gql.json()) as { data: unknown }).data).toEqual({ __typename: 'Query' });
+  });
+
+  it('answers an unknown page path with the page (which shows its not-found page) and status 404', async () => {
+    for (const path of ['/nope', '/blueprint']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await res.text()).toContain('<div id="root"></div>');
+    }
   });
 
   it('answers 404 for a missing file rather than the page, and refuses paths out of web/dist', async () => {

@@ -1,9 +1,11 @@
-import { Anchor, AppShell, Badge, Button, Center, Group, Loader, Text, Title } from '@mantine/core';
+import { Alert, Anchor, AppShell, Badge, Button, Center, Group, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link, NavLink, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { useClient } from 'urql';
 import { SignOutDocument } from './generated/graphql';
 import { useAuth } from './auth';
+import { Loading, NotFound, RetryBoundary } from './components/Status';
+import { UNAVAILABLE_TEXT } from './errors';
 import { InboxLiveProvider, useInboxLive } from './inbox-live';
 import { AccountPage } from './pages/Account';
 import { ArchitecturePage } from './pages/Architecture';
@@ -11,26 +13,32 @@ import { ArchitecturesPage } from './pages/Architectures';
 import { BlueprintPage } from './pages/Blueprint';
 import { InboxPage } from './pages/Inbox';
 import { ProposalPage } from './pages/proposals/ProposalPage';
+import { LandingPage } from './pages/Landing';
 import { RegistryPage } from './pages/Registry';
 import { SignInPage } from './pages/SignIn';
+import { TeamPage, TeamsPage } from './pages/Teams';
+import { UserPage } from './pages/User';
 
 function Nav() {
   const { unread } = useInboxLive();
   const { viewer, token, signOut } = useAuth();
   const client = useClient();
-  // A sign-in token is revoked on the server too; agent and account tokens are only forgotten here.
+  // A sign-in token is revoked on the server too, and an agent session is ended (REST: the GraphQL API has
+  // no mutation for it); account tokens are only forgotten here.
   const leave = async () => {
     if (token?.startsWith('bws_')) await client.mutation(SignOutDocument, {}).toPromise();
+    else if (token?.startsWith('bwa_'))
+      await fetch('/api/agent/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
     signOut();
   };
   const link = (to: string, label: ReactNode, aria?: string) => (
-    <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm">
+    <Anchor component={NavLink} to={to} aria-label={aria} fw={500} size="sm" underline="hover">
       {label}
     </Anchor>
   );
   return (
     <Group gap="sm" wrap="wrap" component="nav" aria-label="Main">
-      {link('/', 'Registry')}
+      {link('/registry', 'Registry')}
       {link('/architectures', 'Architectures')}
       {link(
         '/inbox',
@@ -44,6 +52,8 @@ function Nav() {
         </Group>,
         unread > 0 ? `Inbox, ${unread} unread` : 'Inbox',
       )}
+      {link('/teams', 'Teams')}
+      {viewer?.kind === 'USER' && link(`/users/${viewer.name}`, 'Your work')}
       {link('/account', 'Account')}
       <Text size="sm" c="dimmed" data-testid="viewer-name" visibleFrom="sm">
         {viewer?.name}
@@ -56,15 +66,11 @@ function Nav() {
 }
 
 function SignedIn({ children }: { children: ReactNode }) {
-  const { token, checking } = useAuth();
+  const { token, checking, unavailable, retry } = useAuth();
   const location = useLocation();
   if (!token) return <Navigate to={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
-  if (checking)
-    return (
-      <Center h={200}>
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (unavailable) return <ServiceDown retry={retry} />;
+  if (checking) return <Loading what="your account" />;
   return <InboxLiveProvider>{children}</InboxLiveProvider>;
 }
 
@@ -81,8 +87,27 @@ function Shell({ children }: { children: ReactNode }) {
           <Nav />
         </Group>
       </AppShell.Header>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main>
+        <RetryBoundary>{children}</RetryBoundary>
+      </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** The service did not answer the sign-in check: the token is kept, and Retry asks again. */
+function ServiceDown({ retry }: { retry(): void }) {
+  return (
+    <Center h={240} component="main">
+      <Alert color="orange" role="alert" maw={520}>
+        <Stack gap="xs" align="start">
+          <Text fw={700}>Service unavailable</Text>
+          <Text size="sm">{UNAVAILABLE_TEXT} You are still signed in.</Text>
+          <Button size="compact-sm" onClick={retry}>
+            Retry
+          </Button>
+        </Stack>
+      </Alert>
+    </Center>
   );
 }
 
@@ -92,28 +117,48 @@ const signedIn = (page: ReactNode) => (
   </SignedIn>
 );
 
+/** A page anyone may open (the API serves it without a token): signed in, inside the console's frame. */
+function Open({ page, landing = false }: { page: ReactNode; landing?: boolean }) {
+  const { token } = useAuth();
+  if (token) return signedIn(page);
+  if (landing) return page;
+  return (
+    <AppShell header={{ height: 56 }} padding="md">
+      <AppShell.Header px="md">
+        <Group justify="space-between" h="100%">
+          <Title order={1} size="h4">
+            <Anchor component={Link} to="/" c="inherit" underline="never">
+              Blueprint Workshop
+            </Anchor>
+          </Title>
+          <Anchor component={Link} to="/signin" fw={500} size="sm">
+            Sign in
+          </Anchor>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>
+        <RetryBoundary>{page}</RetryBoundary>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
 export function App() {
   return (
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
-      <Route path="/" element={signedIn(<RegistryPage />)} />
+      <Route path="/" element={<Open page={<LandingPage />} landing />} />
+      <Route path="/registry" element={signedIn(<RegistryPage />)} />
       <Route path="/blueprints/:slug" element={signedIn(<BlueprintPage />)} />
       <Route path="/blueprints/:slug/proposals/:number" element={signedIn(<ProposalPage />)} />
       <Route path="/architectures" element={signedIn(<ArchitecturesPage />)} />
-      <Route path="/architectures/:slug" element={signedIn(<ArchitecturePage />)} />
+      <Route path="/architectures/:slug" element={<Open page={<ArchitecturePage />} />} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />
-      <Route
-        path="*"
-        element={signedIn(
-          <Text>
-            Nothing here.{' '}
-            <Anchor component={Link} to="/">
-              Back to the registry
-            </Anchor>
-          </Text>,
-        )}
-      />
+      <Route path="/users/:username" element={signedIn(<UserPage />)} />
+      <Route path="/teams" element={signedIn(<TeamsPage />)} />
+      <Route path="/teams/:id" element={signedIn(<TeamPage />)} />
+      <Route path="*" element={signedIn(<NotFound />)} />
     </Routes>
   );
 }

@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Provider, useQuery } from 'urql';
-import { makeClient } from './client';
+import { isUnauthenticated, makeClient } from './client';
 import { ViewerDocument, type ViewerQuery } from './generated/graphql';
 
 const STORAGE_KEY = 'bw.token';
@@ -12,6 +12,9 @@ interface AuthState {
   viewer: Viewer | null;
   /** True until the stored token has been checked against the server. */
   checking: boolean;
+  /** Set when the check could not reach the service (5xx, network): the token is kept and `retry` tries again. */
+  unavailable: boolean;
+  retry(): void;
   signIn(token: string): void;
   signOut(): void;
 }
@@ -24,25 +27,45 @@ export function useAuth(): AuthState {
   return state;
 }
 
-function ViewerCheck({ token, onViewer, onInvalid }: { token: string; onViewer(v: Viewer): void; onInvalid(): void }) {
-  const [{ data, error }] = useQuery({ query: ViewerDocument, requestPolicy: 'network-only' });
+function ViewerCheck({
+  attempt,
+  onViewer,
+  onInvalid,
+  onUnavailable,
+}: {
+  attempt: number;
+  onViewer(v: Viewer): void;
+  onInvalid(): void;
+  onUnavailable(down: boolean): void;
+}) {
+  const [{ data, error, fetching }, run] = useQuery({ query: ViewerDocument, requestPolicy: 'network-only' });
   useEffect(() => {
-    if (data?.viewer) onViewer(data.viewer);
-    else if (data && !data.viewer) onInvalid();
-    else if (error) onInvalid();
-  }, [data, error, token, onViewer, onInvalid]);
+    if (attempt > 0) run({ requestPolicy: 'network-only' });
+  }, [attempt, run]);
+  useEffect(() => {
+    if (fetching) return;
+    if (data?.viewer) {
+      onUnavailable(false);
+      onViewer(data.viewer);
+    } else if (error) {
+      // Only a refused token signs out; a 500, 503 or network failure keeps it and offers a retry.
+      if (isUnauthenticated(error)) onInvalid();
+      else onUnavailable(true);
+    } else if (data && !data.viewer) onInvalid();
+  }, [data, error, fetching, onViewer, onInvalid, onUnavailable]);
   return null;
 }
 
 /**
- * The bearer token lives in localStorage; every request (HTTP and WebSocket) carries it. A token the
- * server no longer accepts (expired, revoked, signed out elsewhere) is dropped and the person signs in again.
+ * The bearer token lives in localStorage; every request (HTTP and WebSocket) carries it. Only a token
+ * the server refuses with 401 (expired, revoked, signed out elsewhere) is dropped; the person signs in
+ * again. Signing out in one tab signs out the others (the `storage` event).
  */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [token, setToken] = useState<string | null>(() => localStorage.getItem(STORAGE_KEY));
   const [viewer, setViewer] = useState<Viewer | null>(null);
-  const { client, ws } = useMemo(() => makeClient(token), [token]);
-  useEffect(() => () => void ws.dispose(), [ws]);
+  const [unavailable, setUnavailable] = useState(false);
+  const [attempt, setAttempt] = useState(0);
 
   const signIn = useCallback((t: string) => {
     localStorage.setItem(STORAGE_KEY, t);
@@ -52,13 +75,28 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const signOut = useCallback(() => {
     localStorage.removeItem(STORAGE_KEY);
     setViewer(null);
+    setUnavailable(false);
     setToken(null);
   }, []);
+  const retry = useCallback(() => setAttempt((a) => a + 1), []);
 
-  const state: AuthState = { token, viewer, checking: token !== null && viewer === null, signIn, signOut };
+  useEffect(() => {
+    const onStorage = (e: StorageEvent) => {
+      if (e.key !== STORAGE_KEY) return;
+      setViewer(null);
+      setToken(e.newValue);
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
+
+  const { client, ws } = useMemo(() => makeClient(token, signOut), [token, signOut]);
+  useEffect(() => () => void ws.dispose(), [ws]);
+
+  const state: AuthState = { token, viewer, checking: token !== null && viewer === null, unavailable, retry, signIn, signOut };
   return (
     <Provider value={client}>
-      {token && <ViewerCheck key={token} token={token} onViewer={setViewer} onInvalid={signOut} />}
+      {token && <ViewerCheck key={token} attempt={attempt} onViewer={setViewer} onInvalid={signOut} onUnavailable={setUnavailable} />}
       <AuthContext.Provider value={state}>{children}</AuthContext.Provider>
     </Provider>
   );

@@ -1,11 +1,20 @@
-import { Client, cacheExchange, fetchExchange, subscriptionExchange } from 'urql';
+import { Client, CombinedError, cacheExchange, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+
+/** True when the server refused the bearer token (HTTP 401 or UNAUTHENTICATED): the only reason to sign out. */
+export function isUnauthenticated(error: CombinedError | undefined | null): boolean {
+  if (!error) return false;
+  const status = (error.response as { status?: number } | undefined)?.status;
+  if (status === 401) return true;
+  return error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED');
+}
 
 /**
  * One urql client per bearer token: HTTP for queries and mutations, graphql-ws on the same `/graphql`
- * path for subscriptions, the token in both (header, and `connectionParams.authorization`).
+ * path for subscriptions, the token in both (header, and `connectionParams.authorization`). A 401 on any
+ * request calls `onUnauthenticated` (the token was revoked or expired); a 5xx or network failure does not.
  */
-export function makeClient(token: string | null): { client: Client; ws: WsClient } {
+export function makeClient(token: string | null, onUnauthenticated: () => void = () => undefined): { client: Client; ws: WsClient } {
   const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   const ws = createWsClient({
     url: wsUrl,
@@ -19,6 +28,12 @@ export function makeClient(token: string | null): { client: Client; ws: WsClient
     preferGetMethod: false,
     exchanges: [
       cacheExchange,
+      mapExchange({
+        onError(error) {
+          // A sign-in attempt with a wrong password is UNAUTHENTICATED too, but then there is no token to drop.
+          if (token && isUnauthenticated(error)) onUnauthenticated();
+        },
+      }),
       fetchExchange,
       subscriptionExchange({
         forwardSubscription(request) {
@@ -37,8 +52,4 @@ export function makeClient(token: string | null): { client: Client; ws: WsClient
   return { client, ws };
 }
 
-/** The first GraphQL error's message, or the network error's, for display. */
-export function errorText(error: { graphQLErrors?: { message: string }[]; networkError?: Error; message: string } | undefined | null): string | null {
-  if (!error) return null;
-  return error.graphQLErrors?.[0]?.message ?? error.networkError?.message ?? error.message;
-}
+export { errorText, isUnavailable } from './errors';

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useQuery, useSubscription } from 'urql';
+import { useOtherTabs, type TabMessage } from './tabs';
 import { BroadcastReceivedDocument, UnreadCountDocument, type InboxEntryFragment } from './generated/graphql';
 
 interface InboxLive {
@@ -19,6 +20,15 @@ export function InboxLiveProvider({ children }: { children: ReactNode }) {
   const [arrived, setArrived] = useState<InboxEntryFragment[]>([]);
   const [live] = useSubscription({ query: BroadcastReceivedDocument, variables: {} });
   const refreshUnread = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
+  // A read mark made in another tab changes this tab's badge too.
+  useOtherTabs(
+    useCallback(
+      (m: TabMessage) => {
+        if (m.kind === 'inbox-read') refreshUnread();
+      },
+      [refreshUnread],
+    ),
+  );
 
   useEffect(() => {
     const item = live.data?.broadcastReceived;

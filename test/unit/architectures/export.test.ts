@@ -5,6 +5,7 @@ import { dotString, exportArchitecture, mermaidText, toDot, toMermaid } from '..
 
 const card = (name: string): BlueprintCard => ({
   id: `bp-${name}`,
+  ownerId: 'owner-1',
   slug: name,
   name,
   moduleCount: 3,

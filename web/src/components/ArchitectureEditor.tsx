@@ -16,7 +16,9 @@ import {
 } from '../generated/graphql';
 import { edgeLabel } from './EcosystemCanvas';
 
-const nodeName = (n: ArchitectureFieldsFragment['nodes'][number]) => (n.redacted ? 'Private blueprint' : (n.card?.name ?? n.id));
+/** The node's blueprint and its owner: forks often share their parent's name. */
+const nodeName = (n: ArchitectureFieldsFragment['nodes'][number]) =>
+  n.redacted ? `Private blueprint ${n.id.slice(0, 8)}` : n.card ? `${n.card.name} by ${n.card.owner.name}` : n.id;
 
 function AddNode({ slug }: { slug: string }) {
   const [q, setQ] = useState('');
@@ -77,9 +79,16 @@ function AddEdge({ arch }: { arch: ArchitectureFieldsFragment }) {
         Add an edge
       </Title>
       <form
-        onSubmit={(e) => {
+        onSubmit={async (e) => {
           e.preventDefault();
-          if (source && target) void add({ slug: arch.slug, input: { sourceNodeId: source, targetNodeId: target, edgeType: type, label: label || null } });
+          if (!source || !target) return;
+          const r = await add({ slug: arch.slug, input: { sourceNodeId: source, targetNodeId: target, edgeType: type, label: label || null } });
+          // Cleared once added, so the next edge starts from an empty form.
+          if (!r.error) {
+            setSource(null);
+            setTarget(null);
+            setLabel('');
+          }
         }}
       >
         <Stack gap={4}>

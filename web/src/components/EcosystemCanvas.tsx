@@ -16,6 +16,7 @@ import {
 import { useEffect, useRef, useState } from 'react';
 import type { ArchitectureFieldsFragment } from '../generated/graphql';
 import { CompositionBar } from './Composition';
+import { plural } from './Status';
 
 type ArchNode = ArchitectureFieldsFragment['nodes'][number];
 type BpData = { node: ArchNode };
@@ -28,7 +29,7 @@ function BlueprintNode({ data, selected }: NodeProps<Node<BpData>>) {
       <div className="name">{redacted ? 'Private blueprint' : card?.name}</div>
       {card && (
         <div className="meta">
-          ★ {card.stars} · {card.moduleCount} modules · {card.stepCount} steps
+          by {card.owner.name} · ★ {card.stars} · {plural(card.moduleCount, 'module')} · {plural(card.stepCount, 'step')}
         </div>
       )}
       <CompositionBar composition={composition} />
@@ -70,7 +71,7 @@ function toFlowNodes(arch: ArchitectureFieldsFragment, previous: Node<BpData>[])
     selected: selected.has(n.id),
     draggable: arch.viewerCanEdit,
     deletable: arch.viewerCanEdit,
-    ariaLabel: n.redacted ? 'Private blueprint' : `${n.card?.name ?? ''}: ${n.card?.moduleCount ?? 0} modules`,
+    ariaLabel: n.redacted ? 'Private blueprint' : `${n.card?.name ?? ''} by ${n.card?.owner.name ?? ''}: ${plural(n.card?.moduleCount ?? 0, 'module')}`,
   }));
 }
 
@@ -104,6 +105,8 @@ export function EcosystemCanvas(props: {
     source: e.source,
     target: e.target,
     label: edgeLabel(e),
+    // Above the nodes, so a label is never hidden under a card.
+    zIndex: 1,
     deletable: !e.computed && arch.viewerCanEdit,
     style: e.computed ? { strokeDasharray: '6 4', stroke: '#868e96' } : { stroke: '#4c6ef5', strokeWidth: 2 },
     markerEnd: { type: MarkerType.ArrowClosed },
@@ -145,6 +148,8 @@ export function EcosystemCanvas(props: {
         onNodesDelete={(ns) => props.onDeleteNodes(ns.map((n) => n.id))}
         onEdgesDelete={(es) => props.onDeleteEdges(es.map((e) => e.id))}
         onNodeDoubleClick={(_e, n) => props.onOpenNode(n.id)}
+        // A double-click opens the blueprint's modules; it must not zoom the canvas as well.
+        zoomOnDoubleClick={false}
         onSelectionChange={({ nodes: ns, edges: es }) =>
           props.onSelectionChange?.(
             ns.map((n) => n.id),

@@ -4,12 +4,13 @@ import { useMemo } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { BlueprintLineageQuery } from '../generated/graphql';
 import { layeredLayout } from '../graph-layout';
+import { plural } from './Status';
 
 type Lineage = NonNullable<BlueprintLineageQuery['blueprint']>['lineage'];
-type LineageNodeData = { name: string; slug: string; stars: number; modules: number; current: boolean };
+type LineageNodeData = { name: string; owner: string; slug: string; stars: number; modules: number; current: boolean };
 
 const W = 190;
-const H = 58;
+const H = 64;
 
 function LineageNode({ data }: NodeProps<Node<LineageNodeData>>) {
   return (
@@ -17,7 +18,7 @@ function LineageNode({ data }: NodeProps<Node<LineageNodeData>>) {
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="name">{data.name}</div>
       <div className="meta">
-        ★ {data.stars} · {data.modules} modules
+        by {data.owner} · ★ {data.stars} · {plural(data.modules, 'module')}
       </div>
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
@@ -43,8 +44,8 @@ export function LineageGraph({ lineage, currentId }: { lineage: Lineage; current
       type: 'lineage',
       position: pos.get(n.id)!,
       draggable: false,
-      ariaLabel: `${n.name}${n.id === currentId ? ' (this blueprint)' : ''}`,
-      data: { name: n.name, slug: n.slug, stars: n.stars, modules: n.moduleCount, current: n.id === currentId },
+      ariaLabel: `${n.name} by ${n.owner.name}${n.id === currentId ? ' (this blueprint)' : ''}`,
+      data: { name: n.name, owner: n.owner.name, slug: n.slug, stars: n.stars, modules: n.moduleCount, current: n.id === currentId },
     }));
     return { nodes, edges };
   }, [lineage, currentId]);

@@ -6,7 +6,7 @@ import {
   Code,
   CopyButton,
   Group,
-  Loader,
+  Modal,
   NumberInput,
   SegmentedControl,
   Stack,
@@ -19,6 +19,8 @@ import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
+import { Failure, Loading, usePageTitle } from '../components/Status';
+import { AgentSessionPanel, ClaimForm } from './AgentSession';
 import {
   AccountTokensDocument,
   CreateAccessTokenDocument,
@@ -83,6 +85,7 @@ function Tokens() {
   const [revoked, revoke] = useMutation(RevokeAccessTokenDocument);
   const [shown, setShown] = useState<CreateAccessTokenMutation['createAccessToken'] | null>(null);
   const tokens = data?.viewer?.tokens ?? [];
+  const [confirming, setConfirming] = useState<(typeof tokens)[number] | null>(null);
 
   return (
     <Stack>
@@ -137,8 +140,8 @@ function Tokens() {
         <Title order={3} size="h5" id="tokens-title">
           Your tokens
         </Title>
-        {error && <Alert color="red">{errorText(error)}</Alert>}
-        {fetching && !data && <Loader aria-label="Loading tokens" />}
+        {error && <Failure error={error} />}
+        {fetching && !data && <Loading what="tokens" />}
         {data && tokens.length === 0 && <Text c="dimmed">No tokens yet.</Text>}
         {tokens.length > 0 && (
           <Table.ScrollContainer minWidth={640}>
@@ -168,17 +171,7 @@ function Tokens() {
                     <Table.Td data-testid="last-used">{when(t.lastUsedAt)}</Table.Td>
                     <Table.Td>{when(t.expiresAt)}</Table.Td>
                     <Table.Td>
-                      <Button
-                        size="compact-xs"
-                        color="red"
-                        variant="light"
-                        aria-label={`Revoke ${t.name}`}
-                        loading={revoked.fetching}
-                        onClick={async () => {
-                          const r = await revoke({ id: t.id });
-                          if (!r.error) refetch({ requestPolicy: 'network-only' });
-                        }}
-                      >
+                      <Button size="compact-xs" color="red" variant="light" aria-label={`Revoke ${t.name}`} onClick={() => setConfirming(t)}>
                         Revoke
                       </Button>
                     </Table.Td>
@@ -190,12 +183,41 @@ function Tokens() {
         )}
         {revoked.error && <Alert color="red">{errorText(revoked.error)}</Alert>}
       </Card>
+      <Modal
+        opened={confirming !== null}
+        onClose={() => setConfirming(null)}
+        title={`Revoke “${confirming?.name ?? ''}”?`}
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        centered
+      >
+        <Stack>
+          <Text size="sm">Every client using this token is refused from now on. This cannot be undone; you can create a new token.</Text>
+          <Group justify="end">
+            <Button variant="default" onClick={() => setConfirming(null)}>
+              Cancel
+            </Button>
+            <Button
+              // Shade 8: white on red's default shade 6 misses the 4.5:1 contrast ratio.
+              color="red.8"
+              loading={revoked.fetching}
+              onClick={async () => {
+                const r = await revoke({ id: confirming!.id });
+                setConfirming(null);
+                if (!r.error) refetch({ requestPolicy: 'network-only' });
+              }}
+            >
+              Revoke token
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
     </Stack>
   );
 }
 
 export function AccountPage() {
   const { viewer, signOut } = useAuth();
+  usePageTitle('Account');
   return (
     <Stack>
       <Title order={2}>Account and MCP setup</Title>
@@ -209,15 +231,19 @@ export function AccountPage() {
             Revoking one takes effect at once.
           </Text>
           <Tokens />
+          <ClaimForm />
         </>
       ) : (
-        <Alert color="gray">
-          Tokens for MCP clients belong to accounts.{' '}
-          <Anchor component="button" type="button" onClick={signOut}>
-            Sign out and create an account
-          </Anchor>{' '}
-          to make some.
-        </Alert>
+        <>
+          <AgentSessionPanel />
+          <Alert color="gray">
+            Tokens for MCP clients belong to accounts.{' '}
+            <Anchor component="button" type="button" onClick={signOut}>
+              Sign out and create an account
+            </Anchor>{' '}
+            to make some.
+          </Alert>
+        </>
       )}
     </Stack>
   );

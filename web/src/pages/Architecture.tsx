@@ -1,8 +1,9 @@
-import { Alert, Badge, Grid, Group, Loader, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Grid, Group, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router-dom';
+import { useParams, useSearchParams } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
+import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
 import { ArchitectureEditor } from '../components/ArchitectureEditor';
 import { EcosystemCanvas } from '../components/EcosystemCanvas';
 import { ModuleGraph } from '../components/ModuleGraph';
@@ -20,12 +21,13 @@ import {
 } from '../generated/graphql';
 
 type Zoom = 'ecosystem' | 'architecture' | 'module';
+const ZOOMS: Zoom[] = ['ecosystem', 'architecture', 'module'];
 
 function ArchitectureLevel({ slug, nodeId, onOpenModule }: { slug: string; nodeId: string; onOpenModule(key: string): void }) {
   const [{ data, error }] = useQuery({ query: ArchitectureNodeModulesDocument, variables: { slug, nodeId }, requestPolicy: 'cache-and-network' });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (error) return <Failure error={error} />;
   const node = data?.architecture?.node;
-  if (!data) return <Loader aria-label="Loading modules" />;
+  if (!data) return <Loading what="modules" />;
   if (!node) return <Alert color="yellow">That node is gone.</Alert>;
   if (node.redacted) return <Alert color="gray">This blueprint is private to you.</Alert>;
   return (
@@ -44,8 +46,8 @@ function ModuleLevel({ slug, nodeId, moduleKey }: { slug: string; nodeId: string
     variables: { slug, nodeId, key: moduleKey },
     requestPolicy: 'cache-and-network',
   });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data) return <Loader aria-label="Loading steps" />;
+  if (error) return <Failure error={error} />;
+  if (!data) return <Loading what="steps" />;
   const detail = data.architecture?.node?.module;
   if (!detail) return <Alert color="yellow">No such module.</Alert>;
   return <Swimlanes detail={detail} />;
@@ -75,13 +77,26 @@ export function ArchitecturePage() {
   const [live] = useSubscription({ query: ArchitectureChangedDocument, variables: { slug } });
   const [arch, setArch] = useState<ArchitectureFieldsFragment | null>(null);
   const [lastChange, setLastChange] = useState<string | null>(null);
-  const [zoom, setZoom] = useState<Zoom>('ecosystem');
-  const [nodeId, setNodeId] = useState<string | null>(null);
-  const [moduleKey, setModuleKey] = useState<string | null>(null);
+  // Zoom level, selected node and module live in the URL (?zoom=&node=&module=): a link shares the view,
+  // and Back steps out of a zoom level instead of leaving the architecture.
+  const [params, setParams] = useSearchParams();
+  const zoom: Zoom = ZOOMS.includes(params.get('zoom') as Zoom) ? (params.get('zoom') as Zoom) : 'ecosystem';
+  const nodeId = params.get('node');
+  const moduleKey = params.get('module');
+  const go = (next: { zoom?: Zoom; node?: string | null; module?: string | null }) => {
+    const p = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(next)) {
+      if (v) p.set(k, v);
+      else p.delete(k);
+    }
+    setParams(p);
+  };
+  const setZoom = (z: Zoom) => go({ zoom: z });
   const [layoutState, updateLayout] = useMutation(UpdateArchitectureLayoutDocument);
   const [edgeState, addEdge] = useMutation(AddArchitectureEdgeDocument);
   const [, removeNode] = useMutation(RemoveArchitectureNodeDocument);
   const [, removeEdge] = useMutation(RemoveArchitectureEdgeDocument);
+  usePageTitle(arch?.name ?? (data && !data.architecture ? 'Not found' : 'Architecture'));
 
   useEffect(() => {
     if (data?.architecture) setArch(data.architecture);
@@ -93,16 +108,14 @@ export function ArchitecturePage() {
     setLastChange(`${change.kind.toLowerCase().replace('_', ' ')} by ${change.actor?.name ?? 'someone'}`);
   }, [live.data]);
 
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (data && !data.architecture) return <Alert color="yellow">No such architecture, or it is private.</Alert>;
-  if (!arch) return <Loader aria-label="Loading architecture" />;
+  if (error) return <Failure error={error} />;
+  if (data && !data.architecture) return <NotFound what="architecture" />;
+  if (!arch) return <Loading what="architecture" />;
 
   const readable = arch.nodes.filter((n) => !n.redacted);
   const selectedNode = nodeId && arch.nodes.some((n) => n.id === nodeId) ? nodeId : (readable[0]?.id ?? null);
   const openNode = (id: string) => {
-    setNodeId(id);
-    setModuleKey(null);
-    setZoom('architecture');
+    go({ zoom: 'architecture', node: id, module: null });
   };
 
   return (
@@ -111,10 +124,17 @@ export function ArchitecturePage() {
         <div>
           <Title order={2}>{arch.name}</Title>
           <Text size="sm" c="dimmed">
-            {arch.visibility.toLowerCase()} · by {arch.owner.name} · {arch.nodes.length} blueprints · {arch.edges.length} edges
+            {arch.visibility.toLowerCase()} · by {arch.owner.name} · {plural(arch.nodes.length, 'blueprint')} · {plural(arch.edges.length, 'edge')}
             {!arch.viewerCanEdit && ' · read only'}
           </Text>
           {arch.description && <Text size="sm">{arch.description}</Text>}
+          {arch.nodes.length === 0 && (
+            <Text size="sm" mt={4} data-testid="empty-architecture">
+              {arch.viewerCanEdit
+                ? 'Nothing here yet: find a blueprint under “Find a blueprint” and add it; edges follow once two are on the canvas.'
+                : 'This architecture holds no blueprints yet.'}
+            </Text>
+          )}
         </div>
         <Group gap="xs" aria-live="polite">
           <Badge color={live.error ? 'red' : 'teal'} variant="dot">
@@ -146,17 +166,16 @@ export function ArchitecturePage() {
         {zoom !== 'ecosystem' && (
           <Select
             label="Blueprint"
-            data={readable.map((n) => ({ value: n.id, label: n.card?.name ?? n.id }))}
+            data={readable.map((n) => ({ value: n.id, label: n.card ? `${n.card.name} by ${n.card.owner.name}` : n.id }))}
             value={selectedNode}
             onChange={(v) => {
-              setNodeId(v);
-              setModuleKey(null);
+              go({ node: v, module: null });
             }}
             allowDeselect={false}
             w={240}
           />
         )}
-        {zoom === 'module' && selectedNode && <ModulePicker slug={slug} nodeId={selectedNode} value={moduleKey} onChange={setModuleKey} />}
+        {zoom === 'module' && selectedNode && <ModulePicker slug={slug} nodeId={selectedNode} value={moduleKey} onChange={(key) => go({ module: key })} />}
       </Group>
       {layoutState.error && <Alert color="red">{errorText(layoutState.error)}</Alert>}
       {edgeState.error && <Alert color="red">{errorText(edgeState.error)}</Alert>}
@@ -172,8 +191,8 @@ export function ArchitecturePage() {
               onOpenNode={openNode}
             />
             <Text size="xs" c="dimmed" mt={4}>
-              Drag a blueprint (or select it and use the arrow keys) to move it; double-click it to see its modules. Dashed edges are lineage, computed from
-              forks and breeds.
+              {arch.viewerCanEdit ? 'Drag a blueprint (or select it and use the arrow keys) to move it; double-click' : 'Double-click'} a blueprint to see its
+              modules. Dashed edges are lineage, computed from forks and breeds.
             </Text>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 4 }}>
@@ -187,8 +206,7 @@ export function ArchitecturePage() {
             slug={slug}
             nodeId={selectedNode}
             onOpenModule={(key) => {
-              setModuleKey(key);
-              setZoom('module');
+              go({ zoom: 'module', node: selectedNode, module: key });
             }}
           />
         ) : (

@@ -1,11 +1,13 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { errorText } from '../client';
+import { Failure, Loading, usePageTitle } from '../components/Status';
 import { ArchitectureListDocument, CreateArchitectureDocument, type Visibility } from '../generated/graphql';
 
 export function ArchitecturesPage() {
+  usePageTitle('Architectures');
   const navigate = useNavigate();
   const [{ data, error }] = useQuery({ query: ArchitectureListDocument, variables: { first: 50 }, requestPolicy: 'cache-and-network' });
   const [created, create] = useMutation(CreateArchitectureDocument);
@@ -48,8 +50,8 @@ export function ArchitecturesPage() {
         </form>
         {created.error && <Alert color="red">{errorText(created.error)}</Alert>}
       </Card>
-      {error && <Alert color="red">{errorText(error)}</Alert>}
-      {!data && !error && <Loader aria-label="Loading architectures" />}
+      {error && <Failure error={error} />}
+      {!data && !error && <Loading what="architectures" />}
       {data && (
         <>
           <Text size="sm" c="dimmed">

@@ -1,9 +1,11 @@
-import { Alert, Anchor, Badge, Button, Card, Group, List, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
-import { useEffect, useState } from 'react';
+import { Alert, Anchor, Badge, Button, Card, Group, List, Stack, Tabs, Text, Title } from '@mantine/core';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
+import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
+import { tellOtherTabs, useOtherTabs, type TabMessage } from '../tabs';
 import { LineageGraph } from '../components/LineageGraph';
 import {
   BlueprintLineageDocument,
@@ -67,8 +69,8 @@ function Plan({ bp }: { bp: BP }) {
 
 function Lineage({ id }: { id: string }) {
   const [{ data, error }] = useQuery({ query: BlueprintLineageDocument, variables: { id, depth: 10 }, requestPolicy: 'cache-and-network' });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data?.blueprint) return <Loader aria-label="Loading lineage" />;
+  if (error) return <Failure error={error} />;
+  if (!data?.blueprint) return <Loading what="lineage" />;
   const lineage = data.blueprint.lineage;
   return (
     <Stack gap="xs">
@@ -84,7 +86,17 @@ export function BlueprintPage() {
   const { slug = '' } = useParams();
   const { viewer } = useAuth();
   const navigate = useNavigate();
-  const [{ data, fetching, error }] = useQuery({ query: BlueprintPageDocument, variables: { slug }, requestPolicy: 'cache-and-network' });
+  const [{ data, fetching, error }, reexecute] = useQuery({ query: BlueprintPageDocument, variables: { slug }, requestPolicy: 'cache-and-network' });
+  // Counts and the Star button follow what happens elsewhere: live activity, and stars given in another tab.
+  const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
+  useOtherTabs(
+    useCallback(
+      (m: TabMessage) => {
+        if (m.kind === 'blueprint-changed' && m.id === data?.blueprint?.id) refresh();
+      },
+      [data?.blueprint?.id, refresh],
+    ),
+  );
   const [forkState, fork] = useMutation(ForkBlueprintDocument);
   const [starState, star] = useMutation(StarBlueprintDocument);
   const [, unstar] = useMutation(UnstarBlueprintDocument);
@@ -93,10 +105,11 @@ export function BlueprintPage() {
   const [subscribed, setSubscribed] = useState<boolean | null>(null);
 
   useEffect(() => setSubscribed(null), [slug]);
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data) return <Loader aria-label="Loading blueprint" />;
+  usePageTitle(data?.blueprint?.name ?? (data ? 'Not found' : 'Blueprint'));
+  if (error) return <Failure error={error} />;
+  if (!data) return <Loading what="blueprint" />;
   const bp = data.blueprint;
-  if (!bp) return <Alert color="yellow">No such blueprint, or it is private.</Alert>;
+  if (!bp) return <NotFound what="blueprint" />;
   const isOwner = viewer?.id === bp.owner.id;
   const isSubscribed = subscribed ?? bp.viewerIsSubscribed;
 
@@ -123,13 +136,13 @@ export function BlueprintPage() {
               ★ {bp.stars}
             </Badge>
             <Badge variant="outline" color="gray">
-              {bp.forksCount} forks
+              {plural(bp.forksCount, 'fork')}
             </Badge>
             <Badge variant="outline" color="gray">
-              {bp.moduleCount} modules
+              {plural(bp.moduleCount, 'module')}
             </Badge>
             <Badge variant="outline" color="gray">
-              {bp.stepCount} steps
+              {plural(bp.stepCount, 'step')}
             </Badge>
             <Badge variant="outline" color="teal">
               success {percent(bp.successRate)}
@@ -156,7 +169,10 @@ export function BlueprintPage() {
             variant="default"
             loading={starState.fetching}
             aria-pressed={bp.viewerHasStarred}
-            onClick={() => (bp.viewerHasStarred ? unstar({ id: bp.id }) : star({ id: bp.id }))}
+            onClick={async () => {
+              const r = bp.viewerHasStarred ? await unstar({ id: bp.id }) : await star({ id: bp.id });
+              if (!r.error) tellOtherTabs({ kind: 'blueprint-changed', id: bp.id });
+            }}
           >
             {bp.viewerHasStarred ? 'Unstar' : 'Star'}
           </Button>
@@ -182,7 +198,7 @@ export function BlueprintPage() {
           Refreshing…
         </Text>
       )}
-      <ActivityFeed id={bp.id} />
+      <ActivityFeed key={`activity-${bp.id}`} id={bp.id} onActivity={refresh} />
       {isOwner && <BroadcastForm id={bp.id} />}
       {isOwner && bp.forkedFrom && <ProposeToParent sourceId={bp.id} parent={bp.forkedFrom} />}
       <Tabs key={bp.id} defaultValue="plan" keepMounted={false}>

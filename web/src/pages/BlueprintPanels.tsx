@@ -2,11 +2,12 @@
  * The panels of a blueprint page below its plan and lineage: versions, comparison with the parent, reviews,
  * broadcasts and the live activity feed.
  */
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
+import { Failure, Loading } from '../components/Status';
 import {
   BlueprintActivityDocument,
   BlueprintReviewsDocument,
@@ -23,9 +24,9 @@ type Activity = BlueprintActivitySubscription['blueprintActivity'];
 
 export function Versions({ id }: { id: string }) {
   const [{ data, error }] = useQuery({ query: BlueprintVersionsDocument, variables: { id }, requestPolicy: 'cache-and-network' });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (error) return <Failure error={error} />;
   const versions = data?.blueprint?.versions;
-  if (!versions) return <Loader aria-label="Loading versions" />;
+  if (!versions) return <Loading what="versions" />;
   return (
     <Table.ScrollContainer minWidth={500}>
       <Table striped>
@@ -56,9 +57,9 @@ export function Versions({ id }: { id: string }) {
 
 export function Compare({ id }: { id: string }) {
   const [{ data, error }] = useQuery({ query: CompareWithParentDocument, variables: { id }, requestPolicy: 'cache-and-network' });
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (error) return <Failure error={error} />;
   const c = data?.compareWithParent;
-  if (!c) return <Loader aria-label="Loading comparison" />;
+  if (!c) return <Loading what="comparison" />;
   const rows = [...c.modules.map((m) => ({ ...m, what: 'module' })), ...c.steps.map((s) => ({ ...s, what: 'step' }))];
   return (
     <Stack gap="xs">
@@ -104,9 +105,9 @@ export function Reviews({ id, canReview }: { id: string; canReview: boolean }) {
   const [rating, setRating] = useState<string>('5');
   const [body, setBody] = useState('');
   const [sent, send] = useMutation(ReviewBlueprintDocument);
-  if (error) return <Alert color="red">{errorText(error)}</Alert>;
+  if (error) return <Failure error={error} />;
   const b = data?.blueprint;
-  if (!b) return <Loader aria-label="Loading reviews" />;
+  if (!b) return <Loading what="reviews" />;
   return (
     <Stack gap="sm">
       <Text size="sm">{b.reviewCount === 0 ? 'No reviews yet.' : `Rated ${b.ratingAverage?.toFixed(1)} of 5 by ${b.reviewCount}.`}</Text>
@@ -224,12 +225,15 @@ function activityText(a: Activity): string {
   }
 }
 
-export function ActivityFeed({ id }: { id: string }) {
+/** Mounted once per blueprint (`key`), so a fork's page starts with an empty feed. Each event also refreshes the page's counts. */
+export function ActivityFeed({ id, onActivity }: { id: string; onActivity?: () => void }) {
   const [feed, setFeed] = useState<(Activity & { at: string })[]>([]);
   const [{ data }] = useSubscription({ query: BlueprintActivityDocument, variables: { id } });
   useEffect(() => {
-    if (data) setFeed((f) => [{ ...data.blueprintActivity, at: new Date().toLocaleTimeString() }, ...f].slice(0, 50));
-  }, [data]);
+    if (!data) return;
+    setFeed((f) => [{ ...data.blueprintActivity, at: new Date().toLocaleTimeString() }, ...f].slice(0, 50));
+    onActivity?.();
+  }, [data, onActivity]);
   return (
     <Card withBorder component="section" aria-labelledby="activity-title">
       <Title order={3} size="h5" id="activity-title">

@@ -1,17 +1,24 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
-import { errorText } from '../client';
+import { Failure, Loading, usePageTitle } from '../components/Status';
 import { InboxDocument, MarkInboxReadDocument, type InboxEntryFragment } from '../generated/graphql';
 import { useInboxLive } from '../inbox-live';
+import { tellOtherTabs } from '../tabs';
 
 const SEVERITY_COLOR = { INFO: 'gray', MINOR: 'blue', BREAKING: 'orange', CRITICAL: 'red' } as const;
 
 function Item({ item, onRead }: { item: InboxEntryFragment; onRead(id: string): void }) {
   const b = item.broadcast;
   return (
-    <Card withBorder component="article" data-testid="inbox-item" data-unread={item.readAt ? 'false' : 'true'} bg={item.readAt ? undefined : 'indigo.0'}>
+    <Card
+      withBorder
+      component="article"
+      data-testid="inbox-item"
+      data-unread={item.readAt ? 'false' : 'true'}
+      bg={item.readAt ? undefined : 'var(--mantine-color-indigo-light)'}
+    >
       <Group justify="space-between" wrap="wrap">
         <Group gap="xs">
           <Badge color={SEVERITY_COLOR[b.severity]}>{b.severity.toLowerCase()}</Badge>
@@ -20,6 +27,11 @@ function Item({ item, onRead }: { item: InboxEntryFragment; onRead(id: string): 
             <Anchor component={Link} to={`/blueprints/${b.sourceBlueprint.slug}`} size="sm">
               {b.sourceBlueprint.name}
             </Anchor>
+          )}
+          {b.sourceBlueprint && (
+            <Text span size="xs" c="dimmed">
+              by {b.sourceBlueprint.owner.name}
+            </Text>
           )}
         </Group>
         <Text size="xs" c="dimmed">
@@ -37,6 +49,7 @@ function Item({ item, onRead }: { item: InboxEntryFragment; onRead(id: string): 
 }
 
 export function InboxPage() {
+  usePageTitle('Inbox');
   const [filter, setFilter] = useState<'all' | 'unread'>('all');
   const [{ data, error }] = useQuery({
     query: InboxDocument,
@@ -70,10 +83,14 @@ export function InboxPage() {
       <Text size="sm" c="dimmed">
         Broadcasts from the owners of blueprints you forked or subscribed to. New ones appear here as they are sent.
       </Text>
-      {error && <Alert color="red">{errorText(error)}</Alert>}
-      {!data && !error && <Loader aria-label="Loading inbox" />}
+      {error && <Failure error={error} />}
+      {!data && !error && <Loading what="inbox" />}
       <Stack gap="xs" aria-live="polite" data-testid="inbox-list">
-        {data && items.length === 0 && <Text c="dimmed">Nothing here.</Text>}
+        {data && items.length === 0 && (
+          <Text c="dimmed">
+            {filter === 'unread' ? 'No unread broadcasts.' : 'No broadcasts yet. Fork a blueprint or subscribe to one to hear from its owner here.'}
+          </Text>
+        )}
         {items.map((i) => (
           <Item
             key={i.id}
@@ -83,6 +100,7 @@ export function InboxPage() {
               if (r.data) {
                 setReadIds((s) => new Set(s).add(id));
                 refreshUnread();
+                tellOtherTabs({ kind: 'inbox-read' });
               }
             }}
           />

@@ -1,9 +1,9 @@
-import { Alert, Anchor, Badge, Button, Card, Chip, Group, Loader, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Chip, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useQuery } from 'urql';
-import { errorText } from '../client';
+import { Failure, Loading, plural, usePageTitle } from '../components/Status';
 import { RegistryDocument, type BlueprintCardFieldsFragment, type RegistrySort } from '../generated/graphql';
 
 const PAGE_SIZE = 12;
@@ -19,15 +19,18 @@ export function Rating({ average, count }: { average: number | null | undefined;
   );
 }
 
-export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
+export function BlueprintCard({ b, extra }: { b: BlueprintCardFieldsFragment; extra?: ReactNode }) {
   return (
     <Card withBorder padding="md" component="article" aria-labelledby={`bp-${b.id}`} data-testid="blueprint-card">
       <Anchor component={Link} to={`/blueprints/${b.slug}`} fw={600} id={`bp-${b.id}`}>
         {b.name}
       </Anchor>
-      <Text size="xs" c="dimmed">
-        by {b.owner.name}
-      </Text>
+      <Group gap={6}>
+        <Text size="xs" c="dimmed">
+          by {b.owner.name}
+        </Text>
+        {extra}
+      </Group>
       <Text size="sm" lineClamp={2} mt={4}>
         {b.description}
       </Text>
@@ -36,10 +39,10 @@ export function BlueprintCard({ b }: { b: BlueprintCardFieldsFragment }) {
           ★ {b.stars}
         </Badge>
         <Badge variant="outline" color="gray">
-          {b.moduleCount} modules
+          {plural(b.moduleCount, 'module')}
         </Badge>
         <Badge variant="outline" color="gray">
-          {b.stepCount} steps
+          {plural(b.stepCount, 'step')}
         </Badge>
         <Badge variant="outline" color="teal">
           success {percent(b.successRate)}
@@ -67,6 +70,7 @@ const SORTS: { value: RegistrySort; label: string }[] = [
 ];
 
 export function RegistryPage() {
+  usePageTitle('Registry');
   const [params, setParams] = useSearchParams();
   const [q, setQ] = useState(params.get('q') ?? '');
   const [debouncedQ] = useDebouncedValue(q, 300);
@@ -134,30 +138,36 @@ export function RegistryPage() {
           ))}
         </Group>
       )}
-      {error && <Alert color="red">{errorText(error)}</Alert>}
-      {fetching && !conn && <Loader aria-label="Loading blueprints" />}
+      {error && <Failure error={error} />}
+      {fetching && !conn && <Loading what="blueprints" />}
       {conn && (
         <>
           <Text size="sm" c="dimmed" aria-live="polite" data-testid="registry-total">
-            {conn.totalCount}
-            {conn.totalCountExact ? '' : '+'} blueprints
+            {conn.totalCountExact ? plural(conn.totalCount, 'blueprint') : `${conn.totalCount}+ blueprints`}
           </Text>
+          {conn.totalCount === 0 && (
+            <Text data-testid="registry-empty">
+              {debouncedQ || tags.length > 0 ? 'Nothing matches. Try fewer words, a shorter word or fewer tags.' : 'No public blueprints yet.'}
+            </Text>
+          )}
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} data-testid="registry-results">
             {conn.edges.map((e) => (
               <BlueprintCard key={e.node.id} b={e.node} />
             ))}
           </SimpleGrid>
-          <Group justify="center" component="nav" aria-label="Pages">
-            <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Previous
-            </Button>
-            <Text size="sm">
-              Page {page + 1} of {pages}
-            </Text>
-            <Button variant="default" disabled={!conn.pageInfo.hasNextPage} onClick={() => setCursors((c) => [...c, conn.pageInfo.endCursor ?? null])}>
-              Next
-            </Button>
-          </Group>
+          {pages > 1 && (
+            <Group justify="center" component="nav" aria-label="Pages">
+              <Button variant="default" disabled={page === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+                Previous
+              </Button>
+              <Text size="sm">
+                Page {page + 1} of {pages}
+              </Text>
+              <Button variant="default" disabled={!conn.pageInfo.hasNextPage} onClick={() => setCursors((c) => [...c, conn.pageInfo.endCursor ?? null])}>
+                Next
+              </Button>
+            </Group>
+          )}
         </>
       )}
     </Stack>

@@ -4,6 +4,7 @@ import { Navigate, useSearchParams } from 'react-router-dom';
 import { useMutation } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
+import { usePageTitle } from '../components/Status';
 import { CreateAgentSessionDocument, SignInDocument, SignUpDocument } from '../generated/graphql';
 
 function AccountForm({ mode }: { mode: 'signin' | 'signup' }) {
@@ -53,9 +54,10 @@ function AccountForm({ mode }: { mode: 'signin' | 'signup' }) {
 }
 
 export function SignInPage() {
+  usePageTitle('Sign in');
   const { token, signIn } = useAuth();
   const [params] = useSearchParams();
-  const next = params.get('next') || '/';
+  const next = params.get('next') || '/registry';
   const [agentName, setAgentName] = useState('');
   const [agent, createAgent] = useMutation(CreateAgentSessionDocument);
 
@@ -67,7 +69,7 @@ export function SignInPage() {
         Blueprint Workshop
       </Title>
       <Stack>
-        <Tabs defaultValue="signin" keepMounted={false}>
+        <Tabs defaultValue={params.get('tab') === 'signup' ? 'signup' : 'signin'} keepMounted={false}>
           <Tabs.List grow>
             <Tabs.Tab value="signin">Sign in</Tabs.Tab>
             <Tabs.Tab value="signup">Sign up</Tabs.Tab>
