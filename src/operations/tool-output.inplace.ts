@@ -67,6 +67,6 @@ export async function writeInplace(
       targetId: bp.id,
       details: { tool_type: operation.toolType, operation_id: operation.id, version: version.number },
     });
-  await ctx.events.publish(tx, 'blueprint.activity', { blueprintId: bp.id, kind: 'version', subjectId: version.id, actorId: operation.principal.id });
+  // recordVersion queued the version's activity event.
   return { blueprint_ids: [bp.id], version: version.number, unchanged: false, changes };
 }
