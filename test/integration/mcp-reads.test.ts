@@ -55,6 +55,12 @@ beforeAll(async () => {
   await rest.post(`/api/blueprints/${w.other.id}/transfer`, { token: author.token, body: { team_id: w.team.id } });
   await rest.post(`/api/architectures/${w.arch.slug}/transfer`, { token: author.token, body: { team_id: w.team.id } });
   await rest.post(`/api/blueprints/${w.pub.id}/reviews`, { token: forker.token, body: { rating: 4, body: 'solid plan' } });
+  const proposal = await rest.post(`/api/blueprints/${w.pub.id}/proposals`, {
+    token: forker.token,
+    body: { source_blueprint_id: w.fork.id, title: 'Upstream my fork' },
+  });
+  w.proposalNumber = proposal.body.number;
+  await rest.post(`/api/blueprints/${w.pub.id}/proposals/${w.proposalNumber}/comments`, { token: author.token, body: { body: 'looks useful' } });
   await rest.post(`/api/blueprints/${w.secret.id}/reviews`, { token: (await rest.signUp()).token, body: { rating: 1, body: 'cannot see it' } });
 });
 afterAll(async () => {
@@ -102,6 +108,22 @@ const reads: Record<string, Row> = {
   team_audit: { as: () => forker, args: () => ({ team_id: w.team.id, limit: 50 }), rest: () => `/api/teams/${w.team.id}/audit?limit=50` },
   team_analytics: { as: () => author, args: () => ({ team_id: w.team.id, window_days: 7 }), rest: () => `/api/teams/${w.team.id}/analytics?window_days=7` },
   review_list: { as: () => stranger, args: () => ({ blueprint_id: w.pub.id }), rest: () => `/api/blueprints/${w.pub.id}/reviews` },
+  blueprint_export: {
+    as: () => stranger,
+    args: () => ({ blueprint_id: w.pub.id, format: 'agents-md' }),
+    rest: () => `/api/blueprints/${w.pub.id}/export?format=agents-md`,
+  },
+  proposal_list: { as: () => stranger, args: () => ({ blueprint_id: w.pub.id, state: 'all' }), rest: () => `/api/blueprints/${w.pub.id}/proposals?state=all` },
+  proposal_get: {
+    as: () => author,
+    args: () => ({ blueprint_id: w.pub.id, number: w.proposalNumber }),
+    rest: () => `/api/blueprints/${w.pub.id}/proposals/${w.proposalNumber}`,
+  },
+  proposal_comments: {
+    as: () => forker,
+    args: () => ({ blueprint_id: w.pub.id, number: w.proposalNumber }),
+    rest: () => `/api/blueprints/${w.pub.id}/proposals/${w.proposalNumber}/comments`,
+  },
 };
 
 describe('MCP read tools answer the REST body', () => {

@@ -166,6 +166,48 @@ describe('MCP write tools do what REST does', () => {
     expect((await server.rest.get(`/api/architectures/${arch.slug}`, { token: owner.token })).status).toBe(404);
   });
 
+  it('edits a plan, takes a proposal from open to merged, and imports exported files', async () => {
+    const bp = await createBlueprint(server.rest, owner.token, { name: 'Mcp Upstream' });
+    const current = await get(`/api/blueprints/${bp.id}`);
+    const steps = current.steps.map((step: any, n: number) => (n === 0 ? { ...step, acceptance: [...step.acceptance, 'edited over MCP'] } : step));
+    const edited = await write(mcpOwner, 'blueprint_plan_update', {
+      blueprint_id: bp.id,
+      modules: current.modules,
+      steps,
+      configuration: current.configuration,
+      design_system: current.design_system,
+      base_version: current.version,
+    });
+    expect(edited.version).toBe(current.version + 1);
+    expect((await get(`/api/blueprints/${bp.id}`)).steps[0].acceptance).toContain('edited over MCP');
+
+    const fork = await write(mcpOther, 'blueprint_fork', { blueprint_id: bp.id });
+    const forkBody = await get(`/api/blueprints/${fork.id}`, other.token);
+    const forkSteps = forkBody.steps.map((step: any, n: number) => (n === 1 ? { ...step, title: 'Retitled in the fork' } : step));
+    await write(mcpOther, 'blueprint_plan_update', {
+      blueprint_id: fork.id,
+      modules: forkBody.modules,
+      steps: forkSteps,
+      configuration: forkBody.configuration,
+      design_system: forkBody.design_system,
+      base_version: forkBody.version,
+    });
+    const proposal = await write(mcpOther, 'proposal_open', { blueprint_id: bp.id, source_blueprint_id: fork.id, title: 'A better title' });
+    await write(mcpOwner, 'proposal_comment', { blueprint_id: bp.id, number: proposal.number, body: 'thanks' });
+    await write(mcpOther, 'proposal_close', { blueprint_id: bp.id, number: proposal.number });
+    expect((await get(`/api/blueprints/${bp.id}/proposals/${proposal.number}`)).state).toBe('closed');
+    await write(mcpOther, 'proposal_reopen', { blueprint_id: bp.id, number: proposal.number });
+    const merged = await write(mcpOwner, 'proposal_merge', { blueprint_id: bp.id, number: proposal.number });
+    expect(merged.state).toBe('merged');
+    expect((await get(`/api/blueprints/${bp.id}`)).steps[1].title).toBe('Retitled in the fork');
+
+    const exported = await get(`/api/blueprints/${bp.id}/export?format=agents-md`, other.token);
+    const imported = await write(mcpOther, 'blueprint_import', { format: 'agents-md', files: exported.files, name: 'Mcp Imported' });
+    const body = await get(`/api/blueprints/${imported.id}`, other.token);
+    expect(body).toMatchObject({ name: 'Mcp Imported', forked_from: { id: bp.id } });
+    expect(body.steps).toEqual((await get(`/api/blueprints/${bp.id}`)).steps);
+  });
+
   it("claims an agent session's work for a signed-in person", async () => {
     const person = await server.rest.signUp();
     const agent = await server.rest.agentSession('claimed');

@@ -89,6 +89,7 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
   // State the rounds below build on, filled in as they run.
   const sessions: Array<{ token: string; id: string }> = [];
   const forks: string[] = [];
+  const proposals: number[] = [];
   const nodes: string[] = [];
   const edges: string[] = [];
   let operation: any;
@@ -124,6 +125,55 @@ test('20 concurrent requests on every write route, pool of 2: no 5xx, /healthz a
         const res = await rest.post(`/api/blueprints/${bp.id}/fork`, { token: member.token });
         if (res.status === 201) forks.push(res.body.id);
         return res;
+      },
+    ],
+    // Proposals from the member's forks up to the owner's blueprint, then the owner's direct plan edits.
+    [
+      'POST /api/blueprints/:id/proposals',
+      async (i) => {
+        const res = await rest.post(`/api/blueprints/${bp.id}/proposals`, {
+          token: member.token,
+          body: { source_blueprint_id: forks[i], title: `proposal ${i}` },
+        });
+        if (res.status === 201) proposals.push(res.body.number);
+        return res;
+      },
+    ],
+    [
+      'POST /api/blueprints/:id/proposals/:number/comments',
+      (i) =>
+        rest.post(`/api/blueprints/${bp.id}/proposals/${proposals[i % proposals.length]}/comments`, { token: member.token, body: { body: `comment ${i}` } }),
+    ],
+    [
+      'POST /api/blueprints/:id/proposals/:number/close',
+      (i) => rest.post(`/api/blueprints/${bp.id}/proposals/${proposals[i % proposals.length]}/close`, { token: member.token }),
+    ],
+    [
+      'POST /api/blueprints/:id/proposals/:number/reopen',
+      (i) => rest.post(`/api/blueprints/${bp.id}/proposals/${proposals[i % proposals.length]}/reopen`, { token: member.token }),
+    ],
+    [
+      'POST /api/blueprints/:id/proposals/:number/merge',
+      (i) => rest.post(`/api/blueprints/${bp.id}/proposals/${proposals[i % proposals.length]}/merge`, { token: owner.token, body: {} }),
+    ],
+    [
+      'PUT /api/blueprints/:id/plan',
+      async (i) => {
+        const current = (await rest.get(`/api/blueprints/${bp.id}`, { token: owner.token })).body;
+        const steps = current.steps.map((step: { acceptance: string[] }, n: number) =>
+          n === 0 ? { ...step, acceptance: [...step.acceptance, `edit ${i}`] } : step,
+        );
+        return rest.put(`/api/blueprints/${bp.id}/plan`, {
+          token: owner.token,
+          body: { modules: current.modules, steps, configuration: current.configuration, design_system: current.design_system, base_version: current.version },
+        });
+      },
+    ],
+    [
+      'POST /api/blueprints/import',
+      async (i) => {
+        const exported = (await rest.get(`/api/blueprints/${bp.id}/export?format=json`, { token: member.token })).body;
+        return rest.post('/api/blueprints/import', { token: member.token, body: { format: 'json', files: exported.files, name: `Imported ${i}` } });
       },
     ],
     ['POST /api/blueprints/:id/star', () => rest.post(`/api/blueprints/${bp.id}/star`, { token: member.token })],
