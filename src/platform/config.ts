@@ -125,7 +125,7 @@ export interface DatabaseSettings {
   transactionPooling?: boolean;
 }
 
-/** How events leave the writing transaction (DESIGN.md section 17, docs/scale.md). */
+/** How events leave the writing transaction (docs/scale.md, docs/scale.md). */
 export interface EventSettings {
   /** Set: the outbox relay publishes to NATS JetStream and every instance consumes from it. Unset: LISTEN/NOTIFY. */
   natsUrl?: string;
@@ -155,6 +155,7 @@ export const defaultDatabaseSettings: DatabaseSettings = {
   retryAfterSeconds: 5,
   strictTransactions: false,
   idempotencyKeyMs: 24 * 60 * 60 * 1000,
+  transactionPooling: false,
 };
 
 export interface Config {

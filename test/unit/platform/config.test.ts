@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       retryAfterSeconds: 9,
       strictTransactions: true,
       idempotencyKeyMs: 60000,
+      transactionPooling: false,
     });
   });
 
