@@ -118,7 +118,7 @@ export function requireUser(ctx: RequestContext): Viewer {
 }
 
 /**
- * A person on a sign-in session (`bws_`): the only caller that manages tokens (DESIGN.md section 10). An
+ * A person on a sign-in session (`bws_`): the only caller that manages tokens (docs/accounts.md). An
  * account token (`bwu_`, pasted or issued to an OAuth client) and an agent session get 403, so no token
  * can mint a token that outlives it, nor revoke its owner's other tokens.
  */

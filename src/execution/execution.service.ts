@@ -221,7 +221,7 @@ async function ownRunLocked(ctx: RequestContext, tx: EntityManager, runId: strin
 const reportable: readonly string[] = [ExecutionStatus.COMPLETED, ExecutionStatus.FAILED, ExecutionStatus.ABANDONED];
 
 /**
- * The agent's own verdict on its run, with optional notes (DESIGN.md section 15). `failed` and `abandoned`
+ * The agent's own verdict on its run, with optional notes (docs/execution.md). `failed` and `abandoned`
  * end a running run. `completed` is never a claim: a run is successful only once it reached its last step
  * (which completed it), so `completed` for a run that has not is 409 CONFLICT, and for a run its last step
  * completed it only records the notes (counted once, at that step). Only the run's principal may report

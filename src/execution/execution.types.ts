@@ -2,7 +2,7 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { connectionType } from '../platform/graphql-connection';
 import { ExecutionRun } from './execution-run.entity';
 
-/** The statuses an agent may report; `completed` only for a run that reached its last step (DESIGN.md section 15). */
+/** The statuses an agent may report; `completed` only for a run that reached its last step (docs/execution.md). */
 export enum ExecutionReportStatus {
   COMPLETED = 'completed',
   FAILED = 'failed',

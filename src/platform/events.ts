@@ -7,7 +7,7 @@ import { OutboxRelay, outboxWriteCount, setEventPublishing, writeOutbox, type Ou
 import { SlicedPubSub } from './fanout';
 
 /**
- * Domain events, carried across server instances (DESIGN.md section 17). `publish` writes the event to
+ * Domain events, carried across server instances (docs/scale.md). `publish` writes the event to
  * the outbox table on the caller's transaction, so an event exists only when (and if) the write that
  * caused it commits, and nothing else happens inside the write. After the commit the relay
  * (`outbox.ts`) hands committed rows to the backplane: NATS JetStream with `NATS_URL`, else one NOTIFY

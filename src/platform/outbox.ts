@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 
 /**
- * The transactional outbox (DESIGN.md section 17). A write inserts its events as `event_outbox` rows in
+ * The transactional outbox (docs/scale.md). A write inserts its events as `event_outbox` rows in
  * its own transaction, so an event exists exactly when the write committed, and nothing but an insert
  * happens inside the write (a NOTIFY there takes PostgreSQL's global commit lock). The relay publishes
  * committed rows through the backplane and stamps them sent.

@@ -24,7 +24,7 @@ export interface RateLimiter {
 export const sessionCreateKey = (ip: string) => `session-create:ip:${ip}`;
 
 /**
- * The general bucket of a caller (DESIGN.md section 10): a person's account, whichever of their tokens
+ * The general bucket of a caller (docs/accounts.md): a person's account, whichever of their tokens
  * they present (so minting tokens does not multiply the budget); agent sessions by address, all of them
  * together (they are free to create); anonymous callers and invalid tokens by address.
  */

@@ -54,7 +54,7 @@ const windowCountsSql = (b: string, c: string) =>
 
 /**
  * Blueprints matching `filter` (over alias `b`) in trending order (window score, then principals with a
- * successful run, then stars (all time), all desc, then newest first; DESIGN.md section 15),
+ * successful run, then stars (all time), all desc, then newest first; docs/decisions.md),
  * with their window counts, `offset + limit` rows at most: the corrected blueprints with their exact
  * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
  * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
@@ -93,7 +93,7 @@ export interface TrendingEntry {
 }
 
 /**
- * Public blueprints ranked by what works inside the last `windowDays` days (DESIGN.md section 15): distinct
+ * Public blueprints ranked by what works inside the last `windowDays` days (docs/decisions.md): distinct
  * principals who starred, forked, or completed a run (never the owner or a team member), weighted by
  * `trendingWeights`. Blueprints with no such activity are left out.
  * The default window reads the maintained counts; any other window counts the raw rows.

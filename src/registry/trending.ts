@@ -2,7 +2,7 @@
 export const DEFAULT_WINDOW_DAYS = 7;
 
 /**
- * How much each distinct principal inside the trending window counts (DESIGN.md section 15): one who
+ * How much each distinct principal inside the trending window counts (docs/decisions.md): one who
  * starred 1, one who forked 3, one with a successful run (its last step reached) 5. Mirrored by the
  * generated column `blueprint.trending_score` (migration 20261127000300): a change here needs a migration there, and
  * test/integration/trending-rollup.test.ts fails until it has one.

@@ -1,5 +1,5 @@
 /**
- * A blueprint as the instruction files coding agents read (DESIGN.md section 16), and back: pure functions.
+ * A blueprint as the instruction files coding agents read (docs/transfer.md), and back: pure functions.
  *
  * Every Markdown file is readable prose and exact data at once: front matter of `key: value` lines (values
  * are JSON, so any text survives; plain YAML scalars are read as text), one `## Module` section per module

@@ -3,7 +3,7 @@ import { TransferResolver } from './transfer.resolver';
 import { transferMcpTools } from './transfer.mcp';
 import { transferRoutes } from './transfer.routes';
 
-/** Export and import for coding agents (DESIGN.md section 16). */
+/** Export and import for coding agents (docs/transfer.md). */
 export const transferModule: AreaModule = {
   name: 'transfer',
   resolvers: [TransferResolver],

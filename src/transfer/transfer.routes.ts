@@ -4,7 +4,7 @@ import type { RouteModule } from '../platform/routes';
 import { transferSchemas } from './transfer.schemas';
 import { exportBlueprint, importBlueprint } from './transfer.service';
 
-/** Export and import over REST (DESIGN.md section 16). */
+/** Export and import over REST (docs/transfer.md). */
 export const transferRoutes: RouteModule = (app, deps) => {
   app.get<{ Params: { id: string }; Querystring: { format?: string } }>('/api/blueprints/:id/export', { schema: transferSchemas.export }, async (request) =>
     exportBlueprint(await requestContext(request, deps), request.params.id, request.query.format),

@@ -1,5 +1,5 @@
 /**
- * Export and import for coding agents (DESIGN.md section 16; docs/transfer.md). Export: a readable
+ * Export and import for coding agents (docs/transfer.md; docs/transfer.md). Export: a readable
  * blueprint as files. Import: files as a new blueprint owned by the caller; when the front matter names a
  * blueprint the caller may read, the import is a fork of it (lineage, `forked_from`, a version-1 `changes`
  * that says what the files changed). A blueprint the caller may not read is treated as no provenance at

@@ -18,7 +18,7 @@ const SERVER_PREFIXES = ['/api', '/graphql', '/mcp', '/healthz', '/metrics', '/d
 /** Folders of web/dist and the console's client routes with sub-paths (`/blueprints/:slug`, `/teams/:id`, ...). */
 const CLIENT_PREFIXES = ['assets', 'blueprints', 'architectures', 'teams', 'users'];
 
-/** The console's one-segment pages (DESIGN.md section 18). Any other one-segment path is the page with status 404. */
+/** The console's one-segment pages (docs/web.md). Any other one-segment path is the page with status 404. */
 const CLIENT_PAGES = new Set(['signin', 'registry', 'architectures', 'inbox', 'account', 'teams']);
 
 function isServerPath(url: string): boolean {

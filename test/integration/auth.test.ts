@@ -166,7 +166,7 @@ describe('npm run admin -- create-user', () => {
     // A user token cannot end an "agent session" (that locked people out): 400, and it keeps working.
     expect((await server.rest.delete('/api/agent/sessions/current', { token: minted.token })).status).toBe(400);
     expect((await server.gql.ok(ViewerDocument, {}, minted.token)).viewer?.id).toBe(printed.user_id);
-    // An account token does not manage tokens (only a sign-in session does, DESIGN.md section 10): 403.
+    // An account token does not manage tokens (only a sign-in session does, docs/accounts.md): 403.
     const [mintedRow] = await query(server.databaseUrl, 'select id from access_token where token_hash = $1', [sha256(minted.token)]);
     expect((await server.rest.delete(`/api/account/tokens/${mintedRow!.id}`, { token: printed.token })).status).toBe(403);
     // Revoking one token ends that token only; the user's other token keeps working.

@@ -46,7 +46,7 @@ const OWNER_WRITE: Expect = { anonymous: 401, agent: 404, read: 403, write: 'ok'
 const OWNER_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok', foreign: 403, owner: 'ok' };
 /** The account area: people only. */
 const ACCOUNT_WRITE: Expect = { anonymous: 401, agent: 403, read: 403, write: 'ok', foreign: 'ok', owner: 'ok' };
-/** Token management: sign-in sessions only (DESIGN.md section 10); account tokens and agents get 403. */
+/** Token management: sign-in sessions only (docs/accounts.md); account tokens and agents get 403. */
 const SIGN_IN_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 403, foreign: 'ok', owner: 'ok' };
 /** The web console's routes (src/web): public; a missing file is a 404 to all, whether or not web/dist is built. */
 const NOT_FOUND_TO_ALL: Expect = { anonymous: 404, agent: 404, read: 404, write: 404, foreign: 404, owner: 404 };

@@ -12,7 +12,7 @@ import { connectWs, Subscription } from '../helpers/ws';
  * With NATS set, PostgreSQL carries no event traffic: no NOTIFY anywhere (counted by pg_stat_statements on
  * a PostgreSQL of the test's own, since the shared server does not preload it), and the server works
  * through a real PgBouncer in transaction pooling (no LISTEN, no named prepared statements, no startup
- * settings). DESIGN.md section 17.
+ * settings). docs/scale.md.
  */
 jest.setTimeout(300_000);
 

@@ -78,6 +78,7 @@ describe('GET /api/blueprints/:id', () => {
         'rating_average',
         'created_at',
         'updated_at',
+        'version',
       ].sort(),
     );
     expect(res.body).toMatchObject({

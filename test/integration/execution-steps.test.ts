@@ -100,6 +100,8 @@ describe('GET /api/blueprints/:id/start', () => {
     const teamId = randomUUID();
     await sql(server, `insert into team (id, name, conventions) values ($1, 'Platform', 'Prefer composition over inheritance.')`, [teamId]);
     await sql(server, 'update blueprint set team_id = $1 where id = $2', [teamId, bp.id]);
+    // Conventions go to the team's members only (a stranger running it learns nothing of the team).
+    await sql(server, `insert into team_member (team_id, principal_id, role) values ($1, $2, 'member')`, [teamId, bp.owner_id]);
     const withTeam = await startRun(server.rest, alice, bp.id);
     expect(withTeam.system_prompt).toContain('## Coding conventions of team "Platform"');
     expect(withTeam.system_prompt).toContain('Prefer composition over inheritance.');

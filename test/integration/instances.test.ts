@@ -7,7 +7,7 @@ import { RestClient } from '../helpers/rest';
 import { withPg } from '../helpers/sql';
 
 /**
- * Events past one machine (DESIGN.md section 17), with real processes: three server instances over one
+ * Events past one machine (docs/scale.md), with real processes: three server instances over one
  * database, with one NATS JetStream and without; 60 subscribers spread over the three; instances and NATS
  * killed in the middle of bursts. Every subscriber must receive every committed broadcast exactly once,
  * in order, whichever instance it is (re)connected to.

@@ -10,7 +10,7 @@ import { startTestServer } from '../helpers/server';
 import { connectWs, Subscription } from '../helpers/ws';
 
 /**
- * The transactional outbox (DESIGN.md section 17): events are rows written by the write's transaction,
+ * The transactional outbox (docs/scale.md): events are rows written by the write's transaction,
  * relayed after commit, each exactly once however many relays run, in commit order, and pruned once sent.
  */
 

@@ -4,7 +4,7 @@ import { TestOAuthClient } from '../helpers/oauth';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * Issue 24 finding 5 (DESIGN.md section 10): only a sign-in session (`bws_`) manages tokens. An account
+ * Issue 24 finding 5 (docs/accounts.md): only a sign-in session (`bws_`) manages tokens. An account
  * token (`bwu_`, pasted or issued to an OAuth client) and an agent session get 403 on create, list and
  * revoke, over REST and GraphQL, so no token can mint a token that outlives it.
  */

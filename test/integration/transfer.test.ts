@@ -6,7 +6,7 @@ import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * Export and import over REST, GraphQL and MCP (DESIGN.md section 16): the round trip per format per
+ * Export and import over REST, GraphQL and MCP (docs/transfer.md): the round trip per format per
  * surface, provenance and its privacy rule, and files that cannot be read.
  */
 let server: TestServer;

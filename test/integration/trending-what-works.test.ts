@@ -4,7 +4,7 @@ import { sql, startRun, walkRun } from '../fixtures/executions';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * Trending by what works (DESIGN.md section 15): inside the window, 1 per distinct principal who starred,
+ * Trending by what works (docs/decisions.md): inside the window, 1 per distinct principal who starred,
  * 3 per distinct principal who forked, 5 per distinct principal with a successful run; the owner and a
  * team blueprint's members never count; ties go to more successful runs, then stars, then newest.
  */

@@ -93,9 +93,10 @@ it('caps open sockets per token: the third is closed with 4429, and closing one 
   held[0]!.dispose();
 });
 
+// People: their bucket is their account's (agent sessions share one per IP, which this file's other tests spend).
 describe('rate limits are the HTTP buckets', () => {
   it('refuses over WebSocket a token that HTTP has spent, with RATE_LIMITED and retry_after_seconds', async () => {
-    const token = await server.rest.agentToken('spent-on-http');
+    const { token } = await server.rest.signUp();
     for (let i = 0; i < 10; i++) expect((await server.rest.get('/api/inbox', { token })).status).toBe(200);
     const refusedHttp = await server.rest.get('/api/inbox', { token });
     expect(refusedHttp.status).toBe(429);
@@ -104,7 +105,7 @@ describe('rate limits are the HTTP buckets', () => {
   });
 
   it('refuses over HTTP a token that a socket has spent', async () => {
-    const token = await server.rest.agentToken('spent-on-ws');
+    const { token } = await server.rest.signUp();
     const client = ws(token);
     const results = [];
     for (let i = 0; i < 11; i++) results.push(await once(client, VIEWER));

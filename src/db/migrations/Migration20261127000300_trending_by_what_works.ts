@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Trending by what works (DESIGN.md section 15; docs/reads.md, "Trending"). Within the window a blueprint
+ * Trending by what works (docs/decisions.md; docs/reads.md, "Trending"). Within the window a blueprint
  * scores 1 per distinct principal who starred it, 3 per distinct principal who forked it and 5 per
  * distinct principal with a successful run (one that reached its last step); its owner and, for a team
  * blueprint, the team's members never count.

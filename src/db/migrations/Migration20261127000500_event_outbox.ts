@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The transactional outbox (DESIGN.md section 17). Every event is one row, inserted by the write that
+ * The transactional outbox (docs/scale.md). Every event is one row, inserted by the write that
  * causes it in the write's own transaction; a relay (src/platform/outbox.ts) publishes committed rows and
  * stamps `sent_at`. The partial index keeps the relay's "what is unsent, oldest first" read small however
  * many sent rows wait to be pruned; the second serves the pruning by age.
