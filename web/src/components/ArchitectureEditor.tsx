@@ -20,7 +20,7 @@ import { edgeLabel } from './EcosystemCanvas';
 const nodeName = (n: ArchitectureFieldsFragment['nodes'][number]) =>
   n.redacted ? `Private blueprint ${n.id.slice(0, 8)}` : n.card ? `${n.card.name} by ${n.card.owner.name}` : n.id;
 
-function AddNode({ slug }: { slug: string }) {
+function AddNode({ slug, onAdded }: { slug: string; onAdded: () => void }) {
   const [q, setQ] = useState('');
   const [debounced] = useDebouncedValue(q, 250);
   const [{ data }] = useQuery({ query: RegistryDocument, variables: { q: debounced || null, first: 5, sort: debounced ? 'RELEVANCE' : 'STARS' } });
@@ -45,7 +45,7 @@ function AddNode({ slug }: { slug: string }) {
                 size="compact-xs"
                 variant="light"
                 aria-label={`Add ${b.name} by ${b.owner.name}`}
-                onClick={() => add({ slug, input: { blueprintId: b.id } })}
+                onClick={() => void add({ slug, input: { blueprintId: b.id } }).then((r) => !r.error && onAdded())}
               >
                 Add
               </Button>
@@ -234,11 +234,14 @@ function Export({ slug }: { slug: string }) {
   );
 }
 
-/** The side panel of the ecosystem level: add nodes and edges, list and remove them, export. */
-export function ArchitectureEditor({ arch }: { arch: ArchitectureFieldsFragment }) {
+/**
+ * The side panel of the ecosystem level: add nodes and edges, list and remove them, export. `onChanged`
+ * re-reads the architecture after one's own change, so it shows even if its live event comes late.
+ */
+export function ArchitectureEditor({ arch, onChanged }: { arch: ArchitectureFieldsFragment; onChanged: () => void }) {
   return (
     <Stack gap="sm">
-      {arch.viewerCanEdit && <AddNode slug={arch.slug} />}
+      {arch.viewerCanEdit && <AddNode slug={arch.slug} onAdded={onChanged} />}
       {arch.viewerCanEdit && arch.nodes.length >= 2 && <AddEdge arch={arch} />}
       <Contents arch={arch} />
       <Export slug={arch.slug} />

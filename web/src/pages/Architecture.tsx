@@ -73,7 +73,7 @@ function ModulePicker({ slug, nodeId, value, onChange }: { slug: string; nodeId:
 
 export function ArchitecturePage() {
   const { slug = '' } = useParams();
-  const [{ data, error }] = useQuery({ query: ArchitecturePageDocument, variables: { slug }, requestPolicy: 'cache-and-network' });
+  const [{ data, error }, reread] = useQuery({ query: ArchitecturePageDocument, variables: { slug }, requestPolicy: 'cache-and-network' });
   const [live] = useSubscription({ query: ArchitectureChangedDocument, variables: { slug } });
   const [arch, setArch] = useState<ArchitectureFieldsFragment | null>(null);
   const [lastChange, setLastChange] = useState<string | null>(null);
@@ -196,7 +196,7 @@ export function ArchitecturePage() {
             </Text>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 4 }}>
-            <ArchitectureEditor arch={arch} />
+            <ArchitectureEditor arch={arch} onChanged={() => reread({ requestPolicy: 'network-only' })} />
           </Grid.Col>
         </Grid>
       )}
