@@ -1,10 +1,25 @@
 import { createBlueprint } from '../fixtures/blueprints';
-import { executionState, startRun, stepPath, walkRun } from '../fixtures/executions';
+import { executionState, sql, startRun, stepPath, walkRun } from '../fixtures/executions';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-/** Long enough that a busy machine never idles a run between two quick requests by accident. */
-const IDLE_MS = 800;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Long enough that a busy machine never idles a run between two quick requests by accident: the tests age
+ * runs in the database instead of waiting, so a long limit costs nothing.
+ */
+const IDLE_MS = 10_000;
+
+/**
+ * Moves a run's clock back by `ms`, as if that much time had passed since its start and its last step: the
+ * idle rule reads only those two stamps, so this is the same to the server as waiting, without the wait.
+ */
+async function age(server: TestServer, runId: string, ms: number): Promise<void> {
+  await sql(
+    server,
+    `update execution_run set started_at = started_at - make_interval(secs => $2::float8 / 1000),
+            last_step_at = last_step_at - make_interval(secs => $2::float8 / 1000) where id = $1`,
+    [runId, ms],
+  );
+}
 
 describe('a run with no step for executionIdleMs, touched again (lazy)', () => {
   let server: TestServer;
@@ -21,7 +36,7 @@ describe('a run with no step for executionIdleMs, touched again (lazy)', () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Idle step' });
     const run = await startRun(server.rest, agent, bp.id);
     const step1 = await walkRun(server.rest, agent, bp.id, run, 1);
-    await sleep(IDLE_MS + 200);
+    await age(server, run.run_id, IDLE_MS + 1000);
     const late = await server.rest.get(stepPath(bp.id, 2, step1.next_token), { token: agent });
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'CONFLICT', details: { status: 'abandoned', run_id: run.run_id } });
@@ -43,7 +58,7 @@ describe('a run with no step for executionIdleMs, touched again (lazy)', () => {
   it('is abandoned when reported after the idle limit: 409, counted as abandoned, not failed', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Idle report' });
     const run = await startRun(server.rest, agent, bp.id);
-    await sleep(IDLE_MS + 200);
+    await age(server, run.run_id, IDLE_MS + 1000);
     const rep = await server.rest.post(`/api/executions/${run.run_id}/report`, { token: agent, body: { status: 'failed' } });
     expect(rep.status).toBe(409);
     expect(rep.body.error.details.status).toBe('abandoned');
@@ -54,8 +69,9 @@ describe('a run with no step for executionIdleMs, touched again (lazy)', () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Busy' });
     const run = await startRun(server.rest, agent, bp.id);
     let token = run.next_token;
+    // Three steps, each after 0.6 of the idle limit: 1.8 limits in all, but never one without a step.
     for (let n = 1; n <= 3; n++) {
-      await sleep(IDLE_MS / 2);
+      await age(server, run.run_id, IDLE_MS * 0.6);
       const res = await server.rest.get(stepPath(bp.id, n, token), { token: agent });
       expect(res.status).toBe(200);
       token = res.body.next_token;
@@ -76,13 +92,10 @@ describe('the idle sweep', () => {
   it('abandons idle runs that nobody touches, so stats and cards count them; ended runs are left alone', async () => {
     const bp = await createBlueprint(server.rest, owner, { name: 'Swept' });
     const idle = [await startRun(server.rest, owner, bp.id), await startRun(server.rest, owner, bp.id)];
-    await walkRun(server.rest, owner, bp.id, await startRun(server.rest, owner, bp.id));
-    const deadline = Date.now() + 10_000;
-    let stats: any;
-    do {
-      await sleep(100);
-      stats = (await server.rest.get(`/api/blueprints/${bp.id}/executions`, { token: owner })).body.stats;
-    } while (stats.abandoned < 2 && Date.now() < deadline);
+    const finished = await startRun(server.rest, owner, bp.id);
+    await walkRun(server.rest, owner, bp.id, finished);
+    for (const run of [...idle, finished]) await age(server, run.run_id, IDLE_MS + 1000);
+    const stats = await statsOnceAbandoned(bp.id, 2);
     expect(stats).toEqual({ started: 3, completed: 1, failed: 0, abandoned: 2, running: 0, success_rate: 1 / 3 });
     const state = await executionState(server, bp.id);
     expect(
@@ -91,8 +104,19 @@ describe('the idle sweep', () => {
         .map((r: any) => r.id)
         .sort(),
     ).toEqual(idle.map((r) => r.run_id).sort());
-    // Later sweeps count nothing twice.
-    await sleep(300);
-    expect((await executionState(server, bp.id)).counters.executions_abandoned).toBe(2);
+    // Later sweeps count nothing twice: a run aged after the first sweep is swept by a later one, and only
+    // it is added.
+    await age(server, (await startRun(server.rest, owner, bp.id)).run_id, IDLE_MS + 1000);
+    await statsOnceAbandoned(bp.id, 3);
+    expect((await executionState(server, bp.id)).counters.executions_abandoned).toBe(3);
   });
+
+  /** The blueprint's run stats once the sweep has abandoned `n` runs (the sweep runs every 50 ms). */
+  async function statsOnceAbandoned(blueprintId: string, n: number): Promise<any> {
+    for (;;) {
+      const stats = (await server.rest.get(`/api/blueprints/${blueprintId}/executions`, { token: owner })).body.stats;
+      if (stats.abandoned >= n) return stats;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
 });
