@@ -62,7 +62,10 @@ export function errorText(error: ErrorLike | undefined | null): string | null {
   if (isUnavailable(error)) return UNAVAILABLE_TEXT;
   const first = error.graphQLErrors?.[0];
   if (!first) return sentence(error.networkError?.message ?? error.message);
-  const details = first.extensions?.details as { issues?: Issue[] } | undefined;
+  const details = first.extensions?.details as { issues?: Issue[]; file?: unknown; line?: unknown } | undefined;
+  // An imported file the service could not read names the file and the line ("AGENTS.md line 3: …").
+  if (typeof details?.file === 'string' && typeof details.line === 'number')
+    return sentence(`${details.file} could not be read at line ${details.line}: ${first.message.replace(/^.*? line \d+: /, '')}`);
   const issues = details?.issues?.filter((i) => i.path !== undefined && i.message) ?? [];
   if (issues.length > 0) return issues.map((i) => sentence(`${fieldName(i.path!)} ${plainRule(i.message!)}`)).join(' ');
   return sentence(plainRule(first.message.replace(/^(body|input|query|params|args)\/\S+/, (p) => fieldName(p))));
