@@ -11,7 +11,8 @@ import { percent } from '../Registry';
 
 const PAGE = 25;
 
-const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue', COMPLETED: 'teal', FAILED: 'red', ABANDONED: 'gray' };
+// Shade 8 (7 for gray) on outline badges: the default shades miss the 4.5:1 contrast ratio on white.
+const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue.8', COMPLETED: 'teal.8', FAILED: 'red.8', ABANDONED: 'gray.7' };
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
 
@@ -46,17 +47,19 @@ function RunsPage({ id, after, first, onMore }: { id: string; after: string | nu
     <Stack gap="xs">
       {first && (
         <Group gap="xs" data-testid="run-stats">
-          <Badge variant="light">{s.running} running</Badge>
-          <Badge variant="light" color="teal">
+          <Badge variant="outline" color={STATUS_COLOR.RUNNING}>
+            {s.running} running
+          </Badge>
+          <Badge variant="outline" color={STATUS_COLOR.COMPLETED}>
             {s.completed} completed
           </Badge>
-          <Badge variant="light" color="red">
+          <Badge variant="outline" color={STATUS_COLOR.FAILED}>
             {s.failed} failed
           </Badge>
-          <Badge variant="light" color="gray">
+          <Badge variant="outline" color={STATUS_COLOR.ABANDONED}>
             {s.abandoned} abandoned
           </Badge>
-          <Badge variant="outline" color="teal">
+          <Badge variant="outline" color={STATUS_COLOR.COMPLETED}>
             success {percent(s.successRate)}
           </Badge>
         </Group>
@@ -81,7 +84,7 @@ function RunsPage({ id, after, first, onMore }: { id: string; after: string | nu
               {runs.edges.map(({ node: r }) => (
                 <Table.Tr key={r.id} data-testid="run-row">
                   <Table.Td>
-                    <Badge color={STATUS_COLOR[r.status]} variant="light">
+                    <Badge color={STATUS_COLOR[r.status]} variant="outline">
                       {r.status.toLowerCase()}
                     </Badge>
                   </Table.Td>
