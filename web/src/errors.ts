@@ -17,6 +17,8 @@ export function fieldName(path: string): string {
   const parts = path.split('/').filter((p) => p && !['body', 'input', 'query', 'params', 'args'].includes(p));
   const last = parts.at(-1) ?? '';
   if (!last) return 'The value';
+  // An item of a list: `tags/0` -> "Tag 1".
+  if (/^\d+$/.test(last) && parts.length >= 2) return fieldName(`${parts.at(-2)!.replace(/s$/, '')}`) + ` ${Number(last) + 1}`;
   const named = FIELD_NAMES[last] ?? last.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]/g, ' ');
   const index = parts.length >= 3 && /^\d+$/.test(parts.at(-2)!) ? ` of ${parts.at(-3)!.replace(/s$/, '')} ${Number(parts.at(-2)) + 1}` : '';
   return named.charAt(0).toUpperCase() + named.slice(1).toLowerCase() + index;

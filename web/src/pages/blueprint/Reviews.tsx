@@ -111,7 +111,9 @@ export function Reviews({ id, canReview, onChanged }: { id: string; canReview: b
           ) : (
             <Stack gap={4}>
               <Group gap="xs">
-                <Badge color="yellow">{mine.rating}/5</Badge>
+                <Badge color="yellow.4" autoContrast>
+                  {mine.rating}/5
+                </Badge>
                 <Text size="sm" fw={500}>
                   Your review
                 </Text>
@@ -162,7 +164,9 @@ export function Reviews({ id, canReview, onChanged }: { id: string; canReview: b
       {others.map((r) => (
         <Card key={r.id} withBorder>
           <Group gap="xs">
-            <Badge color="yellow">{r.rating}/5</Badge>
+            <Badge color="yellow.4" autoContrast>
+              {r.rating}/5
+            </Badge>
             <Text size="sm" fw={500}>
               {r.reviewer.name}
             </Text>

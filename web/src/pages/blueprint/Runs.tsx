@@ -11,8 +11,8 @@ import { percent } from '../Registry';
 
 const PAGE = 25;
 
-// Shade 8 (7 for gray) on outline badges: the default shades miss the 4.5:1 contrast ratio on white.
-const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue.8', COMPLETED: 'teal.8', FAILED: 'red.8', ABANDONED: 'gray.7' };
+// Dark shades on outline badges: the default ones (and teal and red up to 8) miss the 4.5:1 contrast ratio on white.
+const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue.8', COMPLETED: 'teal.9', FAILED: 'red.9', ABANDONED: 'gray.7' };
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
 
