@@ -85,13 +85,11 @@ describe('the blueprint page for its owner and editors', () => {
     expect(text).not.toMatch(/must match pattern|\/|\^/);
     acceptErrors(/VALIDATION_FAILED/);
 
-    await page.getByRole('button', { name: 'Clear all tags' }).click();
+    await tags.press('Backspace'); // removes the refused tag, the last one
     await page.getByLabel('Name', { exact: true }).fill('Ledger core');
     await page.getByLabel('Description').fill('Books that balance');
-    for (const t of ['finance', 'accounting']) {
-      await tags.fill(t);
-      await tags.press('Enter');
-    }
+    await tags.fill('accounting');
+    await tags.press('Enter');
     await choose(page, 'Private');
     await page.getByRole('button', { name: 'Save details' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
@@ -123,7 +121,7 @@ describe('the blueprint page for its owner and editors', () => {
 
     const stranger = await browser.open({ token: bob.token });
     await stranger.goto(`/blueprints/${bp.slug}`);
-    await stranger.getByRole('tab', { name: 'Plan' }).waitFor();
+    await stranger.getByRole('tab', { name: 'Plan', exact: true }).waitFor();
     expect(await stranger.getByRole('tab', { name: 'Edit details' }).count()).toBe(0);
   });
 
@@ -257,7 +255,7 @@ describe('export and import', () => {
     expect(await page.getByRole('radio', { name: 'Cursor rules' }).isChecked()).toBe(true);
     await choose(page, 'Public');
     await page.getByRole('button', { name: 'Import' }).click();
-    await page.getByRole('tab', { name: 'Plan' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('tab', { name: 'Plan', exact: true }).waitFor({ timeout: 60_000 });
     const slug = new URL(page.url()).pathname.split('/').at(-1)!;
     const [imported, original] = [await restBlueprint(slug, ada.token), await restBlueprint(bp.id, ada.token)];
     expect(imported.modules).toEqual(original.modules);

@@ -54,15 +54,7 @@ export function EditDetails({ bp, canDelete, onSaved }: { bp: Details; canDelete
             </Title>
             <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
             <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} autosize minRows={2} />
-            <TagsInput
-              label="Tags"
-              description="Press Enter after each tag"
-              value={tags}
-              onChange={setTags}
-              clearable
-              // Mantine's clear button has no name of its own.
-              clearButtonProps={{ 'aria-label': 'Clear all tags' }}
-            />
+            <TagsInput label="Tags" description="Press Enter after each tag, Backspace to remove the last one" value={tags} onChange={setTags} />
             <div>
               <Text size="sm" fw={500} id="visibility-label">
                 Visibility
