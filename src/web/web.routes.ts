@@ -19,7 +19,7 @@ const SERVER_PREFIXES = ['/api', '/graphql', '/mcp', '/healthz', '/metrics', '/d
 const CLIENT_PREFIXES = ['assets', 'blueprints', 'architectures', 'teams', 'users'];
 
 /** The console's one-segment pages (docs/web.md). Any other one-segment path is the page with status 404. */
-const CLIENT_PAGES = new Set(['signin', 'registry', 'architectures', 'inbox', 'account', 'teams']);
+const CLIENT_PAGES = new Set(['signin', 'registry', 'architectures', 'inbox', 'account', 'teams', 'import']);
 
 function isServerPath(url: string): boolean {
   const pathname = url.split('?')[0]!;

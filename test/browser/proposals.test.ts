@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
+import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -58,6 +59,7 @@ describe('proposals in the console', () => {
     await page.getByRole('button', { name: 'Open proposal' }).click();
     await page.waitForURL(new RegExp(`/blueprints/${target.slug}/proposals/1$`));
     await page.getByRole('heading', { name: 'Proposal #1: Fraud checks and better endpoints' }).waitFor();
+    await expectAccessible(page);
 
     const owner = await browser.open({ viewport: DESKTOP, token: alice });
     await owner.goto(`/blueprints/${target.slug}`);
@@ -68,12 +70,14 @@ describe('proposals in the console', () => {
     const conflict = owner.getByRole('region', { name: 'Conflict on step endpoints' });
     expect(await conflict.textContent()).toMatch(/Alice endpoints[\s\S]*Bob endpoints/);
     expect(await owner.getByRole('button', { name: 'Merge' }).isDisabled()).toBe(true);
+    await expectAccessible(owner);
     await owner.getByLabel('Add a comment').fill('Looks good, taking your title.');
     await owner.getByRole('button', { name: 'Comment' }).click();
     await owner.getByTestId('comment').filter({ hasText: 'Looks good' }).waitFor();
     await conflict.getByLabel('Take the proposal’s (theirs)').check();
     await owner.getByRole('button', { name: 'Merge' }).click();
     await owner.getByText(/merged · from/).waitFor();
+    await expectAccessible(owner);
     expect(await owner.getByText(/merged as version 3/).count()).toBe(1);
     const after = (await server.rest.get(`/api/blueprints/${target.id}`, { token: alice })).body;
     expect(after.steps.find((s: any) => s.key === 'endpoints').title).toBe('Bob endpoints');
@@ -85,6 +89,7 @@ describe('proposals in the console', () => {
     await owner.goto(`/blueprints/${target.slug}`);
     await owner.getByRole('tab', { name: 'Edit plan' }).click();
     await owner.getByText(/Editing version 3/).waitFor();
+    await expectAccessible(owner);
     // Someone else saves first.
     await edit(target.id, alice, (p) => (p.configuration.region = 'eu'));
     await owner.getByRole('button', { name: 'Add step' }).click();
@@ -94,6 +99,7 @@ describe('proposals in the console', () => {
     await last.getByLabel('Title').fill('Deploy it');
     await owner.getByRole('button', { name: 'Save plan' }).click();
     await owner.getByText('The plan changed since you opened it').waitFor();
+    await expectAccessible(owner);
     await owner.getByRole('button', { name: 'Reload the plan' }).click();
     await owner.getByText(/Editing version 4/).waitFor();
     await owner.getByRole('button', { name: 'Move module api down' }).click();

@@ -13,7 +13,18 @@ afterAll(() => server?.close());
 
 describe('the web console at /', () => {
   it('serves the page at / and at client routes, with no-cache', async () => {
-    for (const path of ['/', '/blueprints/some-slug', '/architectures/x?zoom=2', '/inbox', '/registry?q=pay', '/teams', '/teams/x', '/users/ada', '/account']) {
+    for (const path of [
+      '/',
+      '/blueprints/some-slug',
+      '/architectures/x?zoom=2',
+      '/inbox',
+      '/registry?q=pay',
+      '/teams',
+      '/teams/x',
+      '/users/ada',
+      '/account',
+      '/import',
+    ]) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/text\/html/);

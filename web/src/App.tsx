@@ -11,6 +11,7 @@ import { AccountPage } from './pages/Account';
 import { ArchitecturePage } from './pages/Architecture';
 import { ArchitecturesPage } from './pages/Architectures';
 import { BlueprintPage } from './pages/Blueprint';
+import { ImportPage } from './pages/Import';
 import { InboxPage } from './pages/Inbox';
 import { ProposalPage } from './pages/proposals/ProposalPage';
 import { LandingPage } from './pages/Landing';
@@ -155,6 +156,7 @@ export function App() {
       <Route path="/architectures/:slug" element={<Open page={<ArchitecturePage />} />} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />
+      <Route path="/import" element={signedIn(<ImportPage />)} />
       <Route path="/users/:username" element={signedIn(<UserPage />)} />
       <Route path="/teams" element={signedIn(<TeamsPage />)} />
       <Route path="/teams/:id" element={signedIn(<TeamPage />)} />

@@ -17,6 +17,8 @@ export function fieldName(path: string): string {
   const parts = path.split('/').filter((p) => p && !['body', 'input', 'query', 'params', 'args'].includes(p));
   const last = parts.at(-1) ?? '';
   if (!last) return 'The value';
+  // An item of a list: `tags/0` -> "Tag 1".
+  if (/^\d+$/.test(last) && parts.length >= 2) return fieldName(`${parts.at(-2)!.replace(/s$/, '')}`) + ` ${Number(last) + 1}`;
   const named = FIELD_NAMES[last] ?? last.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]/g, ' ');
   const index = parts.length >= 3 && /^\d+$/.test(parts.at(-2)!) ? ` of ${parts.at(-3)!.replace(/s$/, '')} ${Number(parts.at(-2)) + 1}` : '';
   return named.charAt(0).toUpperCase() + named.slice(1).toLowerCase() + index;
@@ -62,7 +64,10 @@ export function errorText(error: ErrorLike | undefined | null): string | null {
   if (isUnavailable(error)) return UNAVAILABLE_TEXT;
   const first = error.graphQLErrors?.[0];
   if (!first) return sentence(error.networkError?.message ?? error.message);
-  const details = first.extensions?.details as { issues?: Issue[] } | undefined;
+  const details = first.extensions?.details as { issues?: Issue[]; file?: unknown; line?: unknown } | undefined;
+  // An imported file the service could not read names the file and the line ("AGENTS.md line 3: …").
+  if (typeof details?.file === 'string' && typeof details.line === 'number')
+    return sentence(`${details.file} could not be read at line ${details.line}: ${first.message.replace(/^.*? line \d+: /, '')}`);
   const issues = details?.issues?.filter((i) => i.path !== undefined && i.message) ?? [];
   if (issues.length > 0) return issues.map((i) => sentence(`${fieldName(i.path!)} ${plainRule(i.message!)}`)).join(' ');
   return sentence(plainRule(first.message.replace(/^(body|input|query|params|args)\/\S+/, (p) => fieldName(p))));

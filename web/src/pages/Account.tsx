@@ -16,6 +16,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../auth';
 import { errorText } from '../client';
@@ -223,6 +224,13 @@ export function AccountPage() {
       <Title order={2}>Account and MCP setup</Title>
       <Text>
         Signed in as <b>{viewer?.name}</b> ({viewer?.kind === 'USER' ? 'account' : 'agent session'}).
+      </Text>
+      <Text size="sm">
+        Have an AGENTS.md, CLAUDE.md, Cursor rules or a blueprint.json?{' '}
+        <Anchor component={Link} to="/import">
+          Import it as a blueprint
+        </Anchor>
+        .
       </Text>
       {viewer?.kind === 'USER' ? (
         <>

@@ -18,11 +18,20 @@ import {
   type BlueprintPageQuery,
 } from '../generated/graphql';
 import { percent, Rating } from './Registry';
-import { ActivityFeed, BroadcastForm, Compare, Reviews, Versions } from './BlueprintPanels';
+import { ActivityFeed, BroadcastForm, Compare, Versions } from './BlueprintPanels';
+import { Changelog } from './blueprint/Changelog';
+import { EditDetails } from './blueprint/EditDetails';
+import { Export } from './blueprint/Export';
+import { Reviews } from './blueprint/Reviews';
+import { Runs } from './blueprint/Runs';
 import { PlanEditor } from '../plan-editor/PlanEditor';
 import { ProposalsTab, ProposeToParent } from './proposals/ProposalsTab';
 
 type BP = NonNullable<BlueprintPageQuery['blueprint']>;
+
+/** Team roles that may edit a team's blueprint, and those that may also delete it (the API's rules). */
+const EDITOR_ROLES = ['OWNER', 'ADMIN', 'MEMBER'];
+const MANAGER_ROLES = ['OWNER', 'ADMIN'];
 
 function Plan({ bp }: { bp: BP }) {
   return (
@@ -112,6 +121,9 @@ export function BlueprintPage() {
   if (!bp) return <NotFound what="blueprint" />;
   const isOwner = viewer?.id === bp.owner.id;
   const isSubscribed = subscribed ?? bp.viewerIsSubscribed;
+  const role = bp.team?.viewerRole ?? '';
+  const canEdit = isOwner || EDITOR_ROLES.includes(role);
+  const canDelete = isOwner || MANAGER_ROLES.includes(role);
 
   return (
     <Stack>
@@ -208,10 +220,13 @@ export function BlueprintPage() {
           <Tabs.Tab value="forks">Forks ({bp.forks.totalCount})</Tabs.Tab>
           <Tabs.Tab value="changelog">Changelog ({bp.changelog.totalCount})</Tabs.Tab>
           <Tabs.Tab value="reviews">Reviews ({bp.reviewCount})</Tabs.Tab>
+          <Tabs.Tab value="runs">Runs</Tabs.Tab>
+          <Tabs.Tab value="export">Export</Tabs.Tab>
           {bp.forkedFrom && <Tabs.Tab value="compare">Compare with parent</Tabs.Tab>}
           {isOwner && <Tabs.Tab value="versions">Versions</Tabs.Tab>}
           <Tabs.Tab value="proposals">Proposals</Tabs.Tab>
           {isOwner && <Tabs.Tab value="edit">Edit plan</Tabs.Tab>}
+          {canEdit && <Tabs.Tab value="details">Edit details</Tabs.Tab>}
         </Tabs.List>
         <Tabs.Panel value="plan" pt="md">
           <Plan bp={bp} />
@@ -236,26 +251,16 @@ export function BlueprintPage() {
           )}
         </Tabs.Panel>
         <Tabs.Panel value="changelog" pt="md">
-          {bp.changelog.edges.length === 0 ? (
-            <Text c="dimmed">No changelog entries.</Text>
-          ) : (
-            <Stack>
-              {bp.changelog.edges.map(({ node: c }) => (
-                <Card key={c.id} withBorder>
-                  <Title order={4}>{c.title}</Title>
-                  <Text size="xs" c="dimmed">
-                    {new Date(c.createdAt).toLocaleString()}
-                  </Text>
-                  <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                    {c.body}
-                  </Text>
-                </Card>
-              ))}
-            </Stack>
-          )}
+          <Changelog id={bp.id} entries={bp.changelog.edges.map((e) => e.node)} canPublish={isOwner} onPublished={refresh} />
         </Tabs.Panel>
         <Tabs.Panel value="reviews" pt="md">
-          <Reviews id={bp.id} canReview={!isOwner} />
+          <Reviews id={bp.id} canReview={!isOwner} onChanged={refresh} />
+        </Tabs.Panel>
+        <Tabs.Panel value="runs" pt="md">
+          <Runs id={bp.id} seesAll={canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="export" pt="md">
+          <Export id={bp.id} />
         </Tabs.Panel>
         {bp.forkedFrom && (
           <Tabs.Panel value="compare" pt="md">
@@ -273,6 +278,11 @@ export function BlueprintPage() {
         {isOwner && (
           <Tabs.Panel value="edit" pt="md">
             <PlanEditor id={bp.id} />
+          </Tabs.Panel>
+        )}
+        {canEdit && (
+          <Tabs.Panel value="details" pt="md">
+            <EditDetails key={bp.id} bp={bp} canDelete={canDelete} onSaved={refresh} />
           </Tabs.Panel>
         )}
       </Tabs>

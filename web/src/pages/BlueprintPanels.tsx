@@ -1,5 +1,5 @@
 /**
- * The panels of a blueprint page below its plan and lineage: versions, comparison with the parent, reviews,
+ * The panels of a blueprint page below its plan and lineage: versions, comparison with the parent,
  * broadcasts and the live activity feed.
  */
 import { Alert, Anchor, Badge, Button, Card, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
@@ -10,8 +10,6 @@ import { errorText } from '../client';
 import { Failure, Loading } from '../components/Status';
 import {
   BlueprintActivityDocument,
-  BlueprintReviewsDocument,
-  ReviewBlueprintDocument,
   BlueprintVersionsDocument,
   CompareWithParentDocument,
   SendBroadcastDocument,
@@ -96,58 +94,6 @@ export function Compare({ id }: { id: string }) {
           </Table.Tbody>
         </Table>
       )}
-    </Stack>
-  );
-}
-
-export function Reviews({ id, canReview }: { id: string; canReview: boolean }) {
-  const [{ data, error }, refetch] = useQuery({ query: BlueprintReviewsDocument, variables: { id }, requestPolicy: 'cache-and-network' });
-  const [rating, setRating] = useState<string>('5');
-  const [body, setBody] = useState('');
-  const [sent, send] = useMutation(ReviewBlueprintDocument);
-  if (error) return <Failure error={error} />;
-  const b = data?.blueprint;
-  if (!b) return <Loading what="reviews" />;
-  return (
-    <Stack gap="sm">
-      <Text size="sm">{b.reviewCount === 0 ? 'No reviews yet.' : `Rated ${b.ratingAverage?.toFixed(1)} of 5 by ${b.reviewCount}.`}</Text>
-      {canReview && (
-        <form
-          onSubmit={async (e) => {
-            e.preventDefault();
-            const r = await send({ blueprintId: id, rating: Number(rating), body });
-            if (r.data) {
-              setBody('');
-              refetch({ requestPolicy: 'network-only' });
-            }
-          }}
-        >
-          <Group align="end" wrap="wrap">
-            <Select label="Rating" data={['5', '4', '3', '2', '1']} value={rating} onChange={(v) => v && setRating(v)} allowDeselect={false} w={100} />
-            <TextInput label="Review" value={body} onChange={(e) => setBody(e.currentTarget.value)} required style={{ flex: '1 1 240px' }} />
-            <Button type="submit" loading={sent.fetching}>
-              Post review
-            </Button>
-          </Group>
-          {sent.error && <Alert color="red">{errorText(sent.error)}</Alert>}
-        </form>
-      )}
-      {b.reviews.edges.map(({ node: r }) => (
-        <Card key={r.id} withBorder>
-          <Group gap="xs">
-            <Badge color="yellow">{r.rating}/5</Badge>
-            <Text size="sm" fw={500}>
-              {r.reviewer.name}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {new Date(r.createdAt).toLocaleString()}
-            </Text>
-          </Group>
-          <Text size="sm" mt={4}>
-            {r.body}
-          </Text>
-        </Card>
-      ))}
     </Stack>
   );
 }

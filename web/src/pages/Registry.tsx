@@ -13,7 +13,8 @@ export const percent = (rate: number | null | undefined) => (rate === null || ra
 export function Rating({ average, count }: { average: number | null | undefined; count: number }) {
   if (average === null || average === undefined || count === 0) return null;
   return (
-    <Badge variant="outline" color="yellow" aria-label={`rated ${average.toFixed(1)} of 5 by ${count}`}>
+    // Dark text on a filled yellow (autoContrast): yellow text on white misses the 4.5:1 contrast ratio.
+    <Badge color="yellow.4" autoContrast aria-label={`rated ${average.toFixed(1)} of 5 by ${count}`}>
       {average.toFixed(1)}/5 ({count})
     </Badge>
   );

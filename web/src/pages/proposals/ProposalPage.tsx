@@ -64,7 +64,8 @@ function Changes({ p }: { p: Proposal }) {
       {rows.map((r) => (
         <Card key={`${r.kind}:${r.key}`} withBorder component="section" aria-label={`${r.kind} ${r.key}: ${r.change}`} data-testid="change">
           <Group gap="xs" mb={4}>
-            <Badge color={r.change === 'added' ? 'green' : r.change === 'removed' ? 'red' : 'blue'}>{r.change}</Badge>
+            {/* Shade 9: white on the default shades misses the 4.5:1 contrast ratio. */}
+            <Badge color={r.change === 'added' ? 'green.9' : r.change === 'removed' ? 'red.9' : 'blue.9'}>{r.change}</Badge>
             <Text fw={500}>
               {r.kind} {r.key}
             </Text>
@@ -159,7 +160,9 @@ export function ProposalPage() {
                 <Text fw={500}>
                   {c.kind.toLowerCase()} {c.key}
                 </Text>
-                <Badge color="orange">{c.reason}</Badge>
+                <Badge color="orange.4" autoContrast>
+                  {c.reason}
+                </Badge>
               </Group>
               <SimpleGrid cols={{ base: 1, sm: 3 }} mt="xs">
                 <Side label="Base" item={c.base} />

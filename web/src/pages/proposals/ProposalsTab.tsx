@@ -5,7 +5,8 @@ import { useMutation, useQuery } from 'urql';
 import { errorText } from '../../client';
 import { BlueprintProposalsDocument, OpenProposalDocument } from '../../generated/graphql';
 
-const stateColor: Record<string, string> = { OPEN: 'green', MERGED: 'violet', CLOSED: 'gray' };
+// Shade 9 (7 for gray): white on the default shades misses the 4.5:1 contrast ratio.
+const stateColor: Record<string, string> = { OPEN: 'green.9', MERGED: 'violet.9', CLOSED: 'gray.7' };
 
 /** The Proposals tab of a blueprint: every proposal to it the viewer may see, newest first. */
 export function ProposalsTab({ id, slug }: { id: string; slug: string }) {
@@ -19,7 +20,7 @@ export function ProposalsTab({ id, slug }: { id: string; slug: string }) {
       {edges.map(({ node: p }) => (
         <Card key={p.number} withBorder data-testid="proposal-row">
           <Group gap="xs">
-            <Badge color={stateColor[p.state] ?? 'gray'}>{p.state.toLowerCase()}</Badge>
+            <Badge color={stateColor[p.state] ?? 'gray.7'}>{p.state.toLowerCase()}</Badge>
             <Anchor component={Link} to={`/blueprints/${slug}/proposals/${p.number}`} fw={500}>
               #{p.number} {p.title}
             </Anchor>
