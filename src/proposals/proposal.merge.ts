@@ -26,6 +26,15 @@ export interface ProposalChanges {
 
 export type ConflictKind = 'module' | 'step' | 'configuration' | 'designSystem';
 
+/** Conflict kinds by their wire names (REST, MCP, resolutions), and back. */
+export const conflictKindByWire: Readonly<Record<string, ConflictKind>> = {
+  module: 'module',
+  step: 'step',
+  configuration: 'configuration',
+  design_system: 'designSystem',
+};
+export const wireConflictKind = (kind: ConflictKind): string => (kind === 'designSystem' ? 'design_system' : kind);
+
 /**
  * A key both sides changed differently since the base (or a change of one side the merge cannot keep in
  * a valid plan, e.g. a dependency that closes a cycle with the other side's). `base`, `ours` (the target)
