@@ -40,7 +40,8 @@ export async function exportBlueprint(ctx: RequestContext, idOrSlug: string, raw
   };
 }
 
-const importSchema: JsonSchema = {
+/** `POST /api/blueprints/import` (the MCP tool's arguments too). */
+export const importSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'files'],
