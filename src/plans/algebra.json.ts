@@ -59,6 +59,60 @@ export function jsonPath(parent: string, key: string): string {
   return `${parent}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * The keys of a path built by {@link jsonPath} (`theme.colors["x.y"]` -> `['theme', 'colors', 'x.y']`),
+ * or null when the text is not such a path. The inverse of `jsonPath`: a bracketed key is a JSON string,
+ * read up to its closing quote (escapes included), so a key may hold `"]` or a dot.
+ */
+export function parseJsonPath(path: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] === '[') {
+      if (path[i + 1] !== '"') return null;
+      let j = i + 2;
+      while (j < path.length && path[j] !== '"') j += path[j] === '\\' ? 2 : 1;
+      if (path[j + 1] !== ']') return null;
+      try {
+        out.push(JSON.parse(path.slice(i + 1, j + 1)) as string);
+      } catch {
+        return null;
+      }
+      i = j + 2;
+    } else {
+      if (out.length > 0) {
+        if (path[i] !== '.') return null;
+        i++;
+      }
+      const m = /^[A-Za-z_$][\w$-]*/.exec(path.slice(i));
+      if (!m) return null;
+      out.push(m[0]);
+      i += m[0].length;
+    }
+  }
+  return out.length > 0 ? out : null;
+}
+
+/** A copy of `section` with the value at `path` (a {@link jsonPath}) replaced, or removed when undefined. */
+export function setJsonPath(section: JsonObject, path: string, value: unknown): JsonObject {
+  const segments = parseJsonPath(path);
+  const root = cloneJson(section);
+  if (!segments) return root;
+  let node: JsonObject = root;
+  for (const segment of segments.slice(0, -1)) {
+    const next = own(node, segment);
+    if (!isJsonObject(next)) {
+      const fresh: JsonObject = {};
+      setOwn(node, segment, fresh);
+      node = fresh;
+    } else node = next;
+  }
+  const last = segments[segments.length - 1]!;
+  if (value === undefined) delete node[last];
+  else setOwn(node, last, cloneJson(value));
+  return root;
+}
+
 /** Joins two paths built by {@link jsonPath}: `concatPath('theme', 'colors.primary')`. */
 export function concatPath(prefix: string, sub: string): string {
   if (prefix === '' || sub === '') return prefix + sub;

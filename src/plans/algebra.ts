@@ -15,7 +15,7 @@
  * share objects with inputs, inputs are never modified, and nothing throws on an invalid plan.
  * Import from this file; the `algebra.*.ts` files are its parts.
  */
-export { cloneJson, deepEqual, diffJson, intersectJson, isJsonObject, jsonPath, mergeJsonFirstWins } from './algebra.json';
+export { cloneJson, deepEqual, diffJson, intersectJson, isJsonObject, jsonPath, mergeJsonFirstWins, parseJsonPath, setJsonPath } from './algebra.json';
 export type { JsonDiff, JsonMergeConflict, JsonVariant } from './algebra.json';
 export {
   changedModuleFields,

@@ -15,13 +15,22 @@ import { moduleFromWire, stepFromWire, type Plan, type WireModule, type WireStep
 import { moduleSchema, stepSchema } from '../plans/plan.schema';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
-import { conflict, forbidden, invalid, invalidAll } from '../platform/errors';
+import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import type { Page, PageRequest } from '../platform/pagination';
 import { actorOf, recordAudit } from '../teams/audit.service';
 import { planDiffToWire } from '../versions/version.wire';
-import { mergeProposalPlans, type ConflictKind, type Resolution } from './proposal.merge';
-import { findProposal, parseProposalNumber, proposalColumns, proposalJoins, toProposalRecord, viewOf, type ProposalView } from './proposal.service';
+import { conflictKindByWire, mergeProposalPlans, wireConflictKind, type Resolution } from './proposal.merge';
+import {
+  findProposal,
+  parseProposalNumber,
+  proposalColumns,
+  proposalJoins,
+  publishProposalEvent,
+  toProposalRecord,
+  viewOf,
+  type ProposalView,
+} from './proposal.service';
 
 export interface ProposalComment {
   id: string;
@@ -69,13 +78,7 @@ export async function commentOnProposal(ctx: RequestContext, targetIdOrSlug: str
       [id, record.id, viewer.principalId, input.body, input.module_key ?? null, input.step_key ?? null],
     );
     await tx.execute('update proposal set comment_count = comment_count + 1, updated_at = now() where id = ?', [record.id]);
-    await ctx.events.publish(tx, 'blueprint.activity', {
-      blueprintId: target.id,
-      kind: 'proposal_commented',
-      subjectId: record.id,
-      actorId: viewer.principalId,
-      sourceId: source.id,
-    });
+    await publishProposalEvent(ctx, tx, 'proposal_commented', record, viewer.principalId);
     return inserted;
   });
   return {
@@ -111,8 +114,6 @@ export async function listProposalComments(ctx: RequestContext, targetIdOrSlug: 
   };
 }
 
-const wireKinds: Record<string, ConflictKind> = { module: 'module', step: 'step', configuration: 'configuration', design_system: 'designSystem' };
-
 const mergeSchema = compileSchema({
   type: 'object',
   additionalProperties: false,
@@ -125,7 +126,7 @@ const mergeSchema = compileSchema({
         additionalProperties: false,
         required: ['kind', 'key', 'take'],
         properties: {
-          kind: { enum: Object.keys(wireKinds) },
+          kind: { enum: Object.keys(conflictKindByWire) },
           key: { type: 'string', minLength: 1, maxLength: 1000 },
           take: { enum: ['ours', 'theirs', 'custom'] },
           value: {},
@@ -143,7 +144,7 @@ type WireResolution = { kind: string; key: string; take: Resolution['take']; val
 export function parseResolutions(body: unknown): Resolution[] {
   const input = assertValid<{ resolutions?: WireResolution[] }>(mergeSchema, structuredClone(body ?? {}), 'body');
   return (input.resolutions ?? []).map((r, i) => {
-    const kind = wireKinds[r.kind]!;
+    const kind = conflictKindByWire[r.kind]!;
     const at = `body/resolutions/${i}`;
     if (r.take !== 'custom') return { kind, key: r.key, take: r.take };
     if (r.value === undefined || r.value === null) throw invalid(`${at}/value`, 'is required when take is custom');
@@ -162,8 +163,6 @@ async function assertTargetEditor(ctx: RequestContext, target: Blueprint, action
     throw forbidden(`Only the owner or a team editor of the target blueprint may ${action} a proposal`);
 }
 
-const wireKind = (k: ConflictKind) => (k === 'designSystem' ? 'design_system' : k);
-
 /**
  * `POST .../proposals/:number/merge {resolutions?}` (target owner or team editor). Inside one transaction,
  * with the target and proposal rows locked and both plans read afresh: the three-way merge, each
@@ -181,18 +180,20 @@ export async function mergeProposal(ctx: RequestContext, targetIdOrSlug: string,
     const locked: Array<{ state: string }> = await tx.execute('select state from proposal where id = ? for update', [record.id]);
     if (locked[0]?.state !== 'open') throw conflict(`Proposal #${record.number} is ${locked[0]?.state ?? 'gone'}, not open`, { state: locked[0]?.state });
     const sourceRows: Array<{ plan: Plan }> = await tx.execute('select plan from blueprint where id = ?', [record.sourceId]);
-    const sourcePlan = sourceRows[0]!.plan;
+    // The source was deleted since the proposal was read: the proposal is gone with it.
+    if (!sourceRows[0]) throw notFound(`proposal #${record.number} of blueprint`, target.slug);
+    const sourcePlan = sourceRows[0].plan;
     const merge = mergeProposalPlans(record.basePlan, bp.plan, sourcePlan, resolutions);
     if (merge.unknown.length > 0)
       throw invalidAll(
         merge.unknown.map((r) => ({
           path: `body/resolutions/${resolutions.indexOf(r)}`,
-          message: `names no conflict: ${wireKind(r.kind)} "${r.key}"`,
+          message: `names no conflict: ${wireConflictKind(r.kind)} "${r.key}"`,
         })),
       );
     if (merge.unresolved.length > 0)
       throw conflict(`${merge.unresolved.length} conflict(s) need a resolution (ours, theirs or custom) before this proposal can merge`, {
-        unresolved: merge.unresolved.map((c) => ({ kind: wireKind(c.kind), key: c.key, reason: c.reason })),
+        unresolved: merge.unresolved.map((c) => ({ kind: wireConflictKind(c.kind), key: c.key, reason: c.reason })),
       });
     assertValidPlan(merge.plan, ctx.config.limits, 'merged_plan');
     const diff = diffPlans(bp.plan, merge.plan);
@@ -207,13 +208,7 @@ export async function mergeProposal(ctx: RequestContext, targetIdOrSlug: string,
         where id = ?`,
       [viewer.principalId, version, JSON.stringify(sourcePlan), record.id],
     );
-    await ctx.events.publish(tx, 'blueprint.activity', {
-      blueprintId: bp.id,
-      kind: 'proposal_merged',
-      subjectId: record.id,
-      actorId: viewer.principalId,
-      sourceId: record.sourceId,
-    });
+    await publishProposalEvent(ctx, tx, 'proposal_merged', record, viewer.principalId);
     await deliverNotice(tx, ctx, {
       sourceBlueprintId: bp.id,
       senderId: viewer.principalId,
@@ -250,7 +245,7 @@ async function reread(ctx: RequestContext, targetId: string, proposalId: string)
  */
 export async function setProposalOpen(ctx: RequestContext, targetIdOrSlug: string, rawNumber: unknown, open: boolean): Promise<ProposalView> {
   const viewer = requireViewer(ctx);
-  const { target, record, source } = await proposalFor(ctx, targetIdOrSlug, rawNumber);
+  const { target, record } = await proposalFor(ctx, targetIdOrSlug, rawNumber);
   if (record.author.id !== viewer.principalId) await assertTargetEditor(ctx, target, open ? 'reopen' : 'close');
   await ctx.em.transactional(async (tx) => {
     const locked: Array<{ state: string }> = await tx.execute('select state from proposal where id = ? for update', [record.id]);
@@ -258,22 +253,7 @@ export async function setProposalOpen(ctx: RequestContext, targetIdOrSlug: strin
     if (state === 'merged') throw conflict(`Proposal #${record.number} is merged; it can no longer be ${open ? 'reopened' : 'closed'}`, { state });
     if (state === (open ? 'open' : 'closed')) return;
     await tx.execute('update proposal set state = ?, updated_at = now() where id = ?', [open ? 'open' : 'closed', record.id]);
-    if (!open)
-      await ctx.events.publish(tx, 'blueprint.activity', {
-        blueprintId: target.id,
-        kind: 'proposal_closed',
-        subjectId: record.id,
-        actorId: viewer.principalId,
-        sourceId: source.id,
-      });
-    else
-      await ctx.events.publish(tx, 'blueprint.activity', {
-        blueprintId: target.id,
-        kind: 'proposal_opened',
-        subjectId: record.id,
-        actorId: viewer.principalId,
-        sourceId: source.id,
-      });
+    await publishProposalEvent(ctx, tx, open ? 'proposal_opened' : 'proposal_closed', record, viewer.principalId);
   });
   return reread(ctx, target.id, record.id);
 }

@@ -1,12 +1,13 @@
 import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { commentOnProposal, mergeProposal, setProposalOpen } from './proposal-actions.service';
+import { conflictKindByWire } from './proposal.merge';
 import { getProposal, openProposal } from './proposal.service';
 import { commentListBody, proposalListBody, toCommentBody, toProposalBody } from './proposal.wire';
 
 const target = { blueprint_id: idArg('The target blueprint (the ancestor proposed to): id (UUID) or slug.') };
 const number = { number: { type: 'integer', minimum: 1, maximum: 999_999_999, description: 'The proposal number (1, 2, ... per target).' } };
-const kinds = ['module', 'step', 'configuration', 'design_system'];
+const kinds = Object.keys(conflictKindByWire);
 const intOrNull = { type: ['integer', 'null'] };
 const person = shape({ id: str, name: str });
 /** The proposal body of docs/proposals.md (the REST body). */

@@ -3,9 +3,8 @@
  * target, and the merge with the reviewer's resolutions. Everything is the plan algebra's three-way diff
  * and merge (`diffPlans`, `mergeThreeWay`), by module key, step key and JSON path.
  */
-import { cloneJson, diffPlans, mergeThreeWay, type JsonDiff, type MergeConflict } from '../plans/algebra';
-import { isJsonObject, own, setOwn } from '../plans/algebra.json';
-import type { JsonObject, Plan, PlanModule, PlanStep } from '../plans/plan';
+import { cloneJson, diffPlans, mergeThreeWay, setJsonPath, type JsonDiff, type MergeConflict } from '../plans/algebra';
+import type { Plan, PlanModule, PlanStep } from '../plans/plan';
 
 /** What the source did to one module or step since the base. */
 export interface KeyChange {
@@ -26,6 +25,15 @@ export interface ProposalChanges {
 }
 
 export type ConflictKind = 'module' | 'step' | 'configuration' | 'designSystem';
+
+/** Conflict kinds by their wire names (REST, MCP, resolutions), and back. */
+export const conflictKindByWire: Readonly<Record<string, ConflictKind>> = {
+  module: 'module',
+  step: 'step',
+  configuration: 'configuration',
+  design_system: 'designSystem',
+};
+export const wireConflictKind = (kind: ConflictKind): string => (kind === 'designSystem' ? 'design_system' : kind);
 
 /**
  * A key both sides changed differently since the base (or a change of one side the merge cannot keep in
@@ -152,7 +160,7 @@ export function mergeProposalPlans(base: Plan, target: Plan, source: Plan, resol
     const value = r.take === 'theirs' ? conflict.theirs : r.value;
     if (r.kind === 'module') placeItem(plan.modules, r.key, value as PlanModule | undefined, source.modules);
     else if (r.kind === 'step') placeItem(plan.steps, r.key, value as PlanStep | undefined, source.steps);
-    else plan[r.kind] = setPath(plan[r.kind], r.key, value);
+    else plan[r.kind] = setJsonPath(plan[r.kind], r.key, value);
   }
   return { plan, conflicts, unresolved: conflicts.filter((c) => !resolved.has(conflictId(c.kind, c.key))), unknown };
 }
@@ -181,49 +189,4 @@ function placeItem<T extends { key: string }>(items: T[], key: string, value: T 
     }
   }
   items.unshift(copy);
-}
-
-/** The segments of a path built by `jsonPath` (`theme.colors["x.y"]`). */
-export function parseJsonPath(path: string): string[] | null {
-  const out: string[] = [];
-  let i = 0;
-  while (i < path.length) {
-    if (path[i] === '[') {
-      const end = path.indexOf('"]', i + 2);
-      if (end < 0) return null;
-      try {
-        out.push(JSON.parse(path.slice(i + 1, end + 1)) as string);
-      } catch {
-        return null;
-      }
-      i = end + 2;
-    } else {
-      if (path[i] === '.') i++;
-      const m = /^[A-Za-z_$][\w$-]*/.exec(path.slice(i));
-      if (!m) return null;
-      out.push(m[0]);
-      i += m[0].length;
-    }
-  }
-  return out.length > 0 ? out : null;
-}
-
-/** A copy of `section` with the value at `path` replaced (removed when undefined). */
-function setPath(section: JsonObject, path: string, value: unknown): JsonObject {
-  const segments = parseJsonPath(path);
-  const root = cloneJson(section);
-  if (!segments) return root;
-  let node: JsonObject = root;
-  for (const segment of segments.slice(0, -1)) {
-    const next = own(node, segment);
-    if (!isJsonObject(next)) {
-      const fresh: JsonObject = {};
-      setOwn(node, segment, fresh);
-      node = fresh;
-    } else node = next;
-  }
-  const last = segments[segments.length - 1]!;
-  if (value === undefined) delete node[last];
-  else setOwn(node, last, cloneJson(value));
-  return root;
 }

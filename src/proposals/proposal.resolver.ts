@@ -10,6 +10,7 @@ import { LazyConnection } from '../platform/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { orNull } from '../platform/or-null';
 import { commentOnProposal, listProposalComments, mergeProposal, setProposalOpen, type ProposalComment } from './proposal-actions.service';
+import { wireConflictKind, type ConflictKind } from './proposal.merge';
 import { getProposal, listProposals, openProposal, type ProposalView } from './proposal.service';
 import {
   OpenProposalInput,
@@ -21,8 +22,6 @@ import {
   ProposalStateFilter,
   ProposalType,
 } from './proposal.types';
-
-const wireKind: Record<string, string> = { module: 'module', step: 'step', configuration: 'configuration', designSystem: 'design_system' };
 
 /** A custom module or step given with GraphQL field names, in the wire form the service checks. */
 function customToWire(kind: string, value: unknown): unknown {
@@ -110,7 +109,7 @@ export class ProposalResolver {
   ): Promise<ProposalView> {
     const body = {
       resolutions: (resolutions ?? []).map((r) => ({
-        kind: wireKind[r.kind] ?? r.kind,
+        kind: wireConflictKind(r.kind as ConflictKind),
         key: r.key,
         take: r.take,
         ...(r.value !== undefined && r.value !== null ? { value: customToWire(r.kind, r.value) } : {}),

@@ -12,6 +12,7 @@ import type { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import type { Plan } from '../plans/plan';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context';
 import { forbidden, invalid, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
@@ -84,6 +85,22 @@ export function viewOf(record: ProposalRecord, target: Blueprint, source: Bluepr
   const changes = proposalChanges(record.basePlan, source.plan);
   const conflicts = record.state === 'open' ? proposalConflicts(record.basePlan, target.plan, source.plan) : [];
   return { ...record, target, source, changes, conflicts, mergeable: record.state === 'open' && conflicts.length === 0 };
+}
+
+export type ProposalEventKind = 'proposal_opened' | 'proposal_commented' | 'proposal_merged' | 'proposal_closed';
+
+/**
+ * A proposal's `blueprintActivity` event on its target, in the write's transaction. It carries the
+ * source, so that only receivers who may read the source hear of it (docs/proposals.md, "Privacy").
+ */
+export function publishProposalEvent(
+  ctx: RequestContext,
+  tx: EntityManager,
+  kind: ProposalEventKind,
+  p: { id: string; targetId: string; sourceId: string },
+  actorId: string,
+): Promise<void> {
+  return ctx.events.publish(tx, 'blueprint.activity', { blueprintId: p.targetId, kind, subjectId: p.id, actorId, sourceId: p.sourceId });
 }
 
 /** `:number` of a path: a positive integer, else 400. */
@@ -214,13 +231,7 @@ export async function openProposal(ctx: RequestContext, targetIdOrSlug: string, 
        select ?, ?, coalesce(max(number), 0) + 1, ?, ?, ?, ?, ?, ?::jsonb from proposal where target_id = ?`,
       [id, target.id, source.id, viewer.principalId, input.title.trim(), input.body ?? '', base.version, JSON.stringify(base.plan), target.id],
     );
-    await ctx.events.publish(tx, 'blueprint.activity', {
-      blueprintId: target.id,
-      kind: 'proposal_opened',
-      subjectId: id,
-      actorId: viewer.principalId,
-      sourceId: source.id,
-    });
+    await publishProposalEvent(ctx, tx, 'proposal_opened', { id, targetId: target.id, sourceId: source.id }, viewer.principalId);
   });
   const rows: Array<Record<string, unknown>> = await ctx.em.execute(`select ${proposalColumns} from proposal p ${proposalJoins} where p.id = ?`, [id]);
   return viewOf(toProposalRecord(rows[0]!), target, source);

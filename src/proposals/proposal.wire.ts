@@ -4,7 +4,7 @@ import { moduleToWire, stepToWire, wireName, type PlanModule, type PlanStep } fr
 import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
 import { listProposalComments, type ProposalComment } from './proposal-actions.service';
-import type { KeyChange, ProposalConflict } from './proposal.merge';
+import { wireConflictKind, type KeyChange, type ProposalConflict } from './proposal.merge';
 import { listProposals, parseStateFilter, type ProposalView } from './proposal.service';
 
 const wire = (name: string) => wireName[name] ?? name;
@@ -21,7 +21,7 @@ function versionToWire(kind: ProposalConflict['kind'], value: unknown): unknown 
 
 export function conflictToWire(c: ProposalConflict) {
   return {
-    kind: wire(c.kind),
+    kind: wireConflictKind(c.kind),
     key: c.key,
     reason: c.reason,
     base: versionToWire(c.kind, c.base),

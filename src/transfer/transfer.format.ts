@@ -7,7 +7,7 @@
  * (instructions, configuration, design system) in a fence longer than any backtick run inside it, so code
  * fences, unicode and lines that look like front matter come back unchanged.
  */
-import type { Plan, PlanModule, PlanStep } from '../plans/plan';
+import { moduleToWire, stepToWire, type Plan, type PlanModule, type PlanStep } from '../plans/plan';
 
 export const exportFormats = ['agents-md', 'claude-md', 'cursor-rules', 'json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
@@ -115,8 +115,8 @@ export function renderExport(format: ExportFormat, b: Exported): ExportFile[] {
   if (format === 'json') {
     const body = {
       ...identityFields(b),
-      modules: b.plan.modules.map(wireModule),
-      steps: b.plan.steps.map(wireStep),
+      modules: b.plan.modules.map(moduleToWire),
+      steps: b.plan.steps.map(stepToWire),
       configuration: b.plan.configuration,
       design_system: b.plan.designSystem,
     };
@@ -144,9 +144,6 @@ export function renderExport(format: ExportFormat, b: Exported): ExportFile[] {
   const lines = [...frontMatter(identityFields(b)), ...intro(b, who), ...sectionsOf(b), ...b.plan.modules.flatMap((m) => moduleLines(b, m))];
   return [{ path, content: lines.join('\n') }];
 }
-
-const wireModule = (m: PlanModule) => ({ key: m.key, name: m.name, summary: m.summary, kind: m.kind, depends_on: m.dependsOn });
-const wireStep = (s: PlanStep) => ({ key: s.key, module_key: s.moduleKey, title: s.title, instructions: s.instructions, acceptance: s.acceptance });
 
 /** What one Markdown file holds, with the lines things were found on. */
 interface ParsedFile {
@@ -293,6 +290,8 @@ export function parseImport(format: ExportFormat, files: ExportFile[]): Exported
       throw new FileError(file.path, line, `not valid JSON (${(e as Error).message})`);
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new FileError(file.path, 1, 'must hold a JSON object');
+    // Read tolerantly (any entry, any field type): the service checks every module and step against the
+    // plan schema next, so a wrong shape is a 400 naming its path rather than an error here.
     const arr = (v: unknown) => (Array.isArray(v) ? v : []);
     const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
     return {

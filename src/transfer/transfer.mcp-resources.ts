@@ -15,6 +15,17 @@ const TEMPLATE = 'blueprint://{blueprint}/AGENTS.md';
 const uriPattern = /^blueprint:\/\/([^/]{1,200})\/AGENTS\.md$/;
 const LIST_LIMIT = 100;
 
+/** The id or slug a resource URI names, or null when it names none (another shape, bad percent-encoding). */
+function blueprintRefOf(uri: string): string | null {
+  const m = uriPattern.exec(uri);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return null;
+  }
+}
+
 export const blueprintResources: McpResources = {
   templates: [
     {
@@ -42,11 +53,11 @@ export const blueprintResources: McpResources = {
     }));
   },
   async read(ctx: RequestContext, uri: string) {
-    const m = uriPattern.exec(uri);
-    if (!m) return null;
+    const ref = blueprintRefOf(uri);
+    if (ref === null) return null;
     let exported;
     try {
-      exported = await exportBlueprint(ctx, decodeURIComponent(m[1]!), 'agents-md');
+      exported = await exportBlueprint(ctx, ref, 'agents-md');
     } catch (err) {
       if ((err as { code?: string }).code === 'NOT_FOUND') return null;
       throw err;

@@ -1,21 +1,15 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { blueprintSchema } from '../blueprints/blueprint.mcp';
 import { args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
+import type { JsonSchema } from '../platform/json-schema';
 import { mcpTool } from '../platform/mcp-tool';
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { exportFormats } from './transfer.format';
-import { exportBlueprint, importBlueprint, MAX_FILE_CHARS, MAX_IMPORT_FILES } from './transfer.service';
+import { exportBlueprint, importBlueprint, importSchema } from './transfer.service';
 
 const format = {
   type: 'string',
   enum: [...exportFormats],
   description: 'agents-md (AGENTS.md), claude-md (CLAUDE.md), cursor-rules (.cursor/rules/*.mdc) or json.',
-};
-const file = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path', 'content'],
-  properties: { path: { type: 'string', minLength: 1, maxLength: 300 }, content: { type: 'string', maxLength: MAX_FILE_CHARS } },
 };
 
 /** Export and import as MCP tools: the same services and bodies as REST. */
@@ -33,17 +27,7 @@ export const transferMcpTools = [
     name: 'blueprint_import',
     description:
       'Files exported by blueprint_export (possibly edited) as a new blueprint of yours (private unless visibility says otherwise). When their front matter names a blueprint you may read, the new one is a fork of it, and its first version says what the files changed. A file that cannot be read is VALIDATION_FAILED naming the file and line. Same body as POST /api/blueprints/import.',
-    input: args(
-      {
-        format,
-        files: { type: 'array', minItems: 1, maxItems: MAX_IMPORT_FILES, items: file },
-        name: nameField,
-        description: descriptionField,
-        tags: tagsField,
-        visibility: visibilityField,
-      },
-      ['format', 'files'],
-    ),
+    input: args({ ...(importSchema.properties as Record<string, JsonSchema>), format }, ['format', 'files']),
     output: blueprintSchema,
     readOnly: false,
     handler: async (ctx, a) => toBlueprintBody(ctx, await importBlueprint(ctx, a)),

@@ -1,5 +1,5 @@
 /**
- * Export and import for coding agents (docs/transfer.md; docs/transfer.md). Export: a readable
+ * Export and import for coding agents (docs/transfer.md). Export: a readable
  * blueprint as files. Import: files as a new blueprint owned by the caller; when the front matter names a
  * blueprint the caller may read, the import is a fork of it (lineage, `forked_from`, a version-1 `changes`
  * that says what the files changed). A blueprint the caller may not read is treated as no provenance at
@@ -40,7 +40,8 @@ export async function exportBlueprint(ctx: RequestContext, idOrSlug: string, raw
   };
 }
 
-const importSchema: JsonSchema = {
+/** `POST /api/blueprints/import` (the MCP tool's arguments too). */
+export const importSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'files'],
@@ -109,22 +110,28 @@ export async function importBlueprint(ctx: RequestContext, rawInput: unknown): P
   if (issues.length > 0) throw invalidAll(issues);
   const source = await readableSource(ctx, parsed.id, parsed.slug);
   const visibility = input.visibility ?? Visibility.PRIVATE;
+  // A public import of a source others may not read keeps the link in lineage (access-checked on every
+  // read) and nothing of the source anywhere else: not its id, name or the diff against its plan (whose
+  // removed keys and changed fields are the source's, not the import's).
+  const hidesSource = source !== null && visibility === Visibility.PUBLIC && source.visibility !== Visibility.PUBLIC;
   const bp = await ctx.em.transactional(async (tx) => {
     const changes: Record<string, unknown> = { imported_from: input.format, files: input.files.map((f) => f.path) };
     if (source) {
       const latest = await latestVersionNumber(tx, source.id);
       const named = parsed.version !== null && parsed.version >= 1 && parsed.version <= latest ? parsed.version : latest;
-      const base = (await versionSnapshot(tx, source.id, named)) ?? source.plan;
-      // A public import of a private source keeps the link in lineage (access-checked) and out of its history.
-      if (!(visibility === Visibility.PUBLIC && source.visibility !== Visibility.PUBLIC)) changes.forked_from = source.id;
-      Object.assign(changes, { parent_version: named, ...planDiffToWire(diffPlans(base, parsed.plan)) });
+      changes.parent_version = named;
+      if (!hidesSource) {
+        const base = (await versionSnapshot(tx, source.id, named)) ?? source.plan;
+        Object.assign(changes, { forked_from: source.id, ...planDiffToWire(diffPlans(base, parsed.plan)) });
+      }
     }
+    const fallbackName = hidesSource ? null : source?.name;
     const created = await insertBlueprint(
       tx,
       ctx,
       viewer.principalId,
       {
-        name: (input.name ?? parsed.name ?? source?.name ?? 'Imported blueprint').trim().slice(0, 200) || 'Imported blueprint',
+        name: (input.name ?? parsed.name ?? fallbackName ?? 'Imported blueprint').trim().slice(0, 200) || 'Imported blueprint',
         description: input.description ?? parsed.description ?? '',
         tags: input.tags ?? parsed.tags ?? [],
         visibility,

@@ -93,6 +93,31 @@ describe('the MCP instructions, followed to the letter', () => {
     expect(failed).toMatchObject({ status: 'failed', notes: 'stuck' });
   });
 
+  it('fork and compare, then export and import, with exactly the arguments the Forking and Files sections name', async () => {
+    const owner = await server.rest.agentToken('literal owner');
+    const bp = await createBlueprint(server.rest, owner, { name: 'Literal source' });
+    const forking = section('Forking');
+    const files = section('Files for coding agents');
+    const [forkCall] = calls(forking, 'blueprint_fork');
+    const [compareCall] = calls(forking, 'blueprint_compare');
+    const [exportCall] = calls(files, 'blueprint_export');
+    const [importCall] = calls(files, 'blueprint_import');
+    expect([forkCall, compareCall].map((c) => Object.keys(c!))).toEqual([['blueprint_id'], ['blueprint_id']]);
+    const mine = await client.ok('blueprint_fork', { blueprint_id: bp.id });
+    expect(forking).toContain('forked_from set');
+    expect(mine.forked_from).toMatchObject({ id: bp.id });
+    expect(await client.ok('blueprint_compare', { blueprint_id: mine.id })).toMatchObject({ ahead: expect.anything() });
+    // Every format the text lists is one the tool takes; the files it answers import back as the text says.
+    const formats = [...exportCall!.format!.matchAll(/"([a-z-]+)"/g)].map((m) => m[1]!);
+    expect(formats).toEqual(['agents-md', 'claude-md', 'cursor-rules', 'json']);
+    expect(Object.keys(importCall!)).toEqual(['format', 'files']);
+    for (const format of formats) {
+      const exported = await client.ok('blueprint_export', { blueprint_id: mine.id, format });
+      const made = await client.ok('blueprint_import', { format, files: exported.files });
+      expect(made).toMatchObject({ forked_from: { id: mine.id }, modules: mine.modules, steps: mine.steps });
+    }
+  });
+
   it('create a blueprint with the documented 5 submissions, each with the token of the latest answer', async () => {
     const text = section('Creating a blueprint (the create tool has exactly 5 steps)');
     const [start] = calls(text, 'tool_operation_start');

@@ -1,3 +1,4 @@
+import { createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -54,6 +55,30 @@ describe('resources', () => {
     const missing = await errorOf(uri('6f1c7a3e-0d2b-4c5e-9a8f-123456789abc'));
     expect(hidden).toEqual({ code: -32002, message: expect.stringContaining('Resource not found') });
     expect(hidden!.message.replace(priv.id, 'X')).toBe(missing!.message.replace('6f1c7a3e-0d2b-4c5e-9a8f-123456789abc', 'X'));
+    // By slug too, and for text that is no blueprint reference at all (bad percent-encoding): never an internal error.
+    expect(await errorOf(uri(priv.slug))).toEqual({ code: -32002, message: hidden!.message.replace(priv.id, priv.slug) });
+    expect(await errorOf(uri('%E0%A4%A'))).toEqual({ code: -32002, message: hidden!.message.replace(priv.id, '%E0%A4%A') });
+  });
+
+  it("lists and reads a team's private blueprint for its members only, and not after one leaves", async () => {
+    const ownerToken = await server.rest.agentToken('team owner');
+    const memberToken = await server.rest.agentToken('team member');
+    const memberId = await principalIdOf(server.gql, memberToken);
+    const team = await createTeam(server.rest, ownerToken, [[memberId, 'viewer']], 'Resource team');
+    const teamPlan = await createBlueprint(server.rest, ownerToken, { name: 'Team only plan', visibility: 'private' });
+    expect((await server.rest.post(`/api/blueprints/${teamPlan.id}/transfer`, { token: ownerToken, body: { team_id: team.id } })).status).toBe(200);
+    const member = await McpTestClient.connect(server.url, memberToken);
+    try {
+      expect((await member.client.listResources()).resources.map((r) => r.uri)).toContain(uri(teamPlan.id));
+      expect(((await member.client.readResource({ uri: uri(teamPlan.slug) })).contents[0] as any).text).toContain(`id: "${teamPlan.id}"`);
+      expect((await stranger.client.listResources()).resources.map((r) => r.uri)).not.toContain(uri(teamPlan.id));
+      await expect(stranger.client.readResource({ uri: uri(teamPlan.id) })).rejects.toMatchObject({ code: -32002 });
+      expect((await server.rest.delete(`/api/teams/${team.id}/members/${memberId}`, { token: ownerToken })).status).toBeLessThan(300);
+      expect((await member.client.listResources()).resources.map((r) => r.uri)).not.toContain(uri(teamPlan.id));
+      await expect(member.client.readResource({ uri: uri(teamPlan.id) })).rejects.toMatchObject({ code: -32002 });
+    } finally {
+      await member.close();
+    }
   });
 });
 

@@ -130,6 +130,46 @@ describe('provenance', () => {
     const lineage = await server.rest.get(`/api/blueprints/${secret.id}/lineage`, { token: alice });
     expect(lineage.body.children).toEqual([]);
   });
+
+  it('made public from its own private source, tells a stranger nothing the files did not say: no id, name or diff', async () => {
+    const secret = await createBlueprint(server.rest, alice, {
+      ...shopSpec,
+      name: 'Zephyr vault',
+      visibility: 'private',
+      modules: [...shopSpec.modules!, { key: 'vault-ledger', name: 'Ledger', kind: 'data', summary: 'Quartz', depends_on: [] }],
+    });
+    const [file] = (await server.rest.get(`/api/blueprints/${secret.id}/export?format=agents-md`, { token: alice })).body.files;
+    // The files drop the name line and the ledger module: the import's name would default to the source's,
+    // and a diff against the source would list the ledger as removed.
+    const content = file.content
+      .replace(/^name: .*\n/m, '')
+      .replace(/^# .*\n/m, '')
+      .replace(/^## Module `vault-ledger`[\s\S]*?(?=^## |(?![\s\S]))/m, '');
+    expect(content).not.toContain('vault-ledger');
+    expect(content).not.toContain('Zephyr');
+    const res = await server.rest.post('/api/blueprints/import', {
+      token: alice,
+      body: { format: 'agents-md', files: [{ path: 'AGENTS.md', content }], visibility: 'public' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.modules.map((m: any) => m.key)).not.toContain('vault-ledger');
+    const reads = await Promise.all([
+      server.rest.get(`/api/blueprints/${res.body.id}`, { token: bob }),
+      server.rest.get(`/api/blueprints/${res.body.id}/versions`, { token: bob }),
+      server.rest.get(`/api/blueprints/${res.body.id}/lineage`, { token: bob }),
+      mcp.call('version_list', { blueprint_id: res.body.id }),
+    ]);
+    const seen = JSON.stringify([
+      ...reads.map((r: any) => r.body),
+      await sql(server.databaseUrl, 'select changes from blueprint_version where blueprint_id = $1', [res.body.id]),
+    ]);
+    expect(reads[0]!.body).toMatchObject({ visibility: 'public', name: 'Imported blueprint', forked_from: null });
+    for (const trace of [secret.id, secret.slug, 'Zephyr', 'vault-ledger', 'Quartz'])
+      expect({ trace, found: seen.includes(trace) }).toEqual({ trace, found: false });
+    // Its owner still finds the family in lineage, which checks access on every read.
+    const lineage = await server.rest.get(`/api/blueprints/${secret.id}/lineage`, { token: alice });
+    expect(lineage.body.children.map((c: any) => c.blueprint.id)).toContain(res.body.id);
+  });
 });
 
 describe('bad input', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { deepEqual } from '../../../src/plans/algebra';
 import { changedModuleFields, changedStepFields } from '../../../src/plans/algebra.core';
 import type { Plan, PlanModule, PlanStep } from '../../../src/plans/plan';
-import { mergeProposalPlans, parseJsonPath, proposalChanges, proposalConflicts, type Resolution } from '../../../src/proposals/proposal.merge';
+import { mergeProposalPlans, proposalChanges, proposalConflicts, type Resolution } from '../../../src/proposals/proposal.merge';
 import { arbMergeTriple, arbPlan, canonical, planProblems, shopPlan } from '../plans/plan-arbitraries';
 
 const byKey = <T extends { key: string }>(items: readonly T[]) => new Map(items.map((i) => [i.key, i]));
@@ -134,11 +134,5 @@ describe('resolutions', () => {
     expect(merged.plan.modules.find((m) => m.key === 'db')!.summary).toBe('both');
     expect(merged.plan.configuration.extra).toBe(1);
     expect(merged.unknown).toEqual([{ kind: 'step', key: 'nowhere', take: 'ours' }]);
-  });
-
-  it('parses JSON paths as the algebra writes them', () => {
-    expect(parseJsonPath('theme.colors.primary')).toEqual(['theme', 'colors', 'primary']);
-    expect(parseJsonPath('theme["x.y"].z')).toEqual(['theme', 'x.y', 'z']);
-    expect(parseJsonPath('')).toBeNull();
   });
 });

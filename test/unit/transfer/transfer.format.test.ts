@@ -1,37 +1,7 @@
 import fc from 'fast-check';
 import type { Plan } from '../../../src/plans/plan';
 import { exportFormats, FileError, parseImport, renderExport, type Exported } from '../../../src/transfer/transfer.format';
-import { arbPlan } from '../plans/plan-arbitraries';
-
-/** Text that breaks naive formats: fences, front matter, our own headings and fields, unicode, blank lines. */
-const tricky = fc.constantFrom(
-  '```ts\nconst a = `x`;\n```',
-  '````\n```\n````',
-  '---\nid: "00000000-0000-0000-0000-000000000000"\n---',
-  '## Module `api`',
-  '### Step 1: `x`',
-  '- title: "not a field"',
-  'Instructions:',
-  '## Configuration',
-  '',
-  '\n\n',
-  'Ünïcödé — 漢字 🚀 \u200b',
-  '  indented\ttabs  ',
-  '"quotes" and \\backslashes\\',
-);
-const text = fc.array(fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 12 })), { maxLength: 4 }).map((parts) => parts.join('\n'));
-
-const arbWildPlan: fc.Arbitrary<Plan> = arbPlan.chain((plan) =>
-  fc
-    .record({
-      modules: fc.tuple(...plan.modules.map((m) => fc.record({ name: text, summary: text, kind: text }).map((t) => ({ ...m, ...t })))),
-      steps: fc.tuple(
-        ...plan.steps.map((s) => fc.record({ title: text, instructions: text, acceptance: fc.array(text, { maxLength: 3 }) }).map((t) => ({ ...s, ...t }))),
-      ),
-      configuration: fc.dictionary(fc.string({ maxLength: 6 }), text, { noNullPrototype: true, maxKeys: 3 }),
-    })
-    .map(({ modules, steps, configuration }) => ({ ...plan, modules, steps, configuration: { ...plan.configuration, ...configuration } })),
-);
+import { arbWildPlan } from './transfer-arbitraries';
 
 const source = (plan: Plan): Exported => ({
   id: '6f1c7a3e-0d2b-4c5e-9a8f-123456789abc',
