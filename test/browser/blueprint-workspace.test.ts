@@ -86,7 +86,7 @@ describe('the blueprint page for its owner and editors', () => {
     acceptErrors(/VALIDATION_FAILED/);
 
     await tags.press('Backspace'); // removes the refused tag, the last one
-    await page.getByLabel('Name', { exact: true }).fill('Ledger core');
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Ledger core');
     await page.getByLabel('Description').fill('Books that balance');
     await tags.fill('accounting');
     await tags.press('Enter');

@@ -5,8 +5,8 @@ import { useMutation, useQuery } from 'urql';
 import { errorText } from '../../client';
 import { BlueprintProposalsDocument, OpenProposalDocument } from '../../generated/graphql';
 
-// Shade 9 (7 for gray): white on the default shades misses the 4.5:1 contrast ratio.
-const stateColor: Record<string, string> = { OPEN: 'green.9', MERGED: 'violet.9', CLOSED: 'gray.7' };
+// Shade 9 (7 for gray; teal, as green.9 is too light): white on the default shades misses the 4.5:1 contrast ratio.
+const stateColor: Record<string, string> = { OPEN: 'teal.9', MERGED: 'violet.9', CLOSED: 'gray.7' };
 
 /** The Proposals tab of a blueprint: every proposal to it the viewer may see, newest first. */
 export function ProposalsTab({ id, slug }: { id: string; slug: string }) {
