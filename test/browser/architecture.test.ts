@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { addEdge, addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP, screenshotBothSizes } from '../helpers/browser';
@@ -196,5 +197,122 @@ describe('the architecture viewer and editor', () => {
     await page.getByTestId('export-text').filter({ hasText: 'digraph' }).waitFor();
     await page.getByRole('button', { name: 'JSON' }).click();
     await page.getByTestId('export-text').filter({ hasText: '"nodes"' }).waitFor();
+  });
+});
+
+/** An edge's path ends and its nodes' boxes, all in flow coordinates (React Flow draws paths in them). */
+async function edgeGeometry(p: Page, edgeId: string, sourceId: string, targetId: string) {
+  const d = (await p.getByTestId(`rf__edge-${edgeId}`).locator('path.react-flow__edge-path').getAttribute('d'))!;
+  const n = d.match(/-?\d+(\.\d+)?/g)!.map(Number);
+  const box = async (id: string) => {
+    const el = p.locator(`.react-flow__node[data-id="${id}"]`);
+    const size = await el.evaluate((e) => ({ w: (e as HTMLElement).offsetWidth, h: (e as HTMLElement).offsetHeight }));
+    const pos = placed.get(id)!;
+    return { left: pos.x, right: pos.x + size.w, top: pos.y, bottom: pos.y + size.h };
+  };
+  return { start: { x: n[0]!, y: n[1]! }, end: { x: n.at(-2)!, y: n.at(-1)! }, source: await box(sourceId), target: await box(targetId) };
+}
+
+const placed = new Map<string, { x: number; y: number }>();
+
+describe('the ecosystem canvas draws edges and labels where they can be read', () => {
+  let canvasSlug: string;
+  const node: Record<string, string> = {};
+  const edge: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const { rest } = server;
+    const arch = await createArchitecture(rest, token, { name: 'Row of boxes', visibility: 'public' });
+    canvasSlug = arch.slug;
+    // Left, Middle and Right in one row; Lower under Left. The Left -> Right edge runs straight across Middle.
+    const spots: Record<string, [number, number]> = { left: [0, 0], middle: [300, 0], right: [600, 0], lower: [0, 300] };
+    for (const [key, [x, y]] of Object.entries(spots)) {
+      const b = await createBlueprint(server.rest, token, { name: `${key} box` });
+      node[key] = (await addNode(rest, token, canvasSlug, { blueprint_id: b.id, position_x: x, position_y: y })).id;
+      placed.set(node[key]!, { x, y });
+    }
+    const link = async (name: string, from: string, to: string, label: string) => {
+      edge[name] = (await addEdge(rest, token, canvasSlug, { source_node_id: node[from], target_node_id: node[to], edge_type: 'custom', label })).id;
+    };
+    await link('across', 'left', 'right', 'checkout');
+    await link('back', 'right', 'middle', 'refunds');
+    await link('up', 'lower', 'left', 'ledger');
+  });
+
+  it('starts each edge on the side of its source facing the target, and ends it on the side facing back', async () => {
+    const p = await browser.open({ viewport: DESKTOP, token });
+    await p.goto(`/architectures/${canvasSlug}`);
+    // The labels show once React Flow has measured the cards and drawn the paths (a straight vertical path has
+    // no width, which Playwright counts as hidden, so the edge itself is not waited for).
+    for (const id of Object.values(edge)) await p.locator(`[data-testid="edge-label"][data-edge-id="${id}"]`).waitFor();
+    const near = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(8);
+
+    // Left to right: leaves Left's right side, enters Right's left side.
+    const across = await edgeGeometry(p, edge.across!, node.left!, node.right!);
+    near(across.start.x, across.source.right);
+    near(across.end.x, across.target.left);
+    // Right to left: leaves Right's left side, enters Middle's right side.
+    const back = await edgeGeometry(p, edge.back!, node.right!, node.middle!);
+    near(back.start.x, back.source.left);
+    near(back.end.x, back.target.right);
+    // Bottom to top: leaves Lower's top, enters Left's bottom.
+    const up = await edgeGeometry(p, edge.up!, node.lower!, node.left!);
+    near(up.start.y, up.source.top);
+    near(up.end.y, up.target.bottom);
+    await expectAccessible(p);
+  });
+
+  it('draws an edge label above a node it crosses', async () => {
+    const p = await browser.open({ viewport: DESKTOP, token });
+    await p.goto(`/architectures/${canvasSlug}`);
+    const label = p.locator(`[data-testid="edge-label"][data-edge-id="${edge.across}"]`);
+    await label.filter({ hasText: 'custom: checkout' }).waitFor();
+    const middle = (await p.locator(`.react-flow__node[data-id="${node.middle}"]`).boundingBox())!;
+    const box = (await label.boundingBox())!;
+    const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    // The label sits over the Middle card (so a card could hide it) ...
+    expect(centre.x).toBeGreaterThan(middle.x);
+    expect(centre.x).toBeLessThan(middle.x + middle.width);
+    expect(centre.y).toBeGreaterThan(middle.y);
+    expect(centre.y).toBeLessThan(middle.y + middle.height);
+    // ... and it is what is drawn on top there, also with the card selected (raised).
+    const topmost = `(([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid="edge-label"]')?.getAttribute('data-edge-id') ?? null)`;
+    expect(await p.evaluate(`${topmost}([${centre.x}, ${centre.y}])`)).toBe(edge.across);
+    await p.locator(`.react-flow__node[data-id="${node.middle}"]`).click({ position: { x: 10, y: 10 } });
+    await p.locator(`.react-flow__node.selected[data-id="${node.middle}"]`).waitFor();
+    expect(await p.evaluate(`${topmost}([${centre.x}, ${centre.y}])`)).toBe(edge.across);
+  });
+
+  it('does not zoom on a double-click on the canvas; a double-click on a blueprint opens its modules in the URL', async () => {
+    const p = await browser.open({ viewport: DESKTOP, token });
+    await p.goto(`/architectures/${canvasSlug}`);
+    await p.getByTestId('arch-node').nth(3).waitFor();
+    const viewport = p.locator('.react-flow__viewport');
+    const before = await viewport.getAttribute('style');
+    const pane = (await p.locator('.react-flow__pane').boundingBox())!;
+    await p.mouse.dblclick(pane.x + pane.width - 30, pane.y + 30);
+    expect(await viewport.getAttribute('style')).toBe(before);
+
+    await p.locator(`[data-testid="arch-node"][data-node-id="${node.middle}"]`).dblclick();
+    await p.getByTestId('module-graph').waitFor();
+    const url = new URL(p.url());
+    expect(url.searchParams.get('zoom')).toBe('architecture');
+    expect(url.searchParams.get('node')).toBe(node.middle);
+  });
+
+  it('gives a read-only viewer no drag hint, no dragging and no handles; the editor gets the hint', async () => {
+    const owner = await browser.open({ viewport: DESKTOP, token });
+    await owner.goto(`/architectures/${canvasSlug}`);
+    await owner.getByText(/^Drag a blueprint/).waitFor();
+    expect(await owner.locator('.react-flow__node.draggable').count()).toBe(4);
+
+    const anonymous = await browser.open({ viewport: DESKTOP });
+    await anonymous.goto(`/architectures/${canvasSlug}`);
+    await anonymous.getByTestId('arch-node').nth(3).waitFor();
+    await anonymous.getByText(/^Double-click a blueprint to see its modules/).waitFor();
+    expect(await anonymous.getByText(/drag/i).count()).toBe(0);
+    expect(await anonymous.locator('.react-flow__node.draggable').count()).toBe(0);
+    expect(await anonymous.locator('.react-flow__handle.connectable').count()).toBe(0);
+    await expectAccessible(anonymous);
   });
 });

@@ -1,9 +1,7 @@
 import {
   Background,
   Controls,
-  Handle,
   MarkerType,
-  Position,
   ReactFlow,
   applyNodeChanges,
   type Connection,
@@ -15,17 +13,18 @@ import {
 } from '@xyflow/react';
 import { useEffect, useRef, useState } from 'react';
 import type { ArchitectureFieldsFragment } from '../generated/graphql';
+import { LabelledEdge, SideHandles, sideFacing, sourceHandle, targetHandle } from './CanvasEdge';
 import { CompositionBar } from './Composition';
 import { plural } from './Status';
 
 type ArchNode = ArchitectureFieldsFragment['nodes'][number];
-type BpData = { node: ArchNode };
+type BpData = { node: ArchNode; editable: boolean };
 
 function BlueprintNode({ data, selected }: NodeProps<Node<BpData>>) {
   const { card, composition, redacted } = data.node;
   return (
     <div className={`bp-node${selected ? ' selected' : ''}`} data-testid="arch-node" data-node-id={data.node.id}>
-      <Handle type="target" position={Position.Left} />
+      <SideHandles connectable={data.editable} />
       <div className="name">{redacted ? 'Private blueprint' : card?.name}</div>
       {card && (
         <div className="meta">
@@ -33,12 +32,15 @@ function BlueprintNode({ data, selected }: NodeProps<Node<BpData>>) {
         </div>
       )}
       <CompositionBar composition={composition} />
-      <Handle type="source" position={Position.Right} />
     </div>
   );
 }
 
 const nodeTypes = { blueprint: BlueprintNode };
+const edgeTypes = { labelled: LabelledEdge };
+
+/** A node's box in flow coordinates; before React Flow has measured it, the card's CSS size. */
+const boxOf = (n: Node<BpData>) => ({ x: n.position.x, y: n.position.y, width: n.measured?.width ?? 200, height: n.measured?.height ?? 80 });
 
 /** Fits the view again when nodes come or go, so a node added on a free grid cell is in sight. */
 function FitOnCountChange({ count }: { count: number }) {
@@ -67,7 +69,7 @@ function toFlowNodes(arch: ArchitectureFieldsFragment, previous: Node<BpData>[])
     id: n.id,
     type: 'blueprint',
     position: { x: n.position.x, y: n.position.y },
-    data: { node: n },
+    data: { node: n, editable: arch.viewerCanEdit },
     selected: selected.has(n.id),
     draggable: arch.viewerCanEdit,
     deletable: arch.viewerCanEdit,
@@ -100,18 +102,26 @@ export function EcosystemCanvas(props: {
   }, [arch]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const edges: Edge[] = arch.edges.map((e) => ({
-    id: e.id,
-    source: e.source,
-    target: e.target,
-    label: edgeLabel(e),
-    // Above the nodes, so a label is never hidden under a card.
-    zIndex: 1,
-    deletable: !e.computed && arch.viewerCanEdit,
-    style: e.computed ? { strokeDasharray: '6 4', stroke: '#868e96' } : { stroke: '#4c6ef5', strokeWidth: 2 },
-    markerEnd: { type: MarkerType.ArrowClosed },
-    ariaLabel: `${e.computed ? 'Lineage' : 'Manual'} edge ${edgeLabel(e)}`,
-  }));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges: Edge[] = arch.edges.map((e) => {
+    // Each end on the side facing the other node, from the positions as drawn (so also while dragging).
+    const from = byId.get(e.source);
+    const to = byId.get(e.target);
+    const sides =
+      from && to ? { sourceHandle: sourceHandle(sideFacing(boxOf(from), boxOf(to))), targetHandle: targetHandle(sideFacing(boxOf(to), boxOf(from))) } : {};
+    return {
+      id: e.id,
+      source: e.source,
+      target: e.target,
+      ...sides,
+      type: 'labelled',
+      label: edgeLabel(e),
+      deletable: !e.computed && arch.viewerCanEdit,
+      style: e.computed ? { strokeDasharray: '6 4', stroke: '#868e96' } : { stroke: '#4c6ef5', strokeWidth: 2 },
+      markerEnd: { type: MarkerType.ArrowClosed },
+      ariaLabel: `${e.computed ? 'Lineage' : 'Manual'} edge ${edgeLabel(e)}`,
+    };
+  });
 
   const onNodesChange = (changes: NodeChange<Node<BpData>>[]) => {
     setNodes((ns) => applyNodeChanges(changes, ns));
@@ -140,10 +150,12 @@ export function EcosystemCanvas(props: {
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         fitView
         fitViewOptions={{ maxZoom: 1 }}
         onNodesChange={onNodesChange}
         nodesConnectable={arch.viewerCanEdit}
+        nodesDraggable={arch.viewerCanEdit}
         onConnect={(c: Connection) => c.source && c.target && c.source !== c.target && props.onConnect(c.source, c.target)}
         onNodesDelete={(ns) => props.onDeleteNodes(ns.map((n) => n.id))}
         onEdgesDelete={(es) => props.onDeleteEdges(es.map((e) => e.id))}

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import type { ArchitectureNodeModulesQuery } from '../generated/graphql';
 import { layeredLayout } from '../graph-layout';
 import { kindColor } from './Composition';
+import { plural } from './Status';
 
 type ArchNode = NonNullable<NonNullable<ArchitectureNodeModulesQuery['architecture']>['node']>;
 type ModuleData = { m: ArchNode['modules'][number] };
@@ -16,7 +17,7 @@ function ModuleNode({ data }: NodeProps<Node<ModuleData>>) {
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="name">{data.m.name}</div>
       <div className="meta">
-        {data.m.kind} · {data.m.stepCount} steps
+        {data.m.kind} · {plural(data.m.stepCount, 'step')}
       </div>
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
@@ -42,7 +43,7 @@ export function ModuleGraph({ node, onOpenModule }: { node: ArchNode; onOpenModu
       position: pos.get(m.key)!,
       draggable: false,
       data: { m },
-      ariaLabel: `Module ${m.name}, ${m.kind}, ${m.stepCount} steps`,
+      ariaLabel: `Module ${m.name}, ${m.kind}, ${plural(m.stepCount, 'step')}`,
     }));
     return { nodes, edges };
   }, [node]);

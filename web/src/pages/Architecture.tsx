@@ -33,7 +33,7 @@ function ArchitectureLevel({ slug, nodeId, onOpenModule }: { slug: string; nodeI
   return (
     <Stack gap="xs">
       <Text size="sm" c="dimmed">
-        {node.card?.name}: {node.modules.length} modules. Select a module to see its steps.
+        {node.card?.name}: {plural(node.modules.length, 'module')}. Select a module to see its steps.
       </Text>
       <ModuleGraph node={node} onOpenModule={onOpenModule} />
     </Stack>

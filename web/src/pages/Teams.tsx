@@ -1,10 +1,11 @@
-import { Alert, Anchor, Badge, Button, Card, Group, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { errorText } from '../client';
 import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
 import { TeamActivityChart } from '../components/TeamCharts';
+import { TeamMembers } from '../components/TeamMembers';
 import { CreateTeamDocument, MyTeamsDocument, TeamAuditDocument, TeamPageDocument, UpdateTeamConventionsDocument } from '../generated/graphql';
 import { BlueprintCard } from './Registry';
 
@@ -152,19 +153,7 @@ export function TeamPage() {
         <Title order={3} size="h5" id="team-members">
           Members and roles
         </Title>
-        <Table>
-          <Table.Tbody>
-            {team.members.map((m) => (
-              <Table.Tr key={m.principal.id} data-testid="team-member">
-                <Table.Td>{m.principal.name}</Table.Td>
-                <Table.Td>
-                  <Badge variant="light">{m.role.toLowerCase()}</Badge>
-                </Table.Td>
-                <Table.Td>joined {new Date(m.joinedAt).toLocaleDateString()}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <TeamMembers teamId={team.id} teamName={team.name} members={team.members} canManage={canEdit} />
       </Card>
       <Card withBorder component="section" aria-labelledby="team-conventions">
         <Title order={3} size="h5" id="team-conventions">
