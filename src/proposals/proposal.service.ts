@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { requireViewer } from '../auth/auth.service';
-import { assertEditable, canRead, guardOf, readableBySql, readableSql } from '../blueprints/access';
+import { canEditWith, canRead, guardOf, readableBySql, readableSql, viewerTeamRoles } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { getBlueprint } from '../blueprints/blueprint.service';
@@ -206,9 +206,8 @@ export async function openProposal(ctx: RequestContext, targetIdOrSlug: string, 
   const input = assertValid<OpenProposalInput>(openSchema, structuredClone(body ?? null), 'body');
   const source = await getBlueprint(ctx, input.source_blueprint_id);
   if (source.id === target.id) throw invalid('source_blueprint_id', 'is the target itself', 'A blueprint cannot propose to itself');
-  await assertEditable(ctx, source, input.source_blueprint_id).catch(() => {
+  if (!canEditWith(ctx.viewer, await viewerTeamRoles(ctx), guardOf(source)))
     throw forbidden('You may propose only from a blueprint you own or edit as a team member');
-  });
   const path = await lineagePath(ctx.em, source.id, target.id, ctx.config.limits.lineageDepthMax);
   if (!path)
     throw invalid(

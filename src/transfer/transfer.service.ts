@@ -80,8 +80,9 @@ async function readableSource(ctx: RequestContext, id: string | null, slug: stri
     if (!ref) continue;
     try {
       return await getBlueprint(ctx, ref);
-    } catch {
-      // not found, or not readable: the same for the caller
+    } catch (err) {
+      // Not found, or not readable: the same for the caller. Anything else (the database) is not "no source".
+      if ((err as { code?: string }).code !== 'NOT_FOUND') throw err;
     }
   }
   return null;

@@ -136,6 +136,46 @@ describe('close and reopen', () => {
   });
 });
 
+describe('over GraphQL', () => {
+  it('opens a proposal with what it changes, and closes and reopens it', async () => {
+    const target = await createBlueprint(server.rest, owner, { name: 'GraphQL target' });
+    const source = await fork(server.rest, forker, target.id);
+    await edit(source.id, forker, (p) => {
+      p.modules = p.modules.filter((m: any) => m.key !== 'web');
+      p.steps = p.steps.filter((s: any) => s.key !== 'pages');
+      p.steps.find((s: any) => s.key === 'schema').acceptance = ['migrations apply', 'rollback works'];
+    });
+    const OPEN = `mutation($t: ID!, $s: ID!) { openProposal(targetId: $t, input: {sourceBlueprintId: $s, title: "Slimmer", body: "No web"}) {
+      number title body state baseVersion mergeable author { id } source { id }
+      changes { modules { key change fields } steps { key change fields } stepsReordered } } }`;
+    const opened: any = await server.gql.ok(OPEN, { t: target.id, s: source.slug }, forker);
+    expect(opened.openProposal).toEqual({
+      number: 1,
+      title: 'Slimmer',
+      body: 'No web',
+      state: 'OPEN',
+      baseVersion: 1,
+      mergeable: true,
+      author: { id: await principalIdOf(server.gql, forker) },
+      source: { id: source.id },
+      changes: {
+        modules: [{ key: 'web', change: 'removed', fields: [] }],
+        steps: [
+          { key: 'pages', change: 'removed', fields: [] },
+          { key: 'schema', change: 'changed', fields: ['acceptance'] },
+        ],
+        stepsReordered: false,
+      },
+    });
+    const refused = await server.gql.request(OPEN, { t: target.id, s: source.id }, stranger);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const setOpen = (verb: string, token: string) =>
+      server.gql.ok(`mutation($t: ID!) { ${verb}Proposal(targetId: $t, number: 1) { state } }`, { t: target.id }, token) as Promise<any>;
+    expect((await setOpen('close', owner)).closeProposal.state).toBe('CLOSED');
+    expect((await setOpen('reopen', forker)).reopenProposal.state).toBe('OPEN');
+  });
+});
+
 describe('comments', () => {
   it('anchors a comment to a step over GraphQL and to a module over MCP, and refuses both anchors at once', async () => {
     const target = await createBlueprint(server.rest, owner, { name: 'Commented' });
@@ -209,7 +249,7 @@ describe('a proposal out of sight', () => {
 });
 
 describe('merging', () => {
-  it('takes a custom step over GraphQL and a custom JSON value over REST, and refuses a resolution that breaks a plan rule', async () => {
+  it('refuses a resolution that breaks a plan rule (REST), blocks on conflicts over GraphQL and MCP, and takes custom values over GraphQL', async () => {
     const target = await createBlueprint(server.rest, owner, { name: 'Custom merge' });
     const source = await fork(server.rest, forker, target.id);
     await edit(target.id, owner, (p) => {
