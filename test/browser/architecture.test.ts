@@ -206,7 +206,11 @@ async function edgeGeometry(p: Page, edgeId: string, sourceId: string, targetId:
   const n = d.match(/-?\d+(\.\d+)?/g)!.map(Number);
   const box = async (id: string) => {
     const el = p.locator(`.react-flow__node[data-id="${id}"]`);
-    const size = await el.evaluate((e) => ({ w: (e as HTMLElement).offsetWidth, h: (e as HTMLElement).offsetHeight }));
+    // offsetWidth/offsetHeight: the card's size before the viewport's zoom, i.e. in flow coordinates.
+    const size = await el.evaluate((e) => {
+      const box = e as unknown as { offsetWidth: number; offsetHeight: number };
+      return { w: box.offsetWidth, h: box.offsetHeight };
+    });
     const pos = placed.get(id)!;
     return { left: pos.x, right: pos.x + size.w, top: pos.y, bottom: pos.y + size.h };
   };

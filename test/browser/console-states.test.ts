@@ -203,7 +203,7 @@ describe('titles, counts and unknown paths', () => {
     };
     for (const [path, title] of Object.entries(titles)) {
       await page.goto(path);
-      await page.waitForFunction((t) => document.title === t, `${title} · Blueprint Workshop`);
+      await page.waitForFunction(`document.title === ${JSON.stringify(`${title} · Blueprint Workshop`)}`);
       // The list of architectures is checked by axe here; the other pages are checked where they are used.
       if (path === '/architectures') await expectAccessible(page);
     }
