@@ -265,7 +265,7 @@ describe('the landing page, for everyone', () => {
   });
 });
 
-// Needs the registry's word-prefix `q` (the speed branch, issue 27): fails until that is merged.
+// The registry's `q` matches the last word as a prefix (docs/api.md), as a person types.
 describe('registry search by word prefix', () => {
   it('finds "Payments" from "pay", with the search in the URL', async () => {
     const owner = await server.rest.signUp('prefix-owner');
