@@ -146,8 +146,8 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
     // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
     // answers the viewer; a data-modifying CTE must sit at the top level, hence the read in a subquery.
     rows = await executeShaped<Record<string, unknown>>(ctx.em, {
-      sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, q.* from (${statement.sql}) q)
-select ${lookup.json} as ${VIEWER_COLUMN}, r.* from (values (1)) bw_one (x) left join bw_read r on true order by r.${ORDER_COLUMN}`,
+      sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
+select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
       params: [pending.tokenHash, ...statement.params],
     });
   } catch (err) {
