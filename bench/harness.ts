@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -164,6 +165,29 @@ export interface LoadResult {
 export async function load(options: autocannon.Options): Promise<LoadResult> {
   const r = await autocannon({ connections, duration, ...options });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere). Per request,
+ * it says what a server costs the machine, which a shared machine's req/s says only through its queueing.
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
+    // After the command name: state is field 3, utime field 14 and stime field 15 (clock ticks, 100 per second).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A load run with the CPU time the server process `pid` spent on it, per request (µs). */
+export async function loadWithCpu(options: autocannon.Options, pid: number | undefined): Promise<LoadResult & { cpuUsPerRequest: number }> {
+  const before = cpuMsOf(pid);
+  const r = await load(options);
+  return { ...r, cpuUsPerRequest: ((cpuMsOf(pid) - before) * 1000) / Math.max(1, r.total) };
 }
 
 /** A JSON POST of a GraphQL document, as autocannon options. */

@@ -22,7 +22,20 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/database';
-import { cleanupOnSignal, connections, duration, graphqlLoad, load, machineLine, row, run, serverProcess, sleep, type LoadResult } from './harness';
+import {
+  cleanupOnSignal,
+  connections,
+  duration,
+  graphqlLoad,
+  load,
+  loadWithCpu,
+  machineLine,
+  row,
+  run,
+  serverProcess,
+  sleep,
+  type LoadResult,
+} from './harness';
 import { installPeers, POSTGRAPHILE_V4, POSTGRAPHILE_V5, startV4, startV5, type Peer } from './peers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -150,12 +163,16 @@ async function treeAnswer(url: string, shape: Shape, id: string, token?: string)
   return { lines, bytes };
 }
 
-function mean(results: LoadResult[], key: 'rps' | 'p99' | 'p50'): number {
+type Measured = LoadResult & { cpuUsPerRequest: number };
+
+function mean(results: Measured[], key: 'rps' | 'p99' | 'p50' | 'cpuUsPerRequest'): number {
   return results.reduce((sum, r) => sum + r[key], 0) / results.length;
 }
 
 interface Servers {
   urls: Record<Target, string>;
+  /** Each server's process id, for its CPU time per request. */
+  pids: Record<Target, number | undefined>;
   token: string;
   rootId: string;
 }
@@ -174,23 +191,25 @@ async function checkAnswers({ urls, token, rootId }: Servers): Promise<void> {
 }
 
 /** Alternating runs of one read on every server; returns the summary lines. */
-async function measure(state: string, read: string, docs: Record<Target, string>, { urls, token, rootId }: Servers): Promise<string[]> {
+async function measure(state: string, read: string, docs: Record<Target, string>, { urls, pids, token, rootId }: Servers): Promise<string[]> {
   const options = (t: Target) => graphqlLoad(urls[t], docs[t], { id: rootId }, t === 'ours' ? token : undefined);
   for (const t of TARGETS) await load({ ...options(t), duration: 1 });
-  const results: Record<Target, LoadResult[]> = { ours: [], v4: [], v5: [] };
-  const widths = [30, 10, 10, 10, 10, 8];
+  const results: Record<Target, Measured[]> = { ours: [], v4: [], v5: [] };
+  const widths = [30, 10, 10, 10, 10, 8, 12];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const t of TARGETS) {
-      const r = await load(options(t));
+      const r = await loadWithCpu(options(t), pids[t]);
       results[t].push(r);
-      console.log(row([`${read}, ${t} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors], widths));
+      console.log(row([`${read}, ${t} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors, r.cpuUsPerRequest.toFixed(0)], widths));
       await sleep(500);
     }
   }
   const rps = (t: Target) => mean(results[t], 'rps');
   const p99 = (t: Target) => mean(results[t], 'p99').toFixed(0);
+  const cpu = (t: Target) => mean(results[t], 'cpuUsPerRequest');
   return [
     `${state}, ${read}: ours ${rps('ours').toFixed(1)} req/s (p99 ${p99('ours')} ms) | v4 ${rps('v4').toFixed(1)} (p99 ${p99('v4')}) | v5 ${rps('v5').toFixed(1)} (p99 ${p99('v5')}) | ours/v4 = ${(rps('ours') / rps('v4')).toFixed(2)}x, ours/v5 = ${(rps('ours') / rps('v5')).toFixed(2)}x`,
+    `${state}, ${read}, server CPU per request: ours ${cpu('ours').toFixed(0)} µs | v4 ${cpu('v4').toFixed(0)} µs | v5 ${cpu('v5').toFixed(0)} µs | v5/ours = ${(cpu('v5') / cpu('ours')).toFixed(2)}x (above 1: ours costs less)`,
   ];
 }
 
@@ -232,7 +251,12 @@ async function main(): Promise<void> {
     children.push(v4);
     const v5 = await startV5(dirs.v5, databaseUrl);
     children.push(v5);
-    const servers: Servers = { urls: { ours: `${server.url}/graphql`, v4: v4.url, v5: v5.url }, token, rootId };
+    const servers: Servers = {
+      urls: { ours: `${server.url}/graphql`, v4: v4.url, v5: v5.url },
+      pids: { ours: server.child.pid, v4: v4.child.pid, v5: v5.child.pid },
+      token,
+      rootId,
+    };
 
     console.log('# bench/peer: the 3-level fork tree and one blueprint, ours vs PostGraphile v4 and v5 on the same tables');
     console.log(`${machineLine()}, PostgreSQL ${version[0]!.server_version} (autovacuum ${autovacuum[0]!.autovacuum}), database ${dbName}`);
@@ -250,7 +274,7 @@ async function main(): Promise<void> {
       if (state.startsWith('after')) await db.query('vacuum analyze');
       console.log(`## ${state}: ${await stats()} column statistics on blueprint`);
       await checkAnswers(servers);
-      console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx'], [30, 10, 10, 10, 10, 8]));
+      console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'CPU µs/req'], [30, 10, 10, 10, 10, 8, 12]));
       summary.push(...(await measure(state, 'fork tree', { ours: TREE.ours.query, v4: TREE.v4.query, v5: TREE.v5.query }, servers)));
       summary.push(...(await measure(state, 'one blueprint', ONE, servers)));
       console.log('');

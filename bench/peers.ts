@@ -18,7 +18,10 @@ function install(version: string, envDir: string | undefined): string {
   const dir = envDir ?? path.join(os.tmpdir(), `bw-postgraphile-${version}`);
   if (!existsSync(path.join(dir, 'node_modules', 'postgraphile', 'package.json'))) {
     console.log(`installing postgraphile@${version} into ${dir} ...`);
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', `postgraphile@${version}`], { stdio: 'ignore' });
+    // --prefer-offline: from npm's cache when it holds the packages (no registry needed once installed anywhere).
+    execFileSync('npm', ['install', '--prefix', dir, '--prefer-offline', '--no-audit', '--no-fund', '--no-save', `postgraphile@${version}`], {
+      stdio: 'ignore',
+    });
   }
   return dir;
 }

@@ -14,7 +14,7 @@ import { createHttpServer } from './platform/http';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit';
 import { registerMetrics } from './platform/metrics';
 import type { AppDeps } from './platform/request-context';
-import { viewerFromToken } from './auth/auth.service';
+import { viewerFromToken, viewerLookup } from './auth/auth.service';
 import { databaseSchema } from './db';
 
 export interface RunningApp {
@@ -65,7 +65,7 @@ export async function startApp(config: Config): Promise<RunningApp> {
     const bus = events;
     orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => bus.committed() });
     limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:');
-    const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken };
+    const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken, viewerLookup };
     const http = await createHttpServer(deps, health);
     log = http.log;
     registerIdempotency(http, deps);

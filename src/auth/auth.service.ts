@@ -2,6 +2,7 @@ import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
 import type { RequestContext, Viewer } from '../platform/context';
+import type { ViewerLookup } from '../platform/deferred-viewer';
 import { executePrepared } from '../platform/database';
 import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
@@ -47,16 +48,34 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
   return token;
 }
 
-/** The token lookup, and (at most once a minute per token) the last-used time a token list shows. */
-const viewerFromTokenSql = `with hit as (
+/**
+ * The token lookup, and (at most once a minute per token) the last-used time a token list shows, as CTEs:
+ * `hit` is the live token's row. `viewerFromToken` selects from it; a GraphQL read can carry it in front of
+ * its own statement (`viewerLookup`, platform/deferred-viewer.ts).
+ */
+const viewerCtes = `hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
            from access_token t join principal p on p.id = t.principal_id
           where t.token_hash = ? and ${liveTokenSql('t')}
        ), touched as (
          update access_token set last_used_at = now()
           where id in (select token_id from hit where last_used_at is null or last_used_at < now() - interval '1 minute')
-       )
+       )`;
+const viewerFromTokenSql = `with ${viewerCtes}
        select id, kind, name, token_id, token_kind, scope from hit`;
+
+interface ViewerRow {
+  id: string;
+  kind: 'user' | 'agent';
+  name: string;
+  token_id: string;
+  token_kind: Viewer['tokenKind'];
+  scope: Viewer['scope'];
+}
+
+function viewerOf(row: ViewerRow): Viewer {
+  return { principalId: row.id, kind: shared(row.kind), name: row.name, tokenId: row.token_id, tokenKind: shared(row.token_kind), scope: shared(row.scope) };
+}
 
 /**
  * Resolves a bearer token to its principal with one indexed lookup. Unknown, expired and revoked tokens
@@ -64,18 +83,22 @@ const viewerFromTokenSql = `with hit as (
  */
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
   // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
-  const rows = await executePrepared<{
-    id: string;
-    kind: 'user' | 'agent';
-    name: string;
-    token_id: string;
-    token_kind: Viewer['tokenKind'];
-    scope: Viewer['scope'];
-  }>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
+  const rows = await executePrepared<ViewerRow>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
-  return { principalId: row.id, kind: shared(row.kind), name: row.name, tokenId: row.token_id, tokenKind: shared(row.token_kind), scope: shared(row.scope) };
+  return viewerOf(row);
 }
+
+/** The same lookup for a read to carry: the viewer as a JSON array of `ViewerRow`'s columns, in order. */
+export const viewerLookup: ViewerLookup = {
+  ctes: viewerCtes,
+  json: '(select json_build_array(id, kind, name, token_id, token_kind, scope) from hit limit 1)',
+  fromJson(value) {
+    if (!Array.isArray(value)) return null;
+    const [id, kind, name, token_id, token_kind, scope] = value as [string, ViewerRow['kind'], string, string, ViewerRow['token_kind'], ViewerRow['scope']];
+    return viewerOf({ id, kind, name, token_id, token_kind, scope });
+  },
+};
 
 /**
  * The few values of the viewer's enum columns, as strings shared by every viewer: the driver makes new

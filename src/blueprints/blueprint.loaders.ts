@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../platform/context';
-import { executeShaped, type SqlFragment } from '../platform/database';
+import type { SqlFragment } from '../platform/database';
+import { readWithViewerCheck } from '../platform/deferred-viewer';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
 import type { BlueprintProjection } from './blueprint.projection';
@@ -58,7 +59,8 @@ export function blueprintRowLoader(
     `blueprint.row.${by}:${projection.key}${extra ? `:${extra.sql}:${extra.params.join(',')}` : ''}`,
     () =>
       new DataLoader<string, Blueprint | null>(async (keys) => {
-        const rows = await executeShaped<Record<string, unknown>>(ctx.em, {
+        // The request's token lookup rides in this statement when it is the request's first (deferred-viewer.ts).
+        const rows = await readWithViewerCheck<Record<string, unknown>>(ctx, {
           sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
           params: [...(extra?.params ?? []), textArrayLiteral(keys)],
         });

@@ -19,10 +19,13 @@ import { planFor } from './plan-read';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
 import { orNull } from '../platform/or-null';
+import { ViewerAfterRead } from '../platform/deferred-viewer';
 
 @Resolver(() => Blueprint)
 export class BlueprintResolver {
   @Query(() => Blueprint, { nullable: true, description: 'One blueprint by id or slug; null when missing or not visible to the caller.' })
+  // Reads ctx.viewer only after its row (assertReadable), so its row's statement can carry the token lookup.
+  @ViewerAfterRead()
   async blueprint(
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { EventBus } from './events';
 import type { Loaders } from './loaders';
+import type { PendingViewer } from './deferred-viewer';
 
 /** Who is calling. `null` viewer = anonymous. */
 export interface Viewer {
@@ -43,6 +44,11 @@ export interface RequestContext {
    * subscription event so that a token revoked or expired mid-connection stops delivery.
    */
   tokenHash?: string | null;
+  /**
+   * GraphQL over HTTP only: a bearer token not looked up yet (`viewer` is null until it is). The request's
+   * first read carries the lookup (deferred-viewer.ts); nothing is answered before it settles.
+   */
+  pendingViewer?: PendingViewer;
   /** GraphQL operations only: the caller's IP address (per-IP rate-limit buckets). */
   clientIp?: string;
   /** WebSocket subscriptions only: the connection's writer for this operation's `next` messages. */

@@ -2,7 +2,8 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { DocumentNode } from 'graphql';
 import { assertOperationAllowed } from './access-policy';
 import type { RequestContext } from './context';
-import { AppError, validationFailed } from './errors';
+import { AppError, isUnavailable, unauthenticated, unavailable, validationFailed } from './errors';
+import { viewerAfterRead } from './deferred-viewer';
 import { chargeOperation } from './graphql-guards';
 import { assertNodeLimit } from './graphql-limits';
 import { responseRefusal } from './response-budget';
@@ -11,23 +12,60 @@ import type { AppDeps } from './request-context';
 // The Apollo plugins that admit an HTTP operation: the access rule, the limits and rate buckets, and the
 // 503 for a database outage (the WebSocket applies the same rules in graphql.ts's onSubscribe).
 
-/** The access rule (platform/access-policy.ts) on each root field, before anything resolves. */
-export function accessPlugin(): ApolloServerPlugin<RequestContext> {
+/**
+ * The access rule (platform/access-policy.ts) on each root field, before anything resolves, and the bearer
+ * token of a context built without its lookup (`pendingViewer`, deferred-viewer.ts): looked up here before
+ * any operation that is not marked `@ViewerAfterRead()` (mutations always), and in any case before the
+ * answer is sent. A token that is not live turns the whole answer into the 401 a context with the lookup
+ * first would have given; an outage during the lookup into its 503.
+ */
+export function accessPlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, contextValue, schema }) {
           try {
+            const pending = contextValue.pendingViewer;
+            if (pending) {
+              pending.attach(contextValue);
+              // A query whose root fields read the viewer after their first statement runs now, that
+              // statement carrying the lookup; the access rule asks such a query for a token, and it has one.
+              if (pending.open && viewerAfterRead(schema, document, request.operationName)) return;
+              if (!(await pending.settled())) throw unauthenticated(TOKEN_REFUSED);
+            }
             assertOperationAllowed(contextValue.viewer, schema, document, request.operationName);
           } catch (err) {
             if (err instanceof AppError) Object.assign(err.extensions, { http: { status: err.status } });
             throw err;
           }
         },
+        async willSendResponse({ response, contextValue }) {
+          const pending = contextValue.pendingViewer;
+          if (!pending) return;
+          let refusal: { status: number; message: string; code: string; headers?: Array<[string, string]> } | null = null;
+          try {
+            if (!(await pending.settled())) refusal = { status: 401, message: TOKEN_REFUSED, code: 'UNAUTHENTICATED' };
+          } catch (err) {
+            if (!isUnavailable(err)) throw err;
+            refusal = {
+              status: 503,
+              message: unavailable(retryAfterSeconds).message,
+              code: 'UNAVAILABLE',
+              headers: [['retry-after', String(retryAfterSeconds)]],
+            };
+          }
+          if (!refusal) return;
+          response.body = { kind: 'single', singleResult: { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] } };
+          response.http.status = refusal.status;
+          for (const [name, value] of refusal.headers ?? []) response.http.headers.set(name, value);
+        },
       };
     },
   };
 }
+
+/** What a bearer token that is unknown, expired or revoked is told (as by `viewerFromToken`). */
+const TOKEN_REFUSED = 'The bearer token is unknown, expired or revoked';
 
 /** A response carrying UNAVAILABLE (the database is down or busy) is a 503 with `Retry-After`. */
 export function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {

@@ -28,7 +28,7 @@ import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { gateError } from './input-gate';
 import { accessPlugin, operationLimitPlugin, responseBudgetPlugin, unavailablePlugin } from './graphql-plugins';
 import { resetResponseBudget, responseRefusal } from './response-budget';
-import { requestContext } from './http';
+import { graphqlRequestContext } from './http';
 import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
 import { graphqlRouteSchemas } from './platform.schemas';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
@@ -327,7 +327,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
       // Browsers get the local GraphiQL (graphiql.ts), not Apollo's CDN-loaded landing page.
       ApolloServerPluginLandingPageDisabled(),
       graphqlMetricsPlugin(app),
-      accessPlugin(),
+      accessPlugin(deps.config.database.retryAfterSeconds),
       operationLimitPlugin(deps, DOCUMENT_CACHE_MAX_CHARS),
       responseBudgetPlugin(),
       internalErrorPlugin(app.log),
@@ -357,7 +357,7 @@ export async function mountGraphQL(app: FastifyInstance, deps: AppDeps, schema: 
   const handler = fastifyApolloHandler(apollo, {
     context: async (request) => {
       try {
-        return { ...(await requestContext(request, deps)), clientIp: request.ip };
+        return await graphqlRequestContext(request, deps);
       } catch (err) {
         if (err instanceof AppError) throw new GraphQLError(err.message, { extensions: { code: err.code, http: { status: err.status } } });
         if (isUnavailable(err)) {

@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom } from './tokens';
+import { bearerFrom, hashToken } from './tokens';
 import type { RequestContext } from './context';
 import { assertAllowed } from './access-policy';
 import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
@@ -13,7 +13,7 @@ import { issuesFrom } from './json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
 import { registerOpenApi } from './openapi';
 import { healthzSchema } from './platform.schemas';
-import { createRequestContext, type AppDeps } from './request-context';
+import { createRequestContext, deferredRequestContext, knownCaller, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
 
 declare module 'fastify' {
@@ -43,6 +43,15 @@ export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<
   return request.bwContext;
 }
 
+/**
+ * A GraphQL request's context: the one an earlier hook built (with its viewer), or one whose token the
+ * first read looks up (`deferredRequestContext`).
+ */
+export async function graphqlRequestContext(request: FastifyRequest, deps: AppDeps): Promise<RequestContext> {
+  if (request.bwContext) return { ...(await request.bwContext), clientIp: request.ip };
+  return deferredRequestContext(deps, request.headers.authorization, request.id, request.ip);
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /**
@@ -66,6 +75,9 @@ function requestValidators(): { body: Ajv; other: Ajv } {
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
   if (typeof token !== 'string') return callerKey(null, request.ip);
+  // A token found live before names its bucket without a lookup; a GraphQL read then carries the lookup.
+  const known = request.url.startsWith('/graphql') && deps.viewerLookup ? knownCaller(deps, hashToken(token)) : undefined;
+  if (known) return callerKey(known, request.ip);
   const viewer = await requestContext(request, deps).then(
     (ctx) => ctx.viewer,
     () => null,

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bearerFrom } from './tokens';
+import { bearerFrom, hashToken } from './tokens';
 import type { Config } from './config';
 import type { LiveWriter, RequestContext, Viewer } from './context';
 import { requestEntityManager, type Orm } from './database';
-import { unauthenticated } from './errors';
+import { AppError, unauthenticated } from './errors';
 import type { EventBus } from './events';
 import { Loaders } from './loaders';
 import type { RateLimiter } from './rate-limit';
+import { PendingViewer, type ViewerLookup } from './deferred-viewer';
 
 /** The long-lived parts every request context is made from. */
 export interface AppDeps {
@@ -21,6 +22,45 @@ export interface AppDeps {
    * GraphQL, WebSocket) resolves viewers without importing a domain. Unknown, expired or revoked: throws 401.
    */
   resolveViewer(em: EntityManager, token: string): Promise<Viewer>;
+  /**
+   * The same lookup as SQL a read can carry (deferred-viewer.ts). Without it, every request looks its
+   * token up before anything else.
+   */
+  viewerLookup?: ViewerLookup;
+}
+
+/** Who a live token belongs to, as far as rate-limit buckets go (never changes for a token). */
+export type KnownCaller = Pick<Viewer, 'principalId' | 'kind'>;
+
+/** At most this many token hashes are remembered per server for `knownCaller`. */
+const KNOWN_CALLERS_MAX = 10_000;
+const knownCallers = new WeakMap<AppDeps, Map<string, KnownCaller>>();
+
+function callersOf(deps: AppDeps): Map<string, KnownCaller> {
+  let map = knownCallers.get(deps);
+  if (!map) knownCallers.set(deps, (map = new Map()));
+  return map;
+}
+
+/**
+ * The principal behind a token hash, when a request of this server found the token live before: only the
+ * rate-limit bucket is chosen with it (an account's tokens share one). It is not an answer to "is this token
+ * live": every request still looks its token up before anything is answered, so a revoked token is 401 at
+ * once (its entry is dropped then).
+ */
+export function knownCaller(deps: AppDeps, tokenHash: string): KnownCaller | undefined {
+  return knownCallers.get(deps)?.get(tokenHash);
+}
+
+function rememberCaller(deps: AppDeps, tokenHash: string, viewer: Viewer | null): void {
+  const map = callersOf(deps);
+  if (!viewer) {
+    map.delete(tokenHash);
+    return;
+  }
+  if (map.has(tokenHash)) return;
+  if (map.size >= KNOWN_CALLERS_MAX) map.delete(map.keys().next().value!);
+  map.set(tokenHash, { principalId: viewer.principalId, kind: viewer.kind });
 }
 
 /**
@@ -37,7 +77,38 @@ export async function createRequestContext(
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
   const viewer = token === undefined ? null : await deps.resolveViewer(em, token);
+  if (token !== undefined && deps.viewerLookup) rememberCaller(deps, hashToken(token), viewer);
   return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip };
+}
+
+/**
+ * A GraphQL request's context whose token is looked up by its first read (deferred-viewer.ts): `viewer` is
+ * null, and `pendingViewer` set, until then. Without a token, or without `deps.viewerLookup`, it is
+ * `createRequestContext`'s context. Only for GraphQL over HTTP, where the access plugin waits for the
+ * lookup before any operation that is not marked `@ViewerAfterRead()` and before the answer is sent.
+ */
+export async function deferredRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string, ip: string): Promise<RequestContext> {
+  const token = bearerFrom(authorization);
+  const lookup = deps.viewerLookup;
+  if (typeof token !== 'string' || !lookup) return { ...(await createRequestContext(deps, authorization, requestId, ip)), clientIp: ip };
+  const em = requestEntityManager(deps.orm);
+  const tokenHash = hashToken(token);
+  const ctx: RequestContext = { em, viewer: null, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip, clientIp: ip };
+  ctx.pendingViewer = new PendingViewer(
+    tokenHash,
+    lookup,
+    () =>
+      deps.resolveViewer(em, token).then(
+        (viewer) => viewer,
+        (err: unknown) => {
+          if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return null;
+          throw err;
+        },
+      ),
+    (viewer) => rememberCaller(deps, tokenHash, viewer),
+  );
+  ctx.pendingViewer.attach(ctx);
+  return ctx;
 }
 
 /**

@@ -47,6 +47,9 @@ async function capture(fn: () => Promise<unknown>): Promise<string[]> {
   return seen;
 }
 
+/** A statement without the columns the carried token lookup's wrapper passes through (platform/deferred-viewer.ts). */
+const withoutViewerWrapper = (sql: string) => sql.replace(/\bbw_[qr]\.\*/g, '');
+
 describe('the blueprint read projection', () => {
   it('selects no plan column for forks, children and lineage when no plan field is asked for', async () => {
     let data: any;
@@ -55,7 +58,8 @@ describe('the blueprint read projection', () => {
     expect(statements.length).toBeGreaterThanOrEqual(4);
     for (const sql of statements) {
       expect(sql).not.toMatch(/\bplan\b/);
-      expect(sql).not.toMatch(/\.\*/);
+      // (the token lookup's wrapper passes the read's own columns on: bw_q.*, bw_r.*)
+      expect(withoutViewerWrapper(sql)).not.toMatch(/\.\*/);
       expect(sql).not.toMatch(/select \* from blueprint/);
     }
     expect(data.blueprint.forks.edges).toHaveLength(2);
@@ -69,7 +73,7 @@ describe('the blueprint read projection', () => {
     let data: any;
     const statements = await capture(async () => (data = await server.gql.ok(ProjectedBlueprintBySlugDocument, { slug }, owner)));
     expect(data.blueprint).toEqual({ id: rootId, slug, name: 'Projection root', stars: 0 });
-    for (const sql of statements) expect(sql).not.toMatch(/\bplan\b|\.\*/);
+    for (const sql of statements) expect(withoutViewerWrapper(sql)).not.toMatch(/\bplan\b|\.\*/);
     // Quotes, backslashes, commas and braces are data in the key array, never syntax: null, not an error.
     for (const odd of ['a"b', 'a\\b', 'a,b', '{x}', "a'b", 'NULL'])
       expect((await server.gql.ok(ProjectedBlueprintBySlugDocument, { slug: odd }, owner)).blueprint).toBeNull();
@@ -115,8 +119,8 @@ describe('a fork tree read in one statement', () => {
       const batched = await server.gql.request(ForkTreeBatchedDocument, { id: rootId, ...args }, owner);
       expect(one.errors).toBeUndefined();
       expect(one.data).toEqual(batched.data);
-      // the token lookup + the root with the whole tree below it, against root + one statement per level (+1 for the inner counts)
-      expect(one.sqlStatements).toBe(2);
+      // the root with the whole tree below it (the token lookup riding in it), against root + one statement per level (+1 for the inner counts)
+      expect(one.sqlStatements).toBe(1);
       expect(batched.sqlStatements).toBeGreaterThan(one.sqlStatements);
     }
     const page2 = await server.gql.ok(
@@ -142,8 +146,8 @@ describe('a fork tree read in one statement', () => {
     expect(one.errors).toBeUndefined();
     expect(batched.errors).toBeUndefined();
     expect(one.data).toEqual(batched.data);
-    // the token lookup, the root with its tree, and the owners of level 2 (one batch)
-    expect(one.sqlStatements).toBe(3);
+    // the root with its tree (and the token lookup), and the owners of level 2 (one batch)
+    expect(one.sqlStatements).toBe(2);
     const forks = one.data!.blueprint!.forks.edges;
     expect(forks.length).toBeGreaterThan(0);
     expect(forks.map((e) => e.node.visibility)).toEqual(forks.map(() => 'PUBLIC'));
@@ -167,6 +171,6 @@ describe('a fork tree read in one statement', () => {
     const mine = await server.gql.request(ForkTreeOneStatementDocument, { id: privateChildId, first: 5 }, other);
     expect(mine.data!.blueprint).not.toBeNull();
     expect(mine.data!.blueprint!.forks.totalCount).toBe(0);
-    expect(mine.sqlStatements).toBe(2);
+    expect(mine.sqlStatements).toBe(1);
   });
 });

@@ -1,0 +1,166 @@
+import type { DocumentNode, GraphQLSchema } from 'graphql';
+import { Extensions } from 'type-graphql';
+import { rootFieldsOf } from './access-policy';
+import type { RequestContext, Viewer } from './context';
+import { executeShaped, type SqlFragment } from './database';
+
+/**
+ * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").
+ *
+ * An authenticated GraphQL query used to make two round trips to PostgreSQL before it could answer: the
+ * token lookup, then the read. For a query whose root fields read the viewer only after their first
+ * statement (`@ViewerAfterRead()`), the lookup now rides in that statement as two CTEs, and the viewer is
+ * set on the context from the same rows. Nothing is cached: every request still reads the token in the
+ * database, and no answer leaves before its token was found live (a revoked token is 401 at once).
+ */
+
+/** The auth area's token lookup, as SQL the platform can put in front of a read (AppDeps.viewerLookup). */
+export interface ViewerLookup {
+  /** CTEs defining `hit` (the live token's row, one `?`: the token's SHA-256) and any side effect of a lookup. */
+  ctes: string;
+  /** An SQL expression over `hit`: the viewer as one JSON value, null when the token is not live. */
+  json: string;
+  /** The viewer from that JSON value (null: unknown, expired or revoked). */
+  fromJson(value: unknown): Viewer | null;
+}
+
+/**
+ * Marks a Query root field whose resolver reads `ctx.viewer` only after its first `readWithViewerCheck`
+ * (its own fields resolve after it, so they see the viewer too). An operation whose root fields are all
+ * marked is answered with the token lookup in its first statement.
+ */
+export const ViewerAfterRead = (): MethodDecorator => Extensions({ viewerAfterRead: true });
+
+/** Whether the operation is a query whose root fields all carry `@ViewerAfterRead()` (or are `__typename`). */
+export function viewerAfterRead(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): boolean {
+  const root = rootFieldsOf(document, operationName);
+  if (!root || root.operation !== 'query' || root.fields.length === 0) return false;
+  const fields = schema.getQueryType()?.getFields();
+  return root.fields.every((f) => f === '__typename' || fields?.[f]?.extensions?.viewerAfterRead === true);
+}
+
+/**
+ * A bearer token presented with a request whose viewer is not known yet. `settled()` answers the viewer (null:
+ * the token is not live), from the statement that carried the lookup or, when none did, from a lookup of its
+ * own; it sets `viewer` on the attached contexts before anything awaiting it goes on.
+ */
+export class PendingViewer {
+  private state: 'open' | 'carried' | 'done' = 'open';
+  private viewer: Viewer | null = null;
+  private wake: (() => void) | null = null;
+  private changed: Promise<void> | null = null;
+  private own: Promise<void> | null = null;
+  private readonly contexts: Array<{ viewer: Viewer | null }> = [];
+
+  constructor(
+    readonly tokenHash: string,
+    /** The lookup as CTEs, for the statement that carries it. */
+    readonly sql: ViewerLookup,
+    /** The lookup on its own statement: the viewer, null for a token that is not live; throws on outage. */
+    private readonly lookup: () => Promise<Viewer | null>,
+    private readonly onSettled: (viewer: Viewer | null) => void,
+  ) {}
+
+  /**
+   * A context object whose `viewer` is set when the lookup settles. Apollo hands its plugins and resolvers a
+   * shallow copy of the context it was given, so the copy is attached too (by the access plugin, before
+   * anything executes).
+   */
+  attach(context: { viewer: Viewer | null }): void {
+    if (this.state === 'done') context.viewer = this.viewer;
+    else if (!this.contexts.includes(context)) this.contexts.push(context);
+  }
+
+  /** True while nothing has looked the token up yet. */
+  get open(): boolean {
+    return this.state === 'open';
+  }
+
+  /** A statement is about to carry the lookup (only the first one asks). */
+  carry(): boolean {
+    if (this.state !== 'open') return false;
+    this.state = 'carried';
+    return true;
+  }
+
+  /** The carrying statement answered. */
+  settle(viewer: Viewer | null): void {
+    if (this.state === 'done') return;
+    this.state = 'done';
+    this.viewer = viewer;
+    for (const context of this.contexts) context.viewer = viewer;
+    this.contexts.length = 0;
+    this.onSettled(viewer);
+    this.notify();
+  }
+
+  /** The carrying statement failed: whoever waits looks the token up on its own. */
+  release(): void {
+    if (this.state === 'carried') this.state = 'open';
+    this.notify();
+  }
+
+  async settled(): Promise<Viewer | null> {
+    while (this.state !== 'done') {
+      if (this.state === 'carried') await (this.changed ??= new Promise<void>((resolve) => (this.wake = resolve)));
+      else
+        await (this.own ??= this.lookup().then(
+          (viewer) => this.settle(viewer),
+          (err: unknown) => {
+            this.own = null;
+            throw err;
+          },
+        ));
+    }
+    return this.viewer;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    this.changed = null;
+    wake?.();
+  }
+}
+
+/** Column names the wrapper adds to a carried read's rows (removed before the rows are handed back). */
+const VIEWER_COLUMN = 'bw_viewer__';
+const ORDER_COLUMN = 'bw_n__';
+
+/**
+ * One generated read statement (see `executeShaped`) for `ctx`. When the request's token is still pending,
+ * the token lookup rides in front of it as CTEs, and the viewer is set from the answer; the read's rows are
+ * handed back in their order. Otherwise the read runs alone, and (if another statement of the request is
+ * carrying the lookup) returns once the viewer is known, so that no caller sees rows before the viewer.
+ */
+export async function readWithViewerCheck<T>(ctx: RequestContext, statement: SqlFragment): Promise<T[]> {
+  const pending = ctx.pendingViewer;
+  if (!pending || !pending.carry()) {
+    const rows = await executeShaped<T>(ctx.em, statement);
+    if (pending) await pending.settled();
+    return rows;
+  }
+  const lookup = pending.sql;
+  let rows: Array<Record<string, unknown>>;
+  try {
+    // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
+    // answers the viewer; a data-modifying CTE must sit at the top level, hence the read in a subquery.
+    rows = await executeShaped<Record<string, unknown>>(ctx.em, {
+      sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
+select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
+      params: [pending.tokenHash, ...statement.params],
+    });
+  } catch (err) {
+    pending.release();
+    throw err;
+  }
+  pending.settle(lookup.fromJson(rows[0]?.[VIEWER_COLUMN] ?? null));
+  const out: T[] = [];
+  for (const row of rows) {
+    if (row[ORDER_COLUMN] === null) continue;
+    delete row[VIEWER_COLUMN];
+    delete row[ORDER_COLUMN];
+    out.push(row as T);
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+import { PeerForkTreeDocument, PeerOneDocument, ViewerDocument } from '../generated/graphql';
+import { createBlueprint, fork } from '../fixtures/blueprints';
+import type { GraphQLResult } from '../helpers/graphql';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+/**
+ * The token lookup carried by the read (platform/deferred-viewer.ts). A token's first request is looked up
+ * before anything else, as always; once the server has seen it live, a query whose root fields read the
+ * viewer after their row (`blueprint`) sends the lookup in front of that row's statement: one statement
+ * instead of two. Every answer must be the one the lookup-first path gives, for the owner, another caller,
+ * a private blueprint, a missing one, bad arguments, and a token revoked after the server last saw it.
+ */
+let server: TestServer;
+let ownerSignIn: string;
+let otherSignIn: string;
+let publicId: string;
+let privateId: string;
+let privateSlug: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ownerSignIn = (await server.rest.signUp()).token;
+  otherSignIn = (await server.rest.signUp()).token;
+  const owner = await server.rest.accountToken(ownerSignIn);
+  const root = await createBlueprint(server.rest, owner, { name: 'Carried root' });
+  publicId = root.id;
+  for (let i = 0; i < 3; i++) {
+    const child = await fork(server.rest, owner, root.id);
+    for (let j = 0; j < 2; j++) await fork(server.rest, owner, child.id);
+  }
+  const hidden = await createBlueprint(server.rest, owner, { name: 'Carried private', visibility: 'private' });
+  privateId = hidden.id;
+  privateSlug = hidden.slug;
+});
+afterAll(() => server.close());
+
+type Who = 'owner' | 'other';
+let minted = 0;
+const freshToken = (who: Who, name = `token ${++minted}`) => server.rest.accountToken(who === 'owner' ? ownerSignIn : otherSignIn, 'read', name);
+
+/** Revokes one of the owner's account tokens by its name (DELETE /api/account/tokens/:id). */
+async function revoke(name: string): Promise<void> {
+  const list = await server.rest.get<{ items: Array<{ id: string; name: string }> }>('/api/account/tokens?limit=100', { token: ownerSignIn });
+  const id = list.body.items.find((t) => t.name === name)!.id;
+  expect((await server.rest.delete(`/api/account/tokens/${id}`, { token: ownerSignIn })).status).toBe(204);
+}
+
+const answer = (r: GraphQLResult<unknown>) => ({ status: r.status, data: r.data, errors: r.errors });
+type Send = (token: string) => Promise<GraphQLResult<unknown>>;
+
+/**
+ * The same request with a token the server has not seen (looked up first) and then with the same token
+ * again (looked up by the read).
+ */
+async function bothPaths(token: string, send: Send): Promise<{ first: GraphQLResult<unknown>; again: GraphQLResult<unknown> }> {
+  const first = await send(token);
+  const again = await send(token);
+  return { first, again };
+}
+
+// The ids exist once beforeAll has run, so the cases name them.
+const idOf = (which: 'public' | 'private' | 'missing') =>
+  which === 'public' ? publicId : which === 'private' ? privateId : '00000000-0000-4000-8000-000000000000';
+const one =
+  (which: 'public' | 'private' | 'missing'): Send =>
+  (token) =>
+    server.gql.request(PeerOneDocument, { id: idOf(which) }, token);
+const tree =
+  (which: 'public' | 'private'): Send =>
+  (token) =>
+    server.gql.request(PeerForkTreeDocument, { id: idOf(which) }, token);
+const bySlug: Send = (token) => server.gql.request(`query { blueprint(slug: ${JSON.stringify(privateSlug)}) { id name stars visibility } }`, {}, token);
+
+describe('the token lookup carried by the read', () => {
+  it.each<[string, Who, Send, boolean]>([
+    ['one public blueprint, its owner', 'owner', one('public'), true],
+    ['one public blueprint, another caller', 'other', one('public'), true],
+    ['one private blueprint, its owner', 'owner', one('private'), true],
+    ['one private blueprint, another caller (null, as a 404)', 'other', one('private'), false],
+    ['a missing blueprint (null)', 'owner', one('missing'), false],
+    ['the fork tree, its owner', 'owner', tree('public'), true],
+    ['the fork tree, another caller', 'other', tree('public'), true],
+    ['a private blueprint by slug, its owner', 'owner', bySlug, true],
+    ['a private blueprint by slug, another caller (null)', 'other', bySlug, false],
+  ])('%s: the same answer in one statement instead of two', async (_name, who, send, found) => {
+    const { first, again } = await bothPaths(await freshToken(who), send);
+    expect(first.status).toBe(200);
+    expect(first.errors).toBeUndefined();
+    expect(Object.values(first.data as object)[0] !== null).toBe(found);
+    expect(answer(again)).toEqual(answer(first));
+    expect(first.sqlStatements).toBe(again.sqlStatements + 1);
+  });
+
+  it('bad arguments (no statement to carry it): the same error, the token looked up on its own', async () => {
+    const both: Send = (token) => server.gql.request(`query { blueprint(id: "${publicId}", slug: "x") { id } }`, {}, token);
+    const { first, again } = await bothPaths(await freshToken('owner'), both);
+    expect(first.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+    expect(answer(again)).toEqual(answer(first));
+    expect(again.sqlStatements).toBe(1);
+  });
+
+  it('a query with another root field looks the token up first, as before', async () => {
+    const token = await freshToken('owner');
+    const mixed: Send = (t) => server.gql.request(`query { blueprint(id: "${privateId}") { id name } viewer { id } }`, {}, t);
+    const { first, again } = await bothPaths(token, mixed);
+    expect(answer(again)).toEqual(answer(first));
+    expect((again.data as { viewer: { id: string } | null }).viewer).not.toBeNull();
+    expect(again.sqlStatements).toBe(first.sqlStatements);
+  });
+
+  it('a token revoked after the server saw it live is refused at once, with the answer a lookup first gives', async () => {
+    const seen = await freshToken('owner', 'seen');
+    expect((await one('private')(seen)).data).not.toBeNull();
+    const unseen = await freshToken('owner', 'unseen');
+    await revoke('seen');
+    await revoke('unseen');
+    for (const send of [one('private'), one('public'), tree('public'), bySlug]) {
+      const refused = await send(seen);
+      expect(refused.status).toBe(401);
+      expect(refused.data).toBeUndefined();
+      expect(answer(refused)).toEqual(answer(await send(unseen)));
+      expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    }
+    // A mutation is never run on a token not yet looked up: it is refused the same way.
+    const star = `mutation { starBlueprint(id: "${publicId}") { id } }`;
+    const refusedWrite = await server.gql.request(star, {}, seen);
+    expect(answer(refusedWrite)).toEqual(answer(await server.gql.request(star, {}, unseen)));
+    expect(refusedWrite.status).toBe(401);
+  });
+
+  it('a caller seen before still gets the viewer-dependent answers (the viewer is set before any field reads it)', async () => {
+    const token = await freshToken('owner');
+    await server.gql.request(ViewerDocument, {}, token);
+    const again = await server.gql.request(`query { blueprint(id: "${privateId}") { id viewerHasStarred owner { id } } }`, {}, token);
+    expect(again.errors).toBeUndefined();
+    expect(again.data).toEqual(
+      (await server.gql.request(`query { blueprint(id: "${privateId}") { id viewerHasStarred owner { id } } }`, {}, await freshToken('owner'))).data,
+    );
+  });
+});
