@@ -169,6 +169,13 @@ export interface Config {
   redisUrl?: string;
   /** Prefix of this deployment's Redis keys (instances sharing buckets use the same one). */
   redisKeyPrefix?: string;
+  /**
+   * Longest wait for Redis (connecting, or answering one hit) before the hit counts in this process instead;
+   * Redis is then skipped until a ping answers again (docs/reliability.md). Default 500.
+   */
+  redisTimeoutMs?: number;
+  /** How often Redis is pinged, to notice an outage without traffic and its end. Default 1000. */
+  redisProbeMs?: number;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
   /**
@@ -245,6 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'bw:rate:',
+    redisTimeoutMs: Math.max(1, intFromEnv(env, 'REDIS_TIMEOUT_MS', 500)),
+    redisProbeMs: Math.max(10, intFromEnv(env, 'REDIS_PROBE_MS', 1000)),
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
     publicUrl: env.PUBLIC_URL || undefined,
     limits: {

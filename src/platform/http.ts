@@ -209,7 +209,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     global: true,
     max: config.limits.rateLimitPerMinute,
     timeWindow: 60_000,
-    // The buckets graphql-ws counts in too (in Redis when REDIS_URL is set); a Redis outage lets requests through.
+    // The buckets graphql-ws counts in too (in Redis when REDIS_URL is set; in memory while Redis is down).
     store: fastifyRateStore(deps.limiter),
     skipOnError: true,
     allowList: (req) => req.url === '/healthz',
@@ -274,8 +274,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
               () => true,
               () => false,
             )
-    )
-      return reply.send({ status: 'ok', backplane: deps.events.backplaneStatus() });
+    ) {
+      const limiter = deps.limiter.status();
+      return reply.send({ status: 'ok', backplane: deps.events.backplaneStatus(), ...(limiter.name === 'redis' ? { redis: { state: limiter.state } } : {}) });
+    }
     const retry = config.database.retryAfterSeconds;
     return reply
       .status(503)
