@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
@@ -74,6 +76,25 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
 }
 
 /**
+ * Refusals before any route runs, from Node's parser: a request head over its 16 KB (a long URL or header)
+ * is a 431, anything else unparsable a 400, each in the documented shape (`errors[]` on /graphql).
+ */
+function answerClientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+  const [status, error] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, new AppError('PAYLOAD_TOO_LARGE', 'The request line and headers are larger than 16 KB (a URL or a header is too long)')]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, validationFailed('The request did not arrive in time')]
+        : [400, validationFailed('The request is not valid HTTP')];
+  const graphql = /^[A-Z]+ \/graphql(?:[?/ ]|$)/.test(Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 64).toString('latin1') : '');
+  const body = JSON.stringify(graphql ? { errors: [{ message: error.message, extensions: { code: error.code } }] } : errorBody(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Fastify with the API's conventions: request ids, JSON bodies up to the limit, the documented error
  * shape for every failure (never a stack trace), per-token rate limits, and SQL statement counting.
  */
@@ -89,6 +110,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     // On close: finish in-flight requests, drop idle keep-alive sockets (clients reconnect elsewhere).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
     // A path param too long for the router, or a malformed URL escape, is bad input like any other.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
       void reply

@@ -97,7 +97,8 @@ export interface RedisLimiterSettings {
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly local = new MemoryRateLimiter();
-  private up = false;
+  /** Null until the first answer or failure (connecting at boot is no change worth telling). */
+  private up: boolean | null = null;
   private readonly probeTimer: NodeJS.Timeout;
   private probing = false;
 
@@ -121,11 +122,11 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   status(): LimiterStatus {
-    return { name: 'redis', state: this.up ? 'up' : 'down' };
+    return { name: 'redis', state: this.up === true ? 'up' : 'down' };
   }
 
   async hit(key: string, windowMs: number): Promise<RateHit> {
-    if (this.up) {
+    if (this.up === true) {
       try {
         const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, String(windowMs))) as [number, number];
         return { count, ttlMs: ttl };
@@ -152,8 +153,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   private setUp(up: boolean, err?: unknown): void {
     if (this.up === up) return;
+    const first = this.up === null;
     this.up = up;
-    this.settings.onStateChange?.(up ? 'up' : 'down', err);
+    if (!(first && up)) this.settings.onStateChange?.(up ? 'up' : 'down', err);
   }
 
   async close(): Promise<void> {
