@@ -31,12 +31,14 @@ export const healthzSchema = {
   },
 };
 
-/** `GET /metrics`: public; Prometheus text exposition format. */
+/** `GET /metrics`: public unless `METRICS_TOKEN` is set; Prometheus text exposition format. */
 export const metricsSchema = {
   summary: 'Prometheus metrics (text exposition format 0.0.4)',
+  description:
+    'Public unless the deployment sets `METRICS_TOKEN`: then only `Authorization: Bearer <that token>` reads it (else 401). At most `METRICS_PER_MINUTE` requests per minute per address (429).',
   tags: ['platform'],
   security: [],
-  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' } },
+  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' }, ...errors(401, 429) },
 };
 
 const graphqlBody = obj(
