@@ -14,6 +14,7 @@ import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
 import { registerOpenApi } from './openapi';
+import { registerSecurityHeaders } from './security-headers';
 import { healthzSchema } from './platform.schemas';
 import { createRequestContext, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
@@ -22,6 +23,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Callable without a bearer token (docs/api.md, Authentication). Default: a token is required. */
     public?: boolean;
+    /**
+     * The whole Content-Security-Policy of the route's answers (e.g. the console's pages); it must say
+     * `frame-ancestors 'none'`. Default: only that (security-headers.ts).
+     */
+    contentSecurityPolicy?: string;
     /**
      * Whether the route changes something (refused to `read` tokens). Default: every method but GET,
      * HEAD and OPTIONS. `/graphql` and `/mcp` say false and apply the rule per root field / per tool.
@@ -170,6 +176,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     return null;
   };
 
+  registerSecurityHeaders(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Counting needs an AsyncLocalStorage scope, and a scope turns on promise hooks for the whole process
