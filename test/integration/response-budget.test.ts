@@ -191,7 +191,7 @@ describe('the architecture zoom fields charge the plans they read', () => {
   const zooms: Array<[string, string]> = [
     ['nodes { modules }', 'nodes { modules { key } }'],
     ['nodes { dependencies }', 'nodes { dependencies { source } }'],
-    ['nodes { module(key) }', 'nodes { module(key: "m1") { key } }'],
+    ['nodes { module(key) }', 'nodes { module(key: "m1") { module { key } } }'],
     ['nodes { blueprint { steps } }', 'nodes { blueprint { steps { key } } }'],
   ];
 
@@ -201,13 +201,13 @@ describe('the architecture zoom fields charge the plans they read', () => {
 
   it('answers the zoom fields of a canvas whose plans fit, each plan paid once for its zoom fields', async () => {
     const res = await server.gql.request<any, any>(
-      `query($slug: String!) { architecture(slug: $slug) { nodes { modules { key } dependencies { source } module(key: "m1") { key } composition { kind } } } }`,
+      `query($slug: String!) { architecture(slug: $slug) { nodes { modules { key } dependencies { source } module(key: "m1") { module { key } } composition { kind } } } }`,
       { slug: small },
       owner,
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.architecture.nodes.map((n: any) => n.modules.length)).toEqual([500, 500]);
-    expect(res.data.architecture.nodes[0].module.key).toBe('m1');
+    expect(res.data.architecture.nodes[0].module.module.key).toBe('m1');
   });
 
   it('leaves the ecosystem view (cards and composition, no plan) of the big canvas unrefused', async () => {
