@@ -11,7 +11,7 @@ import { registerIdempotency } from './platform/idempotency';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql';
 import { registerGraphiQL } from './platform/graphiql';
 import { createHttpServer } from './platform/http';
-import { createRateLimiter, type RateLimiter } from './platform/rate-limit';
+import { createRateLimiter, defaultRedisLimiterSettings, type RateLimiter } from './platform/rate-limit';
 import { registerMetrics } from './platform/metrics';
 import type { AppDeps } from './platform/request-context';
 import { viewerFromToken, viewerLookup } from './auth/auth.service';
@@ -64,7 +64,16 @@ export async function startApp(config: Config): Promise<RunningApp> {
     // The relay publishes a write's outbox rows as soon as the write's transaction commits.
     const bus = events;
     orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => bus.committed() });
-    limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:');
+    limiter = createRateLimiter(config.redisUrl, config.redisKeyPrefix ?? 'bw:rate:', {
+      timeoutMs: config.redisTimeoutMs ?? defaultRedisLimiterSettings.timeoutMs,
+      probeMs: config.redisProbeMs ?? defaultRedisLimiterSettings.probeMs,
+      onStateChange: (state, err) => {
+        const msg = state === 'up' ? 'redis answers: rate limits are shared again' : 'redis does not answer: rate limits are counted in this process';
+        if (state === 'up') (log ?? console).info(msg);
+        else if (log) log.warn({ err }, msg);
+        else console.warn(msg);
+      },
+    });
     const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken, viewerLookup };
     const http = await createHttpServer(deps, health);
     log = http.log;

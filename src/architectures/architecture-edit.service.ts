@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { getBlueprint } from '../blueprints/blueprint.service';
+import { planBytesOf } from '../blueprints/plan-read';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
@@ -88,7 +89,16 @@ export async function addNode(ctx: RequestContext, slug: string, body: unknown):
     const id = randomUUID();
     await insertNodes(tx, arch.id, [{ id, blueprintId: bp.id, x: position.x, y: position.y }]);
     await publishChange(ctx, tx, arch, 'node_added', id);
-    return { id, architectureId: arch.id, blueprintId: bp.id, position, card: cardOf(bp), composition: composition(bp.plan), redacted: false };
+    return {
+      id,
+      architectureId: arch.id,
+      blueprintId: bp.id,
+      position,
+      card: cardOf(bp),
+      composition: composition(bp.plan),
+      redacted: false,
+      planBytes: planBytesOf(bp),
+    };
   });
   ctx.loaders.clear();
   return node;

@@ -1,7 +1,12 @@
 import DataLoader from 'dataloader';
 import { canEditWith, canRead, canReadWith, isOwner, viewerTeamRoles, type Guarded } from '../blueprints/access';
 import { Blueprint, Visibility, ratingAverageOf, successRateOf } from '../blueprints/blueprint.entity';
-import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import { blueprintRowLoader } from '../blueprints/blueprint.loaders';
+import { projectionFor } from '../blueprints/blueprint.projection';
+import { planById } from '../blueprints/plan-read';
+import type { Plan } from '../plans/plan';
+import { chargeResponsePart } from '../platform/response-budget';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/database';
 import { textArrayLiteral } from '../platform/pg-array';
@@ -50,6 +55,8 @@ export interface NodeView {
   card: BlueprintCard | null;
   composition: KindCount[];
   redacted: boolean;
+  /** The stored size of the blueprint's plan (what a zoom field that reads it costs the answer's budget); 0 when redacted. */
+  planBytes: number;
 }
 
 /** The card of a loaded blueprint. */
@@ -87,6 +94,7 @@ type NodeJson = {
   abandoned: number;
   reviews: number;
   rating_sum: number;
+  plan_bytes: number;
   composition: KindCount[];
 };
 
@@ -168,7 +176,7 @@ const nodesColumn = `(select coalesce(json_agg(json_build_object(
       'slug', b.slug, 'name', b.name, 'visibility', b.visibility, 'owner_id', b.owner_id, 'team_id', b.team_id,
       'stars', b.stars_count, 'modules', b.module_count, 'steps', b.step_count, 'completed', b.executions_completed,
       'failed', b.executions_failed, 'abandoned', b.executions_abandoned, 'reviews', b.review_count, 'rating_sum', b.rating_sum,
-      'composition', (select coalesce(json_agg(json_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]')
+      'plan_bytes', b.plan_bytes, 'composition', (select coalesce(json_agg(json_build_object('kind', k.kind, 'count', k.n) order by k.n desc, k.kind collate "C"), '[]')
                         from (select m->>'kind' as kind, count(*)::int as n from jsonb_array_elements(b.plan->'modules') m group by 1) k))
       order by n.created_at, n.id), '[]')
     from architecture_node n join blueprint b on b.id = n.blueprint_id where n.architecture_id = a.id) as nodes`;
@@ -328,14 +336,29 @@ async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: No
         : null,
       composition: visible ? r.composition : [],
       redacted: !visible,
+      planBytes: visible ? r.plan_bytes : 0,
     };
   });
 }
 
-/** The full blueprint behind a node (zoom levels 2 and 3), batched; null when the node is redacted. */
-export async function nodeBlueprint(ctx: RequestContext, node: NodeView): Promise<Blueprint | null> {
+/**
+ * The blueprint behind a node, batched, with the columns the selection needs (its plan fields then charge
+ * the answer's budget before reading the plan, as everywhere); null when the node is redacted.
+ */
+export async function nodeBlueprint(ctx: RequestContext, node: NodeView, info?: GraphQLResolveInfo): Promise<Blueprint | null> {
   if (node.redacted) return null;
-  return blueprintLoaders(ctx).byId.load(node.blueprintId);
+  return blueprintRowLoader(ctx, projectionFor(info), 'id').load(node.blueprintId);
+}
+
+/**
+ * The plan behind a node for the zoom field `field` (zoom levels 2 and 3), charged to the answer's work
+ * budget BEFORE it is read (platform/response-budget.ts): a node's zoom fields together pay its plan once,
+ * an alias pays again. Null when the node is redacted.
+ */
+export async function nodePlan(ctx: RequestContext, node: NodeView, field: string): Promise<Plan | null> {
+  if (node.redacted) return null;
+  chargeResponsePart(ctx, node, field, node.planBytes, ctx.config.limits.responsePlanBytesMax, `ArchitectureNode.${field}`);
+  return planById(ctx, node.blueprintId);
 }
 
 /**

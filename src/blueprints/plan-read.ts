@@ -47,6 +47,14 @@ function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
 }
 
 /**
+ * The plan of the blueprint `id`, batched with every other plan of this tick, read only while the answer
+ * is within its budget. The caller charges it first (`chargeResponsePart`). Null when there is no such row.
+ */
+export function planById(ctx: RequestContext, id: string): Promise<Plan | null> {
+  return planLoader(ctx).load(id);
+}
+
+/**
  * The plan of `bp` for the plan field `field`, charged to the answer's budget: throws VALIDATION_FAILED
  * (and refuses the whole answer) when it would go over `responsePlanBytesMax`.
  */

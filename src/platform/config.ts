@@ -51,6 +51,8 @@ export interface Limits {
   queryAliasMax: number;
   /** Requests per minute per bearer token (or per IP when anonymous). */
   rateLimitPerMinute: number;
+  /** `GET /metrics` per IP per minute (its own bucket; a scrape reads every gauge). */
+  metricsPerMinute: number;
   /** `POST /api/agent/sessions` per IP per hour. */
   sessionCreatesPerHour: number;
   /** An operation with no submission for this long is `expired`. */
@@ -169,6 +171,15 @@ export interface Config {
   redisUrl?: string;
   /** Prefix of this deployment's Redis keys (instances sharing buckets use the same one). */
   redisKeyPrefix?: string;
+  /**
+   * Longest wait for Redis (connecting, or answering one hit) before the hit counts in this process instead;
+   * Redis is then skipped until a ping answers again (docs/reliability.md). Default 500.
+   */
+  redisTimeoutMs?: number;
+  /** How often Redis is pinged, to notice an outage without traffic and its end. Default 1000. */
+  redisProbeMs?: number;
+  /** Set: `GET /metrics` answers only `Authorization: Bearer <metricsToken>`. Unset: it is public. */
+  metricsToken?: string;
   /** Adds `x-sql-statements` to responses (tests and benchmarks, never production). */
   exposeSqlCount: boolean;
   /**
@@ -205,6 +216,7 @@ export const defaultLimits: Limits = {
   wsKeepAliveMs: 12_000,
   queryAliasMax: 30,
   rateLimitPerMinute: 600,
+  metricsPerMinute: 60,
   sessionCreatesPerHour: 30,
   operationIdleMs: 24 * 60 * 60 * 1000,
   executionIdleMs: 24 * 60 * 60 * 1000,
@@ -245,12 +257,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'bw:rate:',
+    redisTimeoutMs: Math.max(1, intFromEnv(env, 'REDIS_TIMEOUT_MS', 500)),
+    redisProbeMs: Math.max(10, intFromEnv(env, 'REDIS_PROBE_MS', 1000)),
+    metricsToken: env.METRICS_TOKEN || undefined,
     exposeSqlCount: env.EXPOSE_SQL_COUNT === '1',
     publicUrl: env.PUBLIC_URL || undefined,
     limits: {
       ...defaultLimits,
       pageMax: intFromEnv(env, 'PAGE_MAX', defaultLimits.pageMax),
       rateLimitPerMinute: intFromEnv(env, 'RATE_LIMIT_PER_MINUTE', defaultLimits.rateLimitPerMinute),
+      metricsPerMinute: intFromEnv(env, 'METRICS_PER_MINUTE', defaultLimits.metricsPerMinute),
       sessionCreatesPerHour: intFromEnv(env, 'SESSION_CREATES_PER_HOUR', defaultLimits.sessionCreatesPerHour),
       accountTokensMax: intFromEnv(env, 'ACCOUNT_TOKENS_MAX', defaultLimits.accountTokensMax),
       queryDepthMax: intFromEnv(env, 'QUERY_DEPTH_MAX', defaultLimits.queryDepthMax),

@@ -84,8 +84,12 @@ const page = `<!doctype html>
 </html>
 `;
 
-/** The browser may load and connect to this server only (fonts and icons are inline `data:` URLs). */
-const CSP = "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:";
+/**
+ * The browser may load and connect to this server only (fonts and icons are inline `data:` URLs); the
+ * page runs no inline script (init.js is served), and may not be framed.
+ */
+const CSP =
+  "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** A browser asking for `/graphql` (HTML accepted, no query in the URL) wants the IDE. */
 function wantsIde(method: string, url: string, accept: string | undefined): boolean {

@@ -52,8 +52,8 @@ export function rateLimited(ttlMs: number): AppError {
 
 /**
  * Counts one GraphQL operation in its buckets; answers RATE_LIMITED when one is spent. `countCaller`: also
- * count it in the caller's general bucket (WebSocket; HTTP requests are counted by Fastify). A failing
- * Redis lets the operation through, as it does for HTTP.
+ * count it in the caller's general bucket (WebSocket; HTTP requests are counted by Fastify). A limiter
+ * that throws lets the operation through, as it does for HTTP (the Redis one falls back to memory instead).
  */
 export async function chargeOperation(
   limiter: RateLimiter,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
@@ -12,6 +14,7 @@ import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from './json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
 import { registerOpenApi } from './openapi';
+import { registerSecurityHeaders } from './security-headers';
 import { healthzSchema } from './platform.schemas';
 import { createRequestContext, deferredRequestContext, knownCaller, type AppDeps } from './request-context';
 import { sqlCountScope, type SqlCount } from './sql-counter';
@@ -20,6 +23,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Callable without a bearer token (docs/api.md, Authentication). Default: a token is required. */
     public?: boolean;
+    /**
+     * The whole Content-Security-Policy of the route's answers (e.g. the console's pages); it must say
+     * `frame-ancestors 'none'`. Default: only that (security-headers.ts).
+     */
+    contentSecurityPolicy?: string;
     /**
      * Whether the route changes something (refused to `read` tokens). Default: every method but GET,
      * HEAD and OPTIONS. `/graphql` and `/mcp` say false and apply the rule per root field / per tool.
@@ -86,6 +94,25 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
 }
 
 /**
+ * Refusals before any route runs, from Node's parser: a request head over its 16 KB (a long URL or header)
+ * is a 431, anything else unparsable a 400, each in the documented shape (`errors[]` on /graphql).
+ */
+function answerClientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+  const [status, error] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, new AppError('PAYLOAD_TOO_LARGE', 'The request line and headers are larger than 16 KB (a URL or a header is too long)')]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, validationFailed('The request did not arrive in time')]
+        : [400, validationFailed('The request is not valid HTTP')];
+  const graphql = /^[A-Z]+ \/graphql(?:[?/ ]|$)/.test(Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 64).toString('latin1') : '');
+  const body = JSON.stringify(graphql ? { errors: [{ message: error.message, extensions: { code: error.code } }] } : errorBody(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Fastify with the API's conventions: request ids, JSON bodies up to the limit, the documented error
  * shape for every failure (never a stack trace), per-token rate limits, and SQL statement counting.
  */
@@ -101,6 +128,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     // On close: finish in-flight requests, drop idle keep-alive sockets (clients reconnect elsewhere).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
     // A path param too long for the router, or a malformed URL escape, is bad input like any other.
     frameworkErrors: (error, _request, reply: FastifyReply) => {
       void reply
@@ -160,6 +188,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     return null;
   };
 
+  registerSecurityHeaders(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Counting needs an AsyncLocalStorage scope, and a scope turns on promise hooks for the whole process
@@ -221,7 +250,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
     global: true,
     max: config.limits.rateLimitPerMinute,
     timeWindow: 60_000,
-    // The buckets graphql-ws counts in too (in Redis when REDIS_URL is set); a Redis outage lets requests through.
+    // The buckets graphql-ws counts in too (in Redis when REDIS_URL is set; in memory while Redis is down).
     store: fastifyRateStore(deps.limiter),
     skipOnError: true,
     allowList: (req) => req.url === '/healthz',
@@ -286,8 +315,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
               () => true,
               () => false,
             )
-    )
-      return reply.send({ status: 'ok', backplane: deps.events.backplaneStatus() });
+    ) {
+      const limiter = deps.limiter.status();
+      return reply.send({ status: 'ok', backplane: deps.events.backplaneStatus(), ...(limiter.name === 'redis' ? { redis: { state: limiter.state } } : {}) });
+    }
     const retry = config.database.retryAfterSeconds;
     return reply
       .status(503)

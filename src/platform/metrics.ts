@@ -1,11 +1,14 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FastifyInstance } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AreaGauge } from './area';
 import type { EventBus } from './events';
 import { outboxBacklog } from './outbox';
+import { AppError } from './errors';
 import { metricsSchema } from './platform.schemas';
+import { bearerFrom } from './tokens';
 import type { AppDeps } from './request-context';
 
 /**
@@ -153,7 +156,7 @@ export function metricsOf(app: FastifyInstance): Metrics | undefined {
   return metricsByApp.get(app);
 }
 
-/** Request metrics for every route, and `GET /metrics` (public, Prometheus text format). */
+/** Request metrics for every route, and `GET /metrics` (Prometheus text format; public unless METRICS_TOKEN is set). */
 export function registerMetrics(app: FastifyInstance, deps: AppDeps, gauges: readonly AreaGauge[] = []): Metrics {
   const metrics = new Metrics(deps, gauges);
   metricsByApp.set(app, metrics);
@@ -165,7 +168,19 @@ export function registerMetrics(app: FastifyInstance, deps: AppDeps, gauges: rea
     if (request.sqlCount) metrics.sqlStatements.observe({ route }, request.sqlCount.statements);
     done();
   });
-  app.get('/metrics', { schema: metricsSchema, config: { public: true, rateLimit: false } }, async (_request, reply) => {
+  const { metricsToken, limits } = deps.config;
+  const expected = metricsToken ? createHash('sha256').update(metricsToken).digest() : null;
+  // Public by default (docs/limits.md), in its own small bucket per address: a scrape reads every gauge.
+  // With METRICS_TOKEN only that bearer token may read it; refused attempts spend the bucket too.
+  const rateLimit = { max: limits.metricsPerMinute, timeWindow: 60_000, keyGenerator: (req: FastifyRequest) => `metrics:ip:${req.ip}` };
+  app.get('/metrics', { schema: metricsSchema, config: { public: true, rateLimit } }, async (request, reply) => {
+    if (expected) {
+      const given = bearerFrom(request.headers.authorization);
+      const hash = createHash('sha256')
+        .update(typeof given === 'string' ? given : '')
+        .digest();
+      if (!timingSafeEqual(hash, expected)) throw new AppError('UNAUTHENTICATED', 'GET /metrics needs the bearer token configured in METRICS_TOKEN');
+    }
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -79,7 +79,9 @@ export async function registerOpenApi(app: FastifyInstance, options: { checkResp
     routePrefix: '/docs',
     // No online validator badge: the page must work offline and call no other host.
     uiConfig: { validatorUrl: null, deepLinking: true },
-    staticCSP: true,
+    // The package's own policy (its static/csp.json lists no inline hashes), except that no site may frame it.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' https:; upgrade-insecure-requests;",
   });
   // @fastify/swagger-ui redirects `/docs/static/index.html` to `/docs/` by rewriting the URL's end, so with a
   // query string it redirects to itself forever; such a request goes to the page directly.

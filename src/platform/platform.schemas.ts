@@ -6,14 +6,22 @@ export const healthzSchema = {
   tags: ['platform'],
   security: [],
   response: {
-    200: obj({
-      status: { type: 'string', enum: ['ok'] },
-      backplane: {
-        ...obj({ name: { type: 'string', enum: ['postgres', 'nats'] }, state: { type: 'string', enum: ['up', 'down'] } }),
-        description:
-          'What carries events between instances (NATS JetStream with `NATS_URL`, else PostgreSQL LISTEN/NOTIFY) and whether this instance is connected to it',
+    200: obj(
+      {
+        status: { type: 'string', enum: ['ok'] },
+        backplane: {
+          ...obj({ name: { type: 'string', enum: ['postgres', 'nats'] }, state: { type: 'string', enum: ['up', 'down'] } }),
+          description:
+            'What carries events between instances (NATS JetStream with `NATS_URL`, else PostgreSQL LISTEN/NOTIFY) and whether this instance is connected to it',
+        },
+        redis: {
+          ...obj({ state: { type: 'string', enum: ['up', 'down'] } }),
+          description:
+            'Only with `REDIS_URL`: whether Redis answers. While it is down the rate limits are counted in each instance (still enforced, no longer shared) and requests do not wait for Redis',
+        },
       },
-    }),
+      ['redis'],
+    ),
     503: {
       ...errorBodySchema,
       description: 'The database does not answer (its own connection, short timeout); retry after `Retry-After` seconds',
@@ -23,12 +31,14 @@ export const healthzSchema = {
   },
 };
 
-/** `GET /metrics`: public; Prometheus text exposition format. */
+/** `GET /metrics`: public unless `METRICS_TOKEN` is set; Prometheus text exposition format. */
 export const metricsSchema = {
   summary: 'Prometheus metrics (text exposition format 0.0.4)',
+  description:
+    'Public unless the deployment sets `METRICS_TOKEN`: then only `Authorization: Bearer <that token>` reads it (else 401). At most `METRICS_PER_MINUTE` requests per minute per address (429).',
   tags: ['platform'],
   security: [],
-  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' } },
+  response: { 200: { type: 'string', description: 'text/plain; version=0.0.4' }, ...errors(401, 429) },
 };
 
 const graphqlBody = obj(

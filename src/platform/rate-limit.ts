@@ -17,6 +17,8 @@ export interface RateHit {
 export interface RateLimiter {
   /** Counts one hit in `key`'s fixed window of `windowMs` (the window starts with its first hit). */
   hit(key: string, windowMs: number): Promise<RateHit>;
+  /** Where hits are counted right now (`/healthz` reports it). */
+  status(): LimiterStatus;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,10 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweepAt = Math.max(10_000, this.buckets.size * 2);
   }
 
+  status(): LimiterStatus {
+    return { name: 'memory' };
+  }
+
   async close(): Promise<void> {
     this.buckets.clear();
   }
@@ -69,31 +75,101 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
-/** Buckets in Redis, shared by every instance that uses the same Redis and key prefix. */
+/** Where a limiter counts, for `/healthz`: Redis and whether it answers, or this process only. */
+export type LimiterStatus = { name: 'redis'; state: 'up' | 'down' } | { name: 'memory' };
+
+export interface RedisLimiterSettings {
+  /** Longest wait for a connection or an answer from Redis before a hit counts in the process instead. */
+  timeoutMs: number;
+  /** How often Redis is pinged (to notice an outage without traffic, and its return). */
+  probeMs: number;
+  /** Told each time Redis goes down or comes back. */
+  onStateChange?: (state: 'up' | 'down', err?: unknown) => void;
+}
+
+/**
+ * Buckets in Redis, shared by every instance that uses the same Redis and key prefix. While Redis does not
+ * answer, hits count in this process's memory instead (each instance then holds the limit on its own), so
+ * an outage neither lets every request through nor makes any wait: no offline queue, short connect and
+ * command timeouts, and no Redis round trip at all until a ping answers again. The buckets counted
+ * meanwhile are not copied back to Redis.
+ */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
+  private readonly local = new MemoryRateLimiter();
+  /** Null until the first answer or failure (connecting at boot is no change worth telling). */
+  private up: boolean | null = null;
+  private readonly probeTimer: NodeJS.Timeout;
+  private probing = false;
 
   constructor(
     url: string,
     private readonly prefix: string,
+    private readonly settings: RedisLimiterSettings,
   ) {
-    // Fail fast instead of queueing hits while Redis is away; the caller decides what a failure means.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
-    this.redis.on('error', () => undefined); // reported per hit; without a listener ioredis logs to stderr
+    this.redis = new Redis(url, {
+      // A command while disconnected fails at once rather than waiting in a queue for the reconnection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: settings.timeoutMs,
+      commandTimeout: settings.timeoutMs,
+      retryStrategy: (times) => Math.min(times * 100, settings.probeMs),
+    });
+    this.redis.on('error', () => undefined); // the state says it; without a listener ioredis logs to stderr
+    this.redis.on('ready', () => void this.probe());
+    this.redis.on('close', () => this.setUp(false));
+    this.probeTimer = setInterval(() => void this.probe(), settings.probeMs).unref();
+  }
+
+  status(): LimiterStatus {
+    return { name: 'redis', state: this.up === true ? 'up' : 'down' };
   }
 
   async hit(key: string, windowMs: number): Promise<RateHit> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, String(windowMs))) as [number, number];
-    return { count, ttlMs: ttl };
+    if (this.up === true) {
+      try {
+        const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, String(windowMs))) as [number, number];
+        return { count, ttlMs: ttl };
+      } catch (err) {
+        this.setUp(false, err);
+      }
+    }
+    return this.local.hit(key, windowMs);
+  }
+
+  /** One ping (never two at once): Redis is up exactly when it answers within the timeout. */
+  private async probe(): Promise<void> {
+    if (this.probing) return;
+    this.probing = true;
+    try {
+      await this.redis.ping();
+      this.setUp(true);
+    } catch (err) {
+      this.setUp(false, err);
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private setUp(up: boolean, err?: unknown): void {
+    if (this.up === up) return;
+    const first = this.up === null;
+    this.up = up;
+    if (!(first && up)) this.settings.onStateChange?.(up ? 'up' : 'down', err);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.probeTimer);
+    this.up = false;
     await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.local.close();
   }
 }
 
-export function createRateLimiter(redisUrl: string | undefined, prefix: string): RateLimiter {
-  return redisUrl ? new RedisRateLimiter(redisUrl, prefix) : new MemoryRateLimiter();
+export const defaultRedisLimiterSettings: RedisLimiterSettings = { timeoutMs: 500, probeMs: 1000 };
+
+export function createRateLimiter(redisUrl: string | undefined, prefix: string, settings: RedisLimiterSettings = defaultRedisLimiterSettings): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl, prefix, settings) : new MemoryRateLimiter();
 }
 
 /**

@@ -21,6 +21,25 @@ const CLIENT_PREFIXES = ['assets', 'blueprints', 'architectures', 'teams', 'user
 /** The console's one-segment pages (docs/web.md). Any other one-segment path is the page with status 404. */
 const CLIENT_PAGES = new Set(['signin', 'registry', 'architectures', 'inbox', 'account', 'teams', 'import']);
 
+/**
+ * The console's Content-Security-Policy: scripts, data and sockets from this origin only (Vite's build has
+ * no inline script), no plugins, no framing, no foreign form targets. Styles also allow inline ones:
+ * Mantine writes its CSS variables into `<style>` elements at run time. `data:` images are the favicon
+ * and Vite's inlined small assets.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 function isServerPath(url: string): boolean {
   const pathname = url.split('?')[0]!;
   return SERVER_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
@@ -67,7 +86,7 @@ export const webRoutes: RouteModule = (app) => {
   // Public: the page and its bundles hold no data; everything they show comes from the API with the person's token.
   // Only the console's own paths are routes here (never a catch-all `/*`): API paths keep the router's own
   // answers (a 400 for an over-long path parameter, the JSON 404 for an unknown path).
-  const options = { config: { public: true } };
+  const options = { config: { public: true, contentSecurityPolicy: CONSOLE_CSP } };
   app.get('/', { ...options, schema: webSchemas.index }, (_request, reply) => sendIndex(reply));
   app.get('/:page', { ...options, schema: webSchemas.page }, (request: FastifyRequest<{ Params: { page: string } }>, reply) =>
     isServerPath(request.url) ? reply.callNotFound() : serve(request.params.page, reply),

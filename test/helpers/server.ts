@@ -34,6 +34,7 @@ export async function startTestServer(
     redisUrl?: string;
     redisKeyPrefix?: string;
     publicUrl?: string;
+    metricsToken?: string;
     logLevel?: string;
     logStream?: Config['logStream'];
     events?: Partial<EventSettings>;
@@ -50,8 +51,9 @@ export async function startTestServer(
     redisUrl: options.redisUrl,
     redisKeyPrefix: options.redisKeyPrefix ?? 'bw:test:',
     publicUrl: options.publicUrl,
+    metricsToken: options.metricsToken,
     exposeSqlCount: true,
-    limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, ...options.limits },
+    limits: { ...defaultLimits, rateLimitPerMinute: 100_000, sessionCreatesPerHour: 100_000, metricsPerMinute: 100_000, ...options.limits },
     // Every test run doubles as the starvation guard: a second connection inside a transaction fails.
     database: { ...defaultDatabaseSettings, strictTransactions: true, ...options.database },
     events: { ...defaultEventSettings, ...options.events },

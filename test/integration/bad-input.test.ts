@@ -430,3 +430,27 @@ it('answers every OAuth row with 4xx (OAuth or section 5 shape, or the HTML page
   expect(tally['5xx']).toBe(0);
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
 }, 120_000);
+
+/**
+ * A request head over Node's 16 KB (a long URL or header) is refused before any route sees it: 431 in the
+ * documented shape (GraphQL's `errors[]` on /graphql), never Node's or Fastify's own body.
+ */
+it('answers a request line or header over 16 KB with 431 in the documented shape', async () => {
+  const long = 'x'.repeat(17_000);
+  const rows: Array<[string, () => Promise<Answer>, 'rest' | 'graphql']> = [
+    ['REST URL', rawHttp('GET', `/api/registry?q=${long}`, {}), 'rest'],
+    ['REST header', rawHttp('GET', '/api/registry', { 'x-long': long }), 'rest'],
+    ['console URL', rawHttp('GET', `/blueprints/${long}`, {}), 'rest'],
+    ['MCP URL', rawHttp('POST', `/mcp?${long}`, { 'content-type': 'application/json' }, '{}'), 'rest'],
+    ['GraphQL URL', rawHttp('GET', `/graphql?query=${long}`, {}), 'graphql'],
+    ['GraphQL header', rawHttp('POST', '/graphql', { 'content-type': 'application/json', cookie: long }, '{"query":"{viewer{id}}"}'), 'graphql'],
+  ];
+  for (const [name, send, shape] of rows) {
+    const answer = await send();
+    const body = answer.body as any;
+    expect({ name, status: answer.status }).toEqual({ name, status: 431 });
+    const code = shape === 'graphql' ? body?.errors?.[0]?.extensions?.code : body?.error?.code;
+    expect({ name, code }).toEqual({ name, code: 'PAYLOAD_TOO_LARGE' });
+  }
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+});

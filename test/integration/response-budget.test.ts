@@ -1,4 +1,5 @@
 import { defaultLimits } from '../../src/platform/config';
+import { addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { mcpCall } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -171,5 +172,51 @@ describe('GraphQL answers within the plan budget or refuses before reading the p
       }
       expect(round).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('the architecture zoom fields charge the plans they read', () => {
+  let slug: string;
+  let small: string;
+  beforeAll(async () => {
+    // The plan at the limit and its forks on one canvas: their plans together are over the budget.
+    const forks = (await server.rest.get(`/api/blueprints/${root.id}/forks?limit=100`, { token: owner })).body.items as Array<{ id: string }>;
+    slug = (await createArchitecture(server.rest, owner, { name: 'Big canvas' })).slug;
+    for (const [i, id] of [root.id, ...forks.map((f) => f.id)].entries())
+      await addNode(server.rest, owner, slug, { blueprint_id: id, position_x: i * 10, position_y: 0 });
+    small = (await createArchitecture(server.rest, owner, { name: 'Two nodes' })).slug;
+    for (const [i, id] of [root.id, forks[0]!.id].entries()) await addNode(server.rest, owner, small, { blueprint_id: id, position_x: i * 10, position_y: 0 });
+  }, 120_000);
+
+  const zooms: Array<[string, string]> = [
+    ['nodes { modules }', 'nodes { modules { key } }'],
+    ['nodes { dependencies }', 'nodes { dependencies { source } }'],
+    ['nodes { module(key) }', 'nodes { module(key: "m1") { module { key } } }'],
+    ['nodes { blueprint { steps } }', 'nodes { blueprint { steps { key } } }'],
+  ];
+
+  it.each(zooms)('refuses %s over the budget with one VALIDATION_FAILED and no data', async (_name, selection) => {
+    expectBudgetRefusal(await server.gql.request<any, any>(`query($slug: String!) { architecture(slug: $slug) { ${selection} } }`, { slug }, owner));
+  });
+
+  it('answers the zoom fields of a canvas whose plans fit, each plan paid once for its zoom fields', async () => {
+    const res = await server.gql.request<any, any>(
+      `query($slug: String!) { architecture(slug: $slug) { nodes { modules { key } dependencies { source } module(key: "m1") { module { key } } composition { kind } } } }`,
+      { slug: small },
+      owner,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.architecture.nodes.map((n: any) => n.modules.length)).toEqual([500, 500]);
+    expect(res.data.architecture.nodes[0].module.module.key).toBe('m1');
+  });
+
+  it('leaves the ecosystem view (cards and composition, no plan) of the big canvas unrefused', async () => {
+    const res = await server.gql.request<any, any>(
+      `query($slug: String!) { architecture(slug: $slug) { nodes { card { moduleCount } composition { kind count } } } }`,
+      { slug },
+      owner,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.architecture.nodes).toHaveLength(FORKS + 1);
   });
 });

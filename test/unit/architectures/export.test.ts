@@ -29,9 +29,18 @@ const view: ArchitectureView = {
     updatedAt: new Date(0),
   },
   nodes: [
-    { id: 'n-a', architectureId: 'a1', blueprintId: 'bp-api', position: { x: 10, y: 20 }, card: card('API "core"'), composition: [], redacted: false },
-    { id: 'n-b', architectureId: 'a1', blueprintId: 'bp-secret', position: { x: 300, y: 0 }, card: null, composition: [], redacted: true },
-    { id: 'n-c', architectureId: 'a1', blueprintId: 'bp-web', position: { x: 0, y: 200 }, card: card('Web'), composition: [], redacted: false },
+    {
+      id: 'n-a',
+      architectureId: 'a1',
+      blueprintId: 'bp-api',
+      position: { x: 10, y: 20 },
+      card: card('API "core"'),
+      composition: [],
+      redacted: false,
+      planBytes: 0,
+    },
+    { id: 'n-b', architectureId: 'a1', blueprintId: 'bp-secret', position: { x: 300, y: 0 }, card: null, composition: [], redacted: true, planBytes: 0 },
+    { id: 'n-c', architectureId: 'a1', blueprintId: 'bp-web', position: { x: 0, y: 200 }, card: card('Web'), composition: [], redacted: false, planBytes: 0 },
   ],
   edges: [
     { id: 'e1', sourceNodeId: 'n-c', targetNodeId: 'n-a', edgeType: EdgeType.API_CALL, label: 'GET /items|x', computed: false },
