@@ -48,7 +48,8 @@ function acceptErrors(pattern: RegExp): void {
 
 async function openTab(page: Page, slug: string, tab: string): Promise<void> {
   await page.goto(`/blueprints/${slug}`);
-  await page.getByRole('tab', { name: tab }).click();
+  await page.getByRole('heading', { level: 2 }).first().waitFor();
+  await page.getByRole('tab', { name: tab }).click({ timeout: 30_000 });
 }
 
 /** Saves a download under the name the page gave it and returns its path. */
