@@ -48,7 +48,8 @@ function acceptErrors(pattern: RegExp): void {
 
 async function openTab(page: Page, slug: string, tab: string): Promise<void> {
   await page.goto(`/blueprints/${slug}`);
-  await page.getByRole('tab', { name: tab }).click();
+  await page.getByRole('heading', { level: 2 }).first().waitFor();
+  await page.getByRole('tab', { name: tab }).click({ timeout: 30_000 });
 }
 
 /** Saves a download under the name the page gave it and returns its path. */
@@ -302,8 +303,8 @@ describe('deleting', () => {
     await confirm.click();
     await page.waitForURL(/\/users\/ada-bp$/);
     expect((await server.rest.get(`/api/blueprints/${doomed.id}`, { token: ada.token })).status).toBe(404);
-    await page.waitForFunction(() => document.title.startsWith('Your work'));
     await page.getByRole('heading', { name: 'Your work', level: 2 }).waitFor();
+    expect(await page.title()).toBe('Your work · Blueprint Workshop');
     await page.getByTestId('user-blueprint-count').waitFor();
     expect(await page.getByText('Scratch ledger').count()).toBe(0);
   });

@@ -93,8 +93,12 @@ export function PlanEditor({ id }: { id: string }) {
         Editing version {base}. Saving writes a new version; keys are lowercase words joined by hyphens.
       </Text>
       {stale && (
-        <Alert color="orange" title="The plan changed since you opened it">
+        // No Alert title: Mantine draws it in the alert's colour, which misses the contrast ratio on a light background.
+        <Alert color="orange" role="alert">
           <Stack gap="xs">
+            <Text size="sm" fw={700}>
+              The plan changed since you opened it
+            </Text>
             <Text size="sm">Someone saved a newer version. Reload it to see their changes, then make yours again.</Text>
             <Button variant="default" w="fit-content" onClick={() => refetch({ requestPolicy: 'network-only' })}>
               Reload the plan
