@@ -11,19 +11,19 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { Visibility } from '../blueprints/blueprint.entity';
+import type { FrameEncoder } from '../platform/live-feed';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 
 /**
- * The live inbox's fast path: for a `broadcastReceived` selection of plain fields (see `readers`; fragments
+ * The live inbox's frame encoder (the live engine's direct path, `FrameEncoder`): for a `broadcastReceived` selection of plain fields (see `readers`; fragments
  * on the same type are spread in; no directives, arguments or abstract types below the root field), a subscriber's `next` payload is written as
  * JSON straight from the event, without executing the document. The broadcast part of the payload is the
  * same for every receiver of one event, so it is encoded once per event and document; only `id` and
  * `readAt` (the receiver's own delivery row) are encoded per receiver. Anything else runs the normal way.
  *
- * The answers are those of the resolvers: `sourceBlueprint` is encoded only when the blueprint is public
- * (readable by everyone, as `canRead` says); for any other source the event takes the normal path, which
- * checks the receiver's access.
+ * The engine hands it only events every receiver may see in full (`inboxLive.visibleToAll`: the source is
+ * public or gone); any other event takes the normal path, where the resolvers check the receiver's access.
+ * `test/integration/inbox-frames.test.ts` proves its answers equal execution's, field by field.
  */
 
 /** One level of the event as the encoder reads it. */
@@ -151,7 +151,7 @@ function encodeObject(plans: FieldPlan[], level: Level): string | typeof FALL_BA
 }
 
 /** Encodes `next` payloads of one `broadcastReceived` selection; shared by every socket that sent the document. */
-export class InboxEventEncoder {
+export class InboxEventEncoder implements FrameEncoder<InboxItem> {
   private lastBroadcast: BroadcastRecord | null = null;
   private lastSource: Blueprint | null | undefined = undefined;
   private lastBroadcastJson: string | typeof FALL_BACK = FALL_BACK;
@@ -165,7 +165,7 @@ export class InboxEventEncoder {
 
   /** The `next` payload (`{"data":{...}}`) for this delivery, or null: run the document instead. */
   encode(item: InboxItem): string | null {
-    if (this.readsSource && item.source !== null && (item.source === undefined || item.source.visibility !== Visibility.PUBLIC)) return null;
+    if (this.readsSource && item.source === undefined) return null; // not read along: the resolver loads it
     const broadcastPlan = this.broadcastIndex >= 0 ? this.item[this.broadcastIndex]!.object! : null;
     if (broadcastPlan && (item.broadcast !== this.lastBroadcast || item.source !== this.lastSource)) {
       this.lastBroadcastJson = encodeObject(broadcastPlan, { broadcast: item.broadcast, source: item.source });
