@@ -127,25 +127,22 @@ function planOf(type: GraphQLObjectType, selectionSet: SelectionSetNode | undefi
   return plans;
 }
 
+/** One field's value as JSON. */
+function encodeValue(plan: FieldPlan, level: Level): string | typeof FALL_BACK {
+  if (plan.typename !== undefined) return JSON.stringify(plan.typename);
+  const value = plan.read!(level);
+  if (value === null || value === undefined) return plan.nonNull ? FALL_BACK : 'null';
+  if (plan.object) return encodeObject(plan.object, value as Level);
+  return JSON.stringify(plan.serialize!(value));
+}
+
 function encodeObject(plans: FieldPlan[], level: Level): string | typeof FALL_BACK {
   let out = '{';
   for (let i = 0; i < plans.length; i++) {
     const plan = plans[i]!;
-    if (i > 0) out += ',';
-    out += plan.keyJson;
-    if (plan.typename !== undefined) {
-      out += JSON.stringify(plan.typename);
-      continue;
-    }
-    const value = plan.read!(level);
-    if (value === null || value === undefined) {
-      if (plan.nonNull) return FALL_BACK;
-      out += 'null';
-    } else if (plan.object) {
-      const inner = encodeObject(plan.object, value as Level);
-      if (inner === FALL_BACK) return FALL_BACK;
-      out += inner;
-    } else out += JSON.stringify(plan.serialize!(value));
+    const value = encodeValue(plan, level);
+    if (value === FALL_BACK) return FALL_BACK;
+    out += (i > 0 ? ',' : '') + plan.keyJson + value;
   }
   return out + '}';
 }
@@ -173,6 +170,7 @@ export class InboxEventEncoder implements FrameEncoder<InboxItem> {
       this.lastSource = item.source;
     }
     let out = this.prefix;
+    const level = { item };
     for (let i = 0; i < this.item.length; i++) {
       const plan = this.item[i]!;
       if (i > 0) out += ',';
@@ -181,9 +179,9 @@ export class InboxEventEncoder implements FrameEncoder<InboxItem> {
         out += plan.keyJson + this.lastBroadcastJson;
         continue;
       }
-      const one = encodeObject([plan], { item });
-      if (one === FALL_BACK) return null;
-      out += one.slice(1, -1);
+      const value = encodeValue(plan, level);
+      if (value === FALL_BACK) return null;
+      out += plan.keyJson + value;
     }
     return out + '}}}';
   }

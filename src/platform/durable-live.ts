@@ -3,7 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from './context';
 import type { EventBus, EventTopics, Topic } from './events';
 import { SliceClock, yieldToLoop } from './fanout';
-import { stillValidTokens, type StreamEnd } from './live';
+import { revokedTokens, type StreamEnd } from './live';
 import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from './live-feed';
 
 /**
@@ -108,9 +108,9 @@ class DurableHub<K extends Topic, T> {
     // instead (which checks its token).
     const checked = new Set<string>();
     for (const set of this.listeners.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
-    const [items, valid] = await Promise.all([
+    const [items, revoked] = await Promise.all([
       this.topic.read(this.em, event, this.listeners),
-      checked.size ? stillValidTokens({ events: this.events, em: this.em }, [...checked]) : new Set<string>(),
+      checked.size ? revokedTokens(this.em, [...checked]) : new Set<string>(),
     ]);
     // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
     // any number of listeners never holds other requests up for longer.
@@ -124,7 +124,7 @@ class DurableHub<K extends Topic, T> {
       if (!set) continue;
       for (const { tokenHash, feed } of set) {
         if (tokenHash && !checked.has(tokenHash)) feed.resync();
-        else if (tokenHash && !valid.has(tokenHash)) feed.revoke();
+        else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
         else feed.push(item, true);
       }
     }

@@ -41,6 +41,22 @@ export function instanceScoped<T>(ctx: InstanceScope, name: string, create: (em:
   return scoped.get(name) as T;
 }
 
+/**
+ * Which of these token hashes no longer work (usually none): a fan-out to 2,000 subscribers otherwise
+ * parsed 2,000 rows to learn that every token still works. One statement for all the receivers of an
+ * event (the durable hub checks them at once, without a promise per receiver).
+ */
+export async function revokedTokens(em: EntityManager, hashes: readonly string[]): Promise<Set<string>> {
+  const rows = await executePrepared<{ token_hash: string }>(
+    em,
+    'live_tokens_lost',
+    `select h.token_hash from unnest(?::text[]) h(token_hash)
+      where not exists (select 1 from access_token t where t.token_hash = h.token_hash and ${liveTokenSql('t')})`,
+    [`{${hashes.join(',')}}`],
+  );
+  return new Set(rows.map((r) => r.token_hash));
+}
+
 function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {
   return instanceScoped(
     ctx,
@@ -48,30 +64,12 @@ function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {
     (em) =>
       new DataLoader<string, boolean>(
         async (hashes) => {
-          // Only the hashes that no longer work come back (usually none): a fan-out to 2,000 subscribers
-          // otherwise parsed 2,000 rows to learn that every token still works.
-          const rows = await executePrepared<{ token_hash: string }>(
-            em,
-            'live_tokens_lost',
-            `select h.token_hash from unnest(?::text[]) h(token_hash)
-              where not exists (select 1 from access_token t where t.token_hash = h.token_hash and ${liveTokenSql('t')})`,
-            [`{${hashes.join(',')}}`],
-          );
-          const lost = new Set(rows.map((r) => r.token_hash));
+          const lost = await revokedTokens(em, hashes);
           return hashes.map((h) => !lost.has(h));
         },
         { cache: false },
       ),
   );
-}
-
-/**
- * Which of these token hashes still work, in the same batch as every other check of this tick: for a
- * fan-out that checks all its receivers at once (one statement per event, not one promise per receiver).
- */
-export async function stillValidTokens(ctx: InstanceScope, hashes: string[]): Promise<Set<string>> {
-  const valid = await tokenValidLoader(ctx).loadMany(hashes);
-  return new Set(hashes.filter((_, i) => valid[i] === true));
 }
 
 /** Whether the connection's bearer token still works; anonymous connections have none to lose. */
