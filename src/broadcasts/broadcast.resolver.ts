@@ -11,7 +11,6 @@ import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../plat
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { sendBroadcast, setSubscription, viewerIsSubscribed } from './broadcast.service';
 import { BlueprintSubscriptionState, BroadcastNode, InboxItemConnection, InboxItemNode, toBroadcastNode, toInboxNode } from './broadcast.types';
-import { inboxEncoderFor } from './inbox-direct';
 import { inboxStream } from './inbox-live';
 import { inboxSlice, markInboxRead, parseDeliveryId, type InboxItem } from './inbox.service';
 import { startEvent } from '../platform/request-context';
@@ -93,7 +92,7 @@ export class BroadcastResolver {
       const ctx = context as RequestContext;
       const viewer = requireViewer(ctx);
       await assertConnectionAuthorized(ctx);
-      return await inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'), inboxEncoderFor(info));
+      return await inboxStream(ctx, viewer, cursorArg(args.after as string | null | undefined, 'after'), info);
     },
   })
   broadcastReceived(

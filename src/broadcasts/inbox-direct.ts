@@ -11,19 +11,19 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { Visibility } from '../blueprints/blueprint.entity';
+import type { FrameEncoder } from '../platform/live-feed';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 
 /**
- * The live inbox's fast path: for a `broadcastReceived` selection of plain fields (see `readers`; fragments
+ * The live inbox's frame encoder (the live engine's direct path, `FrameEncoder`): for a `broadcastReceived` selection of plain fields (see `readers`; fragments
  * on the same type are spread in; no directives, arguments or abstract types below the root field), a subscriber's `next` payload is written as
  * JSON straight from the event, without executing the document. The broadcast part of the payload is the
  * same for every receiver of one event, so it is encoded once per event and document; only `id` and
  * `readAt` (the receiver's own delivery row) are encoded per receiver. Anything else runs the normal way.
  *
- * The answers are those of the resolvers: `sourceBlueprint` is encoded only when the blueprint is public
- * (readable by everyone, as `canRead` says); for any other source the event takes the normal path, which
- * checks the receiver's access.
+ * The engine hands it only events every receiver may see in full (`inboxLive.visibleToAll`: the source is
+ * public or gone); any other event takes the normal path, where the resolvers check the receiver's access.
+ * `test/integration/inbox-frames.test.ts` proves its answers equal execution's, field by field.
  */
 
 /** One level of the event as the encoder reads it. */
@@ -127,31 +127,28 @@ function planOf(type: GraphQLObjectType, selectionSet: SelectionSetNode | undefi
   return plans;
 }
 
+/** One field's value as JSON. */
+function encodeValue(plan: FieldPlan, level: Level): string | typeof FALL_BACK {
+  if (plan.typename !== undefined) return JSON.stringify(plan.typename);
+  const value = plan.read!(level);
+  if (value === null || value === undefined) return plan.nonNull ? FALL_BACK : 'null';
+  if (plan.object) return encodeObject(plan.object, value as Level);
+  return JSON.stringify(plan.serialize!(value));
+}
+
 function encodeObject(plans: FieldPlan[], level: Level): string | typeof FALL_BACK {
   let out = '{';
   for (let i = 0; i < plans.length; i++) {
     const plan = plans[i]!;
-    if (i > 0) out += ',';
-    out += plan.keyJson;
-    if (plan.typename !== undefined) {
-      out += JSON.stringify(plan.typename);
-      continue;
-    }
-    const value = plan.read!(level);
-    if (value === null || value === undefined) {
-      if (plan.nonNull) return FALL_BACK;
-      out += 'null';
-    } else if (plan.object) {
-      const inner = encodeObject(plan.object, value as Level);
-      if (inner === FALL_BACK) return FALL_BACK;
-      out += inner;
-    } else out += JSON.stringify(plan.serialize!(value));
+    const value = encodeValue(plan, level);
+    if (value === FALL_BACK) return FALL_BACK;
+    out += (i > 0 ? ',' : '') + plan.keyJson + value;
   }
   return out + '}';
 }
 
 /** Encodes `next` payloads of one `broadcastReceived` selection; shared by every socket that sent the document. */
-export class InboxEventEncoder {
+export class InboxEventEncoder implements FrameEncoder<InboxItem> {
   private lastBroadcast: BroadcastRecord | null = null;
   private lastSource: Blueprint | null | undefined = undefined;
   private lastBroadcastJson: string | typeof FALL_BACK = FALL_BACK;
@@ -165,7 +162,7 @@ export class InboxEventEncoder {
 
   /** The `next` payload (`{"data":{...}}`) for this delivery, or null: run the document instead. */
   encode(item: InboxItem): string | null {
-    if (this.readsSource && item.source !== null && (item.source === undefined || item.source.visibility !== Visibility.PUBLIC)) return null;
+    if (this.readsSource && item.source === undefined) return null; // not read along: the resolver loads it
     const broadcastPlan = this.broadcastIndex >= 0 ? this.item[this.broadcastIndex]!.object! : null;
     if (broadcastPlan && (item.broadcast !== this.lastBroadcast || item.source !== this.lastSource)) {
       this.lastBroadcastJson = encodeObject(broadcastPlan, { broadcast: item.broadcast, source: item.source });
@@ -173,6 +170,7 @@ export class InboxEventEncoder {
       this.lastSource = item.source;
     }
     let out = this.prefix;
+    const level = { item };
     for (let i = 0; i < this.item.length; i++) {
       const plan = this.item[i]!;
       if (i > 0) out += ',';
@@ -181,9 +179,9 @@ export class InboxEventEncoder {
         out += plan.keyJson + this.lastBroadcastJson;
         continue;
       }
-      const one = encodeObject([plan], { item });
-      if (one === FALL_BACK) return null;
-      out += one.slice(1, -1);
+      const value = encodeValue(plan, level);
+      if (value === FALL_BACK) return null;
+      out += plan.keyJson + value;
     }
     return out + '}}}';
   }

@@ -1,7 +1,8 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
-import { StreamEnd, assertConnectionAuthorized, liveStream, sameSight, unlessEnded } from '../platform/live';
+import { StreamEnd, assertConnectionAuthorized, sameSight, unlessEnded } from '../platform/live';
+import { liveStream } from '../platform/live-feed';
 import { JSONObjectScalar } from '../platform/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
 import { operationStream, type OperationUpdate } from './operation-stream';

@@ -19,8 +19,9 @@ export interface Viewer {
 
 /**
  * Writes `next` messages of one live subscription straight to its connection, for a stream that has
- * already computed its result (see `InboxFeed`): the same bytes graphql-ws would send, without its
- * per-message promise chain. False when the connection is no longer open (the caller falls back).
+ * already computed its result (the live engine's direct path, `platform/live-feed.ts`): the same bytes
+ * graphql-ws would send, without its per-message promise chain. False when the connection is no longer
+ * open (the caller falls back).
  */
 export interface LiveWriter {
   next(payloadJson: string): boolean;
@@ -51,6 +52,4 @@ export interface RequestContext {
   pendingViewer?: PendingViewer;
   /** GraphQL operations only: the caller's IP address (per-IP rate-limit buckets). */
   clientIp?: string;
-  /** WebSocket subscriptions only: the connection's writer for this operation's `next` messages. */
-  liveWriter?: LiveWriter | null;
 }

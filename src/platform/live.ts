@@ -1,4 +1,3 @@
-import { Repeater } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { RequestContext } from './context';
@@ -8,8 +7,8 @@ import type { EventBus } from './events';
 import { liveTokenSql } from './tokens';
 
 /**
- * Building blocks of live subscriptions (graphql-ws): a bounded per-subscriber queue, the end-of-stream
- * marker, and authorization re-checked before every event. Re-checks are batched across all the
+ * Building blocks of live subscriptions (graphql-ws; the engine is `live-feed.ts` and `durable-live.ts`):
+ * the end-of-stream marker, and authorization re-checked before every event. Re-checks are batched across all the
  * subscribers of one server instance: an event that reaches 2,000 subscribers costs one token query,
  * not 2,000.
  */
@@ -23,58 +22,6 @@ export class StreamEnd {
 export function unlessEnded<T>(payload: T | StreamEnd): T {
   if (payload instanceof StreamEnd) throw payload.error;
   return payload;
-}
-
-/**
- * Events waiting for one subscriber. Never blocks the producer: past `max` queued items it drops them
- * all and raises `overflowed`, and the consumer decides (re-read durable rows, or end the stream).
- */
-export class LiveQueue<T> {
-  private items: T[] = [];
-  private waiter: (() => void) | null = null;
-  private closed = false;
-  private overflow = false;
-
-  constructor(private readonly max: number) {}
-
-  push(item: T): void {
-    if (this.closed) return;
-    if (this.items.length >= this.max) {
-      this.items = [];
-      this.overflow = true;
-    } else this.items.push(item);
-    this.wake();
-  }
-
-  close(): void {
-    this.closed = true;
-    this.wake();
-  }
-
-  /** True once after items were dropped. */
-  takeOverflow(): boolean {
-    const was = this.overflow;
-    this.overflow = false;
-    return was;
-  }
-
-  /** Everything queued, waiting until there is something (or an overflow); null once closed. */
-  async take(): Promise<T[] | null> {
-    while (this.items.length === 0 && !this.overflow) {
-      if (this.closed) return null;
-      await new Promise<void>((resolve) => (this.waiter = resolve));
-    }
-    if (this.closed) return null;
-    const out = this.items;
-    this.items = [];
-    return out;
-  }
-
-  private wake(): void {
-    const waiter = this.waiter;
-    this.waiter = null;
-    waiter?.();
-  }
 }
 
 const scopedByBus = new WeakMap<EventBus, Map<string, unknown>>();
@@ -94,6 +41,22 @@ export function instanceScoped<T>(ctx: InstanceScope, name: string, create: (em:
   return scoped.get(name) as T;
 }
 
+/**
+ * Which of these token hashes no longer work (usually none): a fan-out to 2,000 subscribers otherwise
+ * parsed 2,000 rows to learn that every token still works. One statement for all the receivers of an
+ * event (the durable hub checks them at once, without a promise per receiver).
+ */
+export async function revokedTokens(em: EntityManager, hashes: readonly string[]): Promise<Set<string>> {
+  const rows = await executePrepared<{ token_hash: string }>(
+    em,
+    'live_tokens_lost',
+    `select h.token_hash from unnest(?::text[]) h(token_hash)
+      where not exists (select 1 from access_token t where t.token_hash = h.token_hash and ${liveTokenSql('t')})`,
+    [`{${hashes.join(',')}}`],
+  );
+  return new Set(rows.map((r) => r.token_hash));
+}
+
 function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {
   return instanceScoped(
     ctx,
@@ -101,30 +64,12 @@ function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {
     (em) =>
       new DataLoader<string, boolean>(
         async (hashes) => {
-          // Only the hashes that no longer work come back (usually none): a fan-out to 2,000 subscribers
-          // otherwise parsed 2,000 rows to learn that every token still works.
-          const rows = await executePrepared<{ token_hash: string }>(
-            em,
-            'live_tokens_lost',
-            `select h.token_hash from unnest(?::text[]) h(token_hash)
-              where not exists (select 1 from access_token t where t.token_hash = h.token_hash and ${liveTokenSql('t')})`,
-            [`{${hashes.join(',')}}`],
-          );
-          const lost = new Set(rows.map((r) => r.token_hash));
+          const lost = await revokedTokens(em, hashes);
           return hashes.map((h) => !lost.has(h));
         },
         { cache: false },
       ),
   );
-}
-
-/**
- * Which of these token hashes still work, in the same batch as every other check of this tick: for a
- * fan-out that checks all its receivers at once (one statement per event, not one promise per receiver).
- */
-export async function stillValidTokens(ctx: InstanceScope, hashes: string[]): Promise<Set<string>> {
-  const valid = await tokenValidLoader(ctx).loadMany(hashes);
-  return new Set(hashes.filter((_, i) => valid[i] === true));
 }
 
 /** Whether the connection's bearer token still works; anonymous connections have none to lose. */
@@ -147,57 +92,3 @@ export type EventSight<T> = (event: T) => Promise<T | AppError>;
 
 /** For events whose every id names something the subscription's own check already covers. */
 export const sameSight = async <T>(event: T): Promise<T> => event;
-
-/**
- * A live stream of the events of `source` that `matches` keeps (a cheap, synchronous filter) for one
- * subscription. Before each kept event the connection's token is re-checked (revoked or expired: the
- * stream ends with UNAUTHENTICATED), then `sight` decides what of the event this receiver may see (see
- * `EventSight`). The source is drained into a bounded queue at once, so a slow client never holds up the
- * event bus; one that falls `liveQueueMax` events behind is ended with an error. Unsubscribing releases
- * the source immediately, even when no event ever comes.
- */
-export function liveStream<T>(
-  ctx: RequestContext,
-  source: AsyncIterable<T>,
-  matches: (event: T) => boolean,
-  sight: EventSight<T>,
-): AsyncIterable<T | StreamEnd> {
-  return new Repeater<T | StreamEnd>(async (push, stop) => {
-    const queue = new LiveQueue<T>(ctx.config.limits.liveQueueMax);
-    const iterator = source[Symbol.asyncIterator]();
-    void stop.then(() => {
-      queue.close();
-      void iterator.return?.();
-    });
-    void (async () => {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) break;
-        if (matches(next.value)) queue.push(next.value);
-      }
-      queue.close();
-    })().catch(() => queue.close());
-    try {
-      for (;;) {
-        const batch = await queue.take();
-        if (batch === null) break;
-        if (queue.takeOverflow()) {
-          await push(new StreamEnd(new AppError('CONFLICT', 'The subscriber fell too far behind; subscribe again')));
-          break;
-        }
-        for (const event of batch) {
-          const seen = (await connectionStillAuthorized(ctx)) ? await sight(event) : unauthenticated('The bearer token is unknown, expired or revoked');
-          if (seen instanceof AppError) {
-            await push(new StreamEnd(seen));
-            return stop();
-          }
-          await push(seen);
-        }
-      }
-    } finally {
-      queue.close();
-      void iterator.return?.();
-    }
-    stop();
-  });
-}

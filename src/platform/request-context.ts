@@ -121,7 +121,7 @@ export class OperationContext implements RequestContext {
   private eventLoaders: Loaders | undefined;
   readonly config: Config;
   readonly events: EventBus;
-  /** Set by the WebSocket server for subscriptions. */
+  /** Set by the WebSocket server for subscriptions; read by the live engine only (`liveWriterOf`). */
   liveWriter: LiveWriter | null = null;
 
   private readonly orm: Orm;

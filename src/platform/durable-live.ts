@@ -1,0 +1,160 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { RequestContext } from './context';
+import type { EventBus, EventTopics, Topic } from './events';
+import { SliceClock, yieldToLoop } from './fanout';
+import { revokedTokens, type StreamEnd } from './live';
+import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from './live-feed';
+
+/**
+ * Durable live streams: per-receiver rows (an inbox) announced by one bus event per write. The area that
+ * owns the rows describes them (`DurableTopic`); this module listens, reads and delivers:
+ * - one hub per server instance and topic listens to the topic while anyone is subscribed here, and for
+ *   each event makes ONE read of the items of the receivers connected to this instance and ONE check of
+ *   their tokens, however many they are; then it hands each receiver its item in one loop;
+ * - each subscriber is a `LiveFeed` with the receiver's cursor: it starts listening BEFORE it reads
+ *   anything, replays the rows after the client's cursor, and continues live without gaps or duplicates;
+ *   whenever events may have been lost (the backplane reconnected, a read failed, the client fell
+ *   `liveQueueMax` behind) it re-reads from its cursor;
+ * - events are handled one at a time, in the order the backplane delivered them (commit order).
+ */
+export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
+  /** Names this topic's hub among the instance's (one per name and event bus). */
+  readonly name: string;
+  /** The bus topic announcing new rows. */
+  readonly topic: K;
+  readonly replay: DurableReader<T>;
+  /**
+   * The items one event brings to the receivers in `listening` (receiver ids of this instance), in the
+   * order they are to be delivered: one read for all of them. Items are shared by every subscription of
+   * the receiver (read-only).
+   */
+  read(em: EntityManager, event: EventTopics[K], listening: ReadonlyMap<string, unknown>): Promise<Array<[receiver: string, item: T]>>;
+  /** The direct path for this selection (`FrameEncoder`), or null: run the document for every event. */
+  frames?(info: GraphQLResolveInfo): FrameEncoder<T> | null;
+}
+
+interface Listener<T> {
+  tokenHash: string | null;
+  feed: LiveFeed<T>;
+}
+
+class DurableHub<K extends Topic, T> {
+  private readonly listeners = new Map<string, Set<Listener<T>>>();
+  private count = 0;
+  private source: AsyncIterator<EventTopics[K]> | null = null;
+  private offResume: (() => void) | null = null;
+
+  constructor(
+    private readonly topic: DurableTopic<K, T>,
+    private readonly em: EntityManager,
+    private readonly events: EventBus,
+  ) {}
+
+  /** Starts handing this receiver's items to `feed` at once; returns the function that stops it. */
+  listen(receiver: string, tokenHash: string | null, feed: LiveFeed<T>): () => void {
+    let set = this.listeners.get(receiver);
+    if (!set) this.listeners.set(receiver, (set = new Set()));
+    const listener: Listener<T> = { tokenHash, feed };
+    set.add(listener);
+    this.count += 1;
+    if (!this.source) this.start();
+    let listening = true;
+    return () => {
+      if (!listening) return;
+      listening = false;
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(receiver) === set) this.listeners.delete(receiver);
+      this.count -= 1;
+      if (this.count === 0) this.stop();
+    };
+  }
+
+  private start(): void {
+    const source = this.events.subscribe(this.topic.topic)[Symbol.asyncIterator]();
+    this.source = source;
+    this.offResume = this.events.onResume(() => this.resyncAll());
+    // The first next() registers with the bus synchronously, before any subscriber reads its cursor.
+    void (async () => {
+      for (;;) {
+        const next = await source.next();
+        if (next.done) return;
+        try {
+          await this.dispatch(next.value);
+        } catch (err) {
+          console.error(`${this.topic.name} live delivery failed; subscribers re-read from their cursors`, err);
+          this.resyncAll();
+        }
+      }
+    })();
+  }
+
+  private stop(): void {
+    const source = this.source;
+    this.source = null;
+    this.offResume?.();
+    this.offResume = null;
+    void source?.return?.();
+  }
+
+  private resyncAll(): void {
+    for (const set of this.listeners.values()) for (const listener of set) listener.feed.resync();
+  }
+
+  private async dispatch(event: EventTopics[K]): Promise<void> {
+    if (this.listeners.size === 0) return;
+    // The items and the tokens, at once. Every listener's token is checked, receiver or not (the items are
+    // not known yet); one that started listening meanwhile has no answer and re-reads from its cursor
+    // instead (which checks its token).
+    const checked = new Set<string>();
+    for (const set of this.listeners.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+    const [items, revoked] = await Promise.all([
+      this.topic.read(this.em, event, this.listeners),
+      checked.size ? revokedTokens(this.em, [...checked]) : new Set<string>(),
+    ]);
+    // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
+    // any number of listeners never holds other requests up for longer.
+    const clock = new SliceClock();
+    for (const [receiver, item] of items) {
+      if (clock.due()) {
+        await yieldToLoop();
+        clock.restart();
+      }
+      const set = this.listeners.get(receiver);
+      if (!set) continue;
+      for (const { tokenHash, feed } of set) {
+        if (tokenHash && !checked.has(tokenHash)) feed.resync();
+        else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
+        else feed.push(item, true);
+      }
+    }
+  }
+}
+
+const hubs = new WeakMap<EventBus, Map<string, unknown>>();
+
+function hubFor<K extends Topic, T>(ctx: RequestContext, topic: DurableTopic<K, T>): DurableHub<K, T> {
+  let byName = hubs.get(ctx.events);
+  if (!byName) hubs.set(ctx.events, (byName = new Map()));
+  let hub = byName.get(topic.name) as DurableHub<K, T> | undefined;
+  if (!hub) byName.set(topic.name, (hub = new DurableHub(topic, ctx.em.fork() as EntityManager, ctx.events)));
+  return hub;
+}
+
+/**
+ * The receiver's items of `topic` as a gapless live stream, from after `after` (null: from the newest item
+ * that exists when it starts). Listening and positioned before it returns: an item committed from then on
+ * reaches it. `info` picks the direct path's encoder for this selection, when the topic has one.
+ */
+export async function durableStream<K extends Topic, T>(
+  ctx: RequestContext,
+  topic: DurableTopic<K, T>,
+  receiver: string,
+  after: string | null,
+  info?: GraphQLResolveInfo,
+): Promise<AsyncIterableIterator<T | StreamEnd>> {
+  const feed = new LiveFeed<T>(ctx, topic, receiver, after, info && topic.frames ? topic.frames(info) : null);
+  feed.onClose = hubFor(ctx, topic).listen(receiver, ctx.tokenHash ?? null, feed);
+  await feed.position();
+  return feed;
+}
