@@ -1,6 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.mcp';
 import type { JsonSchema } from '../platform/json-schema';
-import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, idArg, int, nullable, num, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { teamIdArg } from '../teams/team.mcp';
@@ -18,19 +18,19 @@ const head = {
   description: str,
   visibility: { type: 'string', enum: ['public', 'private'] },
   owner_id: str,
-  team_id: strOrNull,
+  team_id: nullable(str),
 };
-const nodeSchema = shape({
+const nodeSchema = obj({
   id: str,
-  blueprint_id: strOrNull,
+  blueprint_id: nullable(str),
   position_x: num,
   position_y: num,
   blueprint: { anyOf: [{ type: 'null' }, cardSchema] },
   redacted: bool,
 });
-const edgeSchema = shape({ id: str, source_node_id: str, target_node_id: str, edge_type: str, label: strOrNull, computed: bool });
-const architectureSchema = shape({ ...head, nodes: arrayOf(nodeSchema), edges: arrayOf(edgeSchema), created_at: str, updated_at: str });
-const summarySchema = shape({ ...head, node_count: int, edge_count: int, created_at: str, updated_at: str });
+const edgeSchema = obj({ id: str, source_node_id: str, target_node_id: str, edge_type: str, label: nullable(str), computed: bool });
+const architectureSchema = obj({ ...head, nodes: arrayOf(nodeSchema), edges: arrayOf(edgeSchema), created_at: str, updated_at: str });
+const summarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: str, updated_at: str });
 
 const slug = { slug: idArg('The architecture slug.') };
 /** A REST body's properties plus the path parameters, as one arguments object. */
@@ -51,7 +51,7 @@ export const architectureMcpTools = [
     name: 'architecture_list',
     description: 'Public architectures, newest first, with node and edge counts. Same body as GET /api/architectures.',
     input: args(pageArgs),
-    output: pageOf(summarySchema),
+    output: page(summarySchema),
     readOnly: true,
     handler: (ctx, a) => architectureListBody(ctx, a),
   }),
@@ -69,7 +69,7 @@ export const architectureMcpTools = [
     description:
       'The diagram as text: mermaid, dot (Graphviz) or json (the architecture body). text is exactly what GET /api/architectures/:slug/export answers.',
     input: args({ ...slug, format: { type: 'string', enum: [...exportFormats], default: 'json' } }, ['slug']),
-    output: shape({ slug: str, format: { type: 'string', enum: [...exportFormats] }, content_type: str, text: str }),
+    output: obj({ slug: str, format: { type: 'string', enum: [...exportFormats] }, content_type: str, text: str }),
     readOnly: true,
     handler: (ctx, a) => architectureExport(ctx, a.slug, a.format),
   }),
@@ -113,7 +113,7 @@ export const architectureMcpTools = [
     name: 'architecture_remove_node',
     description: 'Remove a node and its edges (REST answers 204: DELETE /api/architectures/:slug/nodes/:nodeId). Answers {slug, node_id, removed: true}.',
     input: args({ ...slug, node_id: idArg('The node id.') }, ['slug', 'node_id']),
-    output: shape({ slug: str, node_id: str, removed: bool }),
+    output: obj({ slug: str, node_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -126,7 +126,7 @@ export const architectureMcpTools = [
     description:
       'Remove a manual edge; computed lineage edges cannot be removed (REST answers 204: DELETE /api/architectures/:slug/edges/:edgeId). Answers {slug, edge_id, removed: true}.',
     input: args({ ...slug, edge_id: idArg('The edge id.') }, ['slug', 'edge_id']),
-    output: shape({ slug: str, edge_id: str, removed: bool }),
+    output: obj({ slug: str, edge_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -149,7 +149,7 @@ export const architectureMcpTools = [
     description:
       'Delete an architecture with its nodes and edges (owner; team owner or admin). REST answers 204: DELETE /api/architectures/:slug. Answers {slug, deleted: true}.',
     input: args(slug, ['slug']),
-    output: shape({ slug: str, deleted: bool }),
+    output: obj({ slug: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -161,7 +161,7 @@ export const architectureMcpTools = [
     name: 'team_architectures',
     description: "A team's architectures, newest first, with node and edge counts. Same body as GET /api/teams/:id/architectures.",
     input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
-    output: pageOf(shape({ id: str, slug: str, name: str, node_count: int, edge_count: int })),
+    output: page(obj({ id: str, slug: str, name: str, node_count: int, edge_count: int })),
     readOnly: true,
     handler: (ctx, a) => teamArchitecturesBody(ctx, a.team_id, a),
   }),

@@ -1,21 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.schemas';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
-import {
-  arrayOf,
-  bool,
-  dateTime,
-  errors,
-  int,
-  nullable,
-  num,
-  obj,
-  pageQuerySchema,
-  page,
-  serviceChecked,
-  str,
-  uuid,
-  noContent,
-} from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';
 import { COORDINATE_MAX } from './architecture-edit.service';

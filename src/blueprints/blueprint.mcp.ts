@@ -1,4 +1,4 @@
-import { args, arrayOf, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, freeObject, idArg, int, nullable, num, obj, page, pageArgs, str, strings } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { teamIdArg } from '../teams/team.mcp';
@@ -7,20 +7,20 @@ import { getBlueprint, starBlueprint } from './blueprint.service';
 import { teamBlueprintsBody, toBlueprintBody, toStarBody } from './blueprint.wire';
 
 /** The card of docs/api.md (registry, lineage, architecture nodes). */
-export const cardSchema = shape({
+export const cardSchema = obj({
   id: str,
   slug: str,
   name: str,
   stars: int,
   module_count: int,
   step_count: int,
-  success_rate: numOrNull,
+  success_rate: nullable(num),
   review_count: int,
-  rating_average: numOrNull,
+  rating_average: nullable(num),
 });
 
 /** The blueprint body of docs/api.md. */
-export const blueprintSchema = shape({
+export const blueprintSchema = obj({
   id: str,
   slug: str,
   name: str,
@@ -28,26 +28,26 @@ export const blueprintSchema = shape({
   tags: strings,
   visibility: { type: 'string', enum: ['public', 'private'] },
   owner_id: str,
-  team_id: strOrNull,
-  forked_from: { anyOf: [{ type: 'null' }, shape({ id: str, slug: str, name: str })] },
-  modules: arrayOf(shape({ key: str, name: str, summary: str, kind: str, depends_on: strings })),
-  steps: arrayOf(shape({ key: str, module_key: str, title: str, instructions: str, acceptance: strings })),
-  configuration: anyObject,
-  design_system: anyObject,
+  team_id: nullable(str),
+  forked_from: { anyOf: [{ type: 'null' }, obj({ id: str, slug: str, name: str })] },
+  modules: arrayOf(obj({ key: str, name: str, summary: str, kind: str, depends_on: strings })),
+  steps: arrayOf(obj({ key: str, module_key: str, title: str, instructions: str, acceptance: strings })),
+  configuration: freeObject,
+  design_system: freeObject,
   stars: int,
   forks_count: int,
   module_count: int,
   step_count: int,
-  success_rate: numOrNull,
+  success_rate: nullable(num),
   review_count: int,
-  rating_average: numOrNull,
+  rating_average: nullable(num),
   version: int,
   created_at: str,
   updated_at: str,
 });
 
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
-const starSchema = shape({ blueprint_id: str, starred: bool, stars: int });
+const starSchema = obj({ blueprint_id: str, starred: bool, stars: int });
 
 /** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/star|/transfer]` and `/api/teams/:id/blueprints`. */
 export const blueprintMcpTools = [
@@ -97,7 +97,7 @@ export const blueprintMcpTools = [
     description:
       'Delete a blueprint (owner; team owner or admin). Its forks survive with forked_from null; its lineage links, architecture nodes, stars, reviews, versions, changelog and runs go with it. REST answers 204: DELETE /api/blueprints/:id. Answers {blueprint_id, deleted: true}.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, deleted: bool }),
+    output: obj({ blueprint_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -110,7 +110,7 @@ export const blueprintMcpTools = [
     name: 'team_blueprints',
     description: "A team's blueprints, newest first. Same body as GET /api/teams/:id/blueprints.",
     input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
-    output: pageOf({ ...cardSchema, required: [...(cardSchema.required as string[]), 'visibility', 'owner_id', 'team_id'] }),
+    output: page({ ...cardSchema, required: [...(cardSchema.required as string[]), 'visibility', 'owner_id', 'team_id'] }),
     readOnly: true,
     handler: (ctx, a) => teamBlueprintsBody(ctx, a.team_id, a),
   }),

@@ -16,7 +16,7 @@ import {
   str,
   strings,
   uuid,
-} from '../platform/response-schemas';
+} from '../platform/contract';
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });

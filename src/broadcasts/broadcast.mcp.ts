@@ -1,5 +1,5 @@
 import { defaultLimits } from '../platform/config';
-import { args, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, bool, idArg, int, nullable, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { sendBroadcast } from './broadcast.service';
@@ -8,9 +8,9 @@ import { markInboxRead } from './inbox.service';
 
 const typeField = { type: 'string', enum: Object.values(BroadcastType) };
 const severityField = { type: 'string', enum: Object.values(BroadcastSeverity) };
-const broadcastSchema = shape({ id: str, source_blueprint_id: str, message: str, type: typeField, severity: severityField, created_at: str });
-const inboxItemSchema = shape({ id: str, read_at: strOrNull, broadcast: broadcastSchema });
-const subscriptionSchema = shape({ blueprint_id: str, subscribed: bool });
+const broadcastSchema = obj({ id: str, source_blueprint_id: str, message: str, type: typeField, severity: severityField, created_at: str });
+const inboxItemSchema = obj({ id: str, read_at: nullable(str), broadcast: broadcastSchema });
+const subscriptionSchema = obj({ blueprint_id: str, subscribed: bool });
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Broadcasts, subscriptions and the inbox as MCP tools: the same services and bodies as their REST routes. */
@@ -55,7 +55,7 @@ export const broadcastMcpTools = [
     name: 'inbox_list',
     description: 'Your broadcast inbox, newest first (unread: true for unread only). Same body as GET /api/inbox.',
     input: args({ unread: { type: 'boolean', default: false }, ...pageArgs }),
-    output: pageOf(inboxItemSchema),
+    output: page(inboxItemSchema),
     readOnly: true,
     handler: (ctx, a) => inboxPageBody(ctx, a),
   }),

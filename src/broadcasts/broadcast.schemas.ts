@@ -1,4 +1,4 @@
-import { bool, dateTime, errors, int, nullable, obj, page, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { bool, dateTime, errors, int, nullable, obj, page, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 

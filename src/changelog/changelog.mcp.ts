@@ -1,10 +1,10 @@
 import { defaultLimits } from '../platform/config';
-import { args, idArg, pageArgs, pageOf, shape, str } from '../mcp/mcp-schema';
+import { args, idArg, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
 import { changelogPageBody, toChangelogBody } from './changelog.wire';
 
-const entrySchema = shape({ id: str, title: str, body: str, created_at: str, updated_at: str });
+const entrySchema = obj({ id: str, title: str, body: str, created_at: str, updated_at: str });
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 const title = { type: 'string', minLength: 1, maxLength: defaultLimits.changelogTitleMax, pattern: '\\S' };
 const body = { type: 'string', maxLength: defaultLimits.changelogBodyMax };
@@ -15,7 +15,7 @@ export const changelogMcpTools = [
     name: 'changelog_list',
     description: "A blueprint's changelog, newest first. Same body as GET /api/blueprints/:id/changelog.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(entrySchema),
+    output: page(entrySchema),
     readOnly: true,
     handler: (ctx, a) => changelogPageBody(ctx, a.blueprint_id, a),
   }),

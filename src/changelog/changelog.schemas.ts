@@ -1,4 +1,4 @@
-import { dateTime, errors, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { dateTime, errors, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const tags = ['changelog'];

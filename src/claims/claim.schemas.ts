@@ -1,4 +1,4 @@
-import { errors, int, obj, serviceChecked, uuid } from '../platform/response-schemas';
+import { errors, int, obj, serviceChecked, uuid } from '../platform/contract';
 
 export const claimSchemas = {
   claim: {

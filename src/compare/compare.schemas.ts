@@ -1,4 +1,4 @@
-import { arrayOf, bool, int, nullable, obj, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, int, nullable, obj, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const jsonDiff = obj({ added: strings, removed: strings, changed: strings });

@@ -1,4 +1,4 @@
-import { bool, dateTime, errors, int, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import { bool, dateTime, errors, int, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { ExecutionStatus } from './execution-run.entity';
 import { MAX_NOTES_LENGTH } from './execution.service';

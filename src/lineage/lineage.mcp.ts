@@ -1,20 +1,20 @@
 import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
-import { args, arrayOf, idArg, int, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
+import { args, arrayOf, idArg, int, nullable, obj, page, pageArgs, str, strings } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { forkBlueprint } from './fork.service';
 import { forksBody, lineageBody } from './lineage.wire';
 
-const relative = shape({ kind: { type: 'string', enum: ['fork', 'breed'] }, blueprint: cardSchema });
+const relative = obj({ kind: { type: 'string', enum: ['fork', 'breed'] }, blueprint: cardSchema });
 /** An item of `blueprint_forks`: the card with description, tags, owner, team and times; never the plan. */
-const forkItemSchema = shape({
+const forkItemSchema = obj({
   ...(cardSchema.properties as Record<string, object>),
   description: str,
   tags: strings,
   visibility: { type: 'string', enum: ['public', 'private'] },
   owner_id: str,
-  team_id: strOrNull,
-  forked_from: shape({ id: str, slug: str, name: str }),
+  team_id: nullable(str),
+  forked_from: obj({ id: str, slug: str, name: str }),
   forks_count: int,
   created_at: str,
   updated_at: str,
@@ -37,7 +37,7 @@ export const lineageMcpTools = [
     description:
       'Public forks of a blueprint, oldest first, as cards (name, counts, owner, times; no plan: blueprint_get reads one). Same body as GET /api/blueprints/:id/forks.',
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(forkItemSchema),
+    output: page(forkItemSchema),
     readOnly: true,
     handler: (ctx, a) => forksBody(ctx, a.blueprint_id, a),
   }),
@@ -46,7 +46,7 @@ export const lineageMcpTools = [
     description:
       'Direct parents (forked from, bred from) and children (forks, breed offspring) of a blueprint that you may see. Same body as GET /api/blueprints/:id/lineage.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, parents: arrayOf(relative), children: arrayOf(relative) }),
+    output: obj({ blueprint_id: str, parents: arrayOf(relative), children: arrayOf(relative) }),
     readOnly: true,
     handler: (ctx, a) => lineageBody(ctx, a.blueprint_id),
   }),

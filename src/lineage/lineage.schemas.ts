@@ -1,5 +1,5 @@
 import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { LineageKind } from './lineage-link.entity';
 

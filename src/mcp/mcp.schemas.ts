@@ -1,4 +1,4 @@
-import { errorBodySchema, errors, freeObject, serviceChecked } from '../platform/response-schemas';
+import { errorBodySchema, errors, freeObject, serviceChecked } from '../platform/contract';
 
 const tags = ['mcp'];
 

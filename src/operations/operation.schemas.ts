@@ -1,4 +1,4 @@
-import { arrayOf, bool, dateTime, errors, freeObject, int, nullable, obj, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, errors, freeObject, int, nullable, obj, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';

@@ -1,4 +1,4 @@
-import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, freeObject, idArg, int, nullable, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { commentOnProposal, mergeProposal, setProposalOpen } from './proposal-actions.service';
 import { getProposal, openProposal } from './proposal.service';
@@ -8,28 +8,28 @@ const target = { blueprint_id: idArg('The target blueprint (the ancestor propose
 const number = { number: { type: 'integer', minimum: 1, maximum: 999_999_999, description: 'The proposal number (1, 2, ... per target).' } };
 const kinds = ['module', 'step', 'configuration', 'design_system'];
 const intOrNull = { type: ['integer', 'null'] };
-const person = shape({ id: str, name: str });
+const person = obj({ id: str, name: str });
 /** The proposal body of docs/proposals.md (the REST body). */
-const proposalOut = shape({
+const proposalOut = obj({
   number: int,
-  target: anyObject,
-  source: anyObject,
+  target: freeObject,
+  source: freeObject,
   author: person,
   title: str,
   body: str,
   state: { type: 'string', enum: ['open', 'merged', 'closed'] },
   base_version: intOrNull,
-  changes: shape({ modules: arrayOf(anyObject), steps: arrayOf(anyObject), steps_reordered: bool, configuration: anyObject, design_system: anyObject }),
-  conflicts: arrayOf(anyObject),
+  changes: obj({ modules: arrayOf(freeObject), steps: arrayOf(freeObject), steps_reordered: bool, configuration: freeObject, design_system: freeObject }),
+  conflicts: arrayOf(freeObject),
   mergeable: bool,
   comment_count: int,
   created_at: str,
   updated_at: str,
-  merged_at: strOrNull,
+  merged_at: nullable(str),
   merged_by: { anyOf: [{ type: 'null' }, person] },
   merge_version: intOrNull,
 });
-const commentOut = shape({ id: str, author: person, body: str, module_key: strOrNull, step_key: strOrNull, created_at: str });
+const commentOut = obj({ id: str, author: person, body: str, module_key: nullable(str), step_key: nullable(str), created_at: str });
 
 /** Proposals as MCP tools: the same services and bodies as `/api/blueprints/:id/proposals[...]`. */
 export const proposalMcpTools = [
@@ -54,7 +54,7 @@ export const proposalMcpTools = [
     name: 'proposal_list',
     description: 'Proposals to a blueprint, newest first, with changes and conflicts. Same body as GET /api/blueprints/:id/proposals.',
     input: args({ ...target, state: { type: 'string', enum: ['open', 'merged', 'closed', 'all'], default: 'open' }, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(proposalOut),
+    output: page(proposalOut),
     readOnly: true,
     handler: (ctx, { blueprint_id, ...query }) => proposalListBody(ctx, blueprint_id, query),
   }),
@@ -88,7 +88,7 @@ export const proposalMcpTools = [
     name: 'proposal_comments',
     description: "A proposal's comments, oldest first. Same body as GET /api/blueprints/:id/proposals/:number/comments.",
     input: args({ ...target, ...number, ...pageArgs }, ['blueprint_id', 'number']),
-    output: pageOf(commentOut),
+    output: page(commentOut),
     readOnly: true,
     handler: (ctx, { blueprint_id, number: n, ...query }) => commentListBody(ctx, blueprint_id, n, query),
   }),

@@ -1,5 +1,5 @@
 import { cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const person = obj({ id: uuid, name: str });

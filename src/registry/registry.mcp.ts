@@ -1,6 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.mcp';
 import { tagField } from '../platform/field-schemas';
-import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, idArg, int, num, obj, page, pageArgs, str, strings } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
@@ -23,7 +23,7 @@ export const registryMcpTools = [
       sort: { type: 'string', enum: [...registrySorts] },
       ...pageArgs,
     }),
-    output: pageOf(withCard({ description: str, tags: strings, forks_count: int, created_at: str }), { total_exact: bool }),
+    output: page(withCard({ description: str, tags: strings, forks_count: int, created_at: str }), { total_exact: bool }),
     readOnly: true,
     handler: (ctx, a) => registrySearchBody(ctx, a),
   }),
@@ -35,9 +35,9 @@ export const registryMcpTools = [
       limit: pageArgs.limit,
       window_days: { type: 'integer', minimum: 1, maximum: 365, default: 7, description: 'Days of activity counted, 1-365.' },
     }),
-    output: shape({
+    output: obj({
       window_days: int,
-      items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: shape({ stars: int, forks: int, executions: int }) })),
+      items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: obj({ stars: int, forks: int, executions: int }) })),
     }),
     readOnly: true,
     handler: (ctx, a) => trendingBody(ctx, a),
@@ -50,7 +50,7 @@ export const registryMcpTools = [
       { blueprint_id: idArg('A blueprint id (UUID) or slug.'), limit: { type: 'integer', minimum: 1, maximum: BREED_SUGGESTIONS_MAX, default: 10 } },
       ['blueprint_id'],
     ),
-    output: shape({ blueprint_id: str, items: arrayOf(shape({ blueprint: cardSchema, score: num, shared_modules: strings, new_modules: strings })) }),
+    output: obj({ blueprint_id: str, items: arrayOf(obj({ blueprint: cardSchema, score: num, shared_modules: strings, new_modules: strings })) }),
     readOnly: true,
     handler: (ctx, a) => breedSuggestionsBody(ctx, a.blueprint_id, a),
   }),

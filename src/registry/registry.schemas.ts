@@ -1,5 +1,5 @@
 import { cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';

@@ -1,11 +1,11 @@
-import { args, idArg, int, pageArgs, pageOf, shape, str, bool } from '../mcp/mcp-schema';
+import { args, bool, idArg, int, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { deleteMyReview, reviewBlueprint, updateMyReview } from './review.service';
 import { reviewsPageBody, toReviewBody } from './review.wire';
 
 const rating = { type: 'integer', minimum: 1, maximum: 5, description: '1 (poor) to 5 (excellent).' };
 const body = { type: 'string', maxLength: 10_000 };
-const reviewSchema = shape({ id: str, blueprint_id: str, reviewer: shape({ id: str, name: str }), rating: int, body: str, created_at: str, updated_at: str });
+const reviewSchema = obj({ id: str, blueprint_id: str, reviewer: obj({ id: str, name: str }), rating: int, body: str, created_at: str, updated_at: str });
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Reviews as MCP tools: the same services and bodies as `/api/blueprints/:id/reviews`. */
@@ -14,7 +14,7 @@ export const reviewMcpTools = [
     name: 'review_list',
     description: "A blueprint's reviews, newest first. Same body as GET /api/blueprints/:id/reviews.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(reviewSchema),
+    output: page(reviewSchema),
     readOnly: true,
     handler: (ctx, a) => reviewsPageBody(ctx, a.blueprint_id, a),
   }),
@@ -39,7 +39,7 @@ export const reviewMcpTools = [
     name: 'review_delete',
     description: 'Delete your review of a blueprint. REST answers 204: DELETE /api/blueprints/:id/reviews/mine. Answers {blueprint_id, deleted: true}.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, deleted: bool }),
+    output: obj({ blueprint_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {

@@ -1,5 +1,5 @@
 import { nameField } from '../platform/field-schemas';
-import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, arrayOf, bool, freeObject, idArg, int, nullable, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { auditActions } from './audit.service';
@@ -9,12 +9,12 @@ import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember 
 import { teamAuditBody, teamListBody, toTeamBody } from './team.wire';
 
 const role = { type: 'string', enum: Object.values(TeamRole) };
-const teamSchema = shape({
+const teamSchema = obj({
   id: str,
   name: str,
   conventions: str,
   viewer_role: { anyOf: [{ type: 'null' }, role] },
-  members: arrayOf(shape({ principal_id: str, kind: str, name: str, role, joined_at: str })),
+  members: arrayOf(obj({ principal_id: str, kind: str, name: str, role, joined_at: str })),
   created_at: str,
   updated_at: str,
 });
@@ -62,7 +62,7 @@ export const teamMcpTools = [
     description:
       'Remove a member (owner or admin; anyone may remove themselves, except the owner). REST answers 204: DELETE /api/teams/:id/members/:principalId. Answers {team_id, principal_id, removed: true}.',
     input: args({ ...teamIdArg, ...principalId }, ['team_id', 'principal_id']),
-    output: shape({ team_id: str, principal_id: str, removed: bool }),
+    output: obj({ team_id: str, principal_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -74,8 +74,8 @@ export const teamMcpTools = [
     name: 'team_list',
     description: 'Your teams with your role in each and what each holds. Same body as GET /api/teams.',
     input: args(pageArgs),
-    output: pageOf(
-      shape({ id: str, name: str, conventions: str, role, member_count: int, blueprint_count: int, architecture_count: int, created_at: str, updated_at: str }),
+    output: page(
+      obj({ id: str, name: str, conventions: str, role, member_count: int, blueprint_count: int, architecture_count: int, created_at: str, updated_at: str }),
     ),
     readOnly: true,
     handler: (ctx, a) => teamListBody(ctx, a),
@@ -95,7 +95,7 @@ export const teamMcpTools = [
     description:
       'Delete a team (owner only); CONFLICT, naming the counts, while it still holds blueprints or architectures. REST answers 204: DELETE /api/teams/:id. Answers {team_id, deleted: true}.',
     input: args(teamIdArg, ['team_id']),
-    output: shape({ team_id: str, deleted: bool }),
+    output: obj({ team_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -107,7 +107,7 @@ export const teamMcpTools = [
     name: 'team_audit',
     description: "A team's audit log, newest first (owner, admin, member; viewers FORBIDDEN), optionally one action. Same body as GET /api/teams/:id/audit.",
     input: args({ ...teamIdArg, action: { type: 'string', enum: [...auditActions] }, ...pageArgs }, ['team_id']),
-    output: pageOf(shape({ id: str, at: str, actor: shape({ id: str, name: str }), action: str, target_type: str, target_id: strOrNull, details: anyObject })),
+    output: page(obj({ id: str, at: str, actor: obj({ id: str, name: str }), action: str, target_type: str, target_id: nullable(str), details: freeObject })),
     readOnly: true,
     handler: (ctx, a) => teamAuditBody(ctx, a.team_id, a),
   }),
@@ -116,7 +116,7 @@ export const teamMcpTools = [
     description:
       'Totals and a per-day series of blueprints created, forks, stars, executions and success rate, and the top 10 team blueprints, over window_days (default 30). Same body as GET /api/teams/:id/analytics.',
     input: args({ ...teamIdArg, window_days: { type: 'integer', minimum: 1, maximum: 365, default: 30 } }, ['team_id']),
-    output: shape({ team_id: str, window_days: int, from: str, to: str, totals: anyObject, days: arrayOf(anyObject), top_blueprints: arrayOf(anyObject) }),
+    output: obj({ team_id: str, window_days: int, from: str, to: str, totals: freeObject, days: arrayOf(freeObject), top_blueprints: arrayOf(freeObject) }),
     readOnly: true,
     handler: async (ctx, a) => toAnalyticsBody(await teamAnalytics(ctx, a.team_id, a.window_days)),
   }),

@@ -14,7 +14,7 @@ import {
   serviceChecked,
   str,
   uuid,
-} from '../platform/response-schemas';
+} from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { TeamRole } from './team.entity';
 

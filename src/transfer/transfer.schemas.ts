@@ -1,5 +1,5 @@
 import { blueprintBodySchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, errors, obj, serviceChecked, str } from '../platform/response-schemas';
+import { arrayOf, errors, obj, serviceChecked, str } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { exportFormats } from './transfer.format';
 

@@ -1,4 +1,4 @@
-import { anyObject, args, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, freeObject, idArg, int, nullable, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { versionsBody } from './version.wire';
 import { blueprintSchema } from '../blueprints/blueprint.mcp';
@@ -12,7 +12,7 @@ export const versionMcpTools = [
     description:
       "A blueprint's plan history, newest first: number, author, cause (tool type, edit, rollback) and what changed (the owner only). Same body as GET /api/blueprints/:id/versions.",
     input: args({ blueprint_id: idArg('A blueprint id (UUID) or slug.'), ...pageArgs }, ['blueprint_id']),
-    output: pageOf(shape({ number: int, created_at: str, author_id: strOrNull, cause: str, changes: anyObject })),
+    output: page(obj({ number: int, created_at: str, author_id: nullable(str), cause: str, changes: freeObject })),
     readOnly: true,
     handler: (ctx, a) => versionsBody(ctx, a.blueprint_id, a),
   }),

@@ -1,5 +1,5 @@
 import { blueprintBodySchema } from '../blueprints/blueprint.schemas';
-import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/response-schemas';
+import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/contract';
 import { planEditSchema } from './plan-edit.service';
 import { idParam } from '../platform/routes';
 

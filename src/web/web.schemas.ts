@@ -1,4 +1,4 @@
-import { errors } from '../platform/response-schemas';
+import { errors } from '../platform/contract';
 
 const tags = ['web'];
 const html = { type: 'string', description: "text/html: the web console (the page holds no data; it calls the API with the person's token)" };

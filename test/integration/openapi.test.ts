@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { registerOpenApi, routesOf } from '../../src/platform/openapi';
-import { obj, serviceChecked, str } from '../../src/platform/response-schemas';
+import { obj, serviceChecked, str } from '../../src/platform/contract';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { assetUrlsOf, fetchAll } from '../helpers/assets';
 
