@@ -25,7 +25,7 @@ const operationProps = {
 const withToken = obj({ ...operationProps, token: nullable(str) });
 const withoutToken = obj(operationProps);
 
-export const operationSchemas = {
+export const operationContract = {
   start: {
     summary: 'Start a tool operation: step 1 with its prompt, submission schema and token',
     tags,

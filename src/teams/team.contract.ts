@@ -68,7 +68,7 @@ const analyticsBody = obj({
   top_blueprints: arrayOf(obj({ id: uuid, slug: str, name: str, forks: int, stars: int, executions_started: int, activity: int })),
 });
 
-export const teamSchemas = {
+export const teamContract = {
   list: { summary: "The caller's teams with their role, oldest membership first", tags, querystring: pageQuerySchema, response: { 200: page(teamListItem) } },
   update: {
     summary: 'Rename a team or change its conventions (owner and admins)',

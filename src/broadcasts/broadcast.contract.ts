@@ -18,7 +18,7 @@ export const inboxItemSchema = obj({
   broadcast: obj(broadcastProps),
 });
 
-export const broadcastSchemas = {
+export const broadcastContract = {
   send: {
     summary: "Send a broadcast to the owners of the blueprint's direct forks and its subscribers (owner)",
     tags,

@@ -12,7 +12,7 @@ const entryParams = {
 const title = { type: 'string', minLength: 1, maxLength: 200 };
 const body = { type: 'string', maxLength: 100_000 };
 
-export const changelogSchemas = {
+export const changelogContract = {
   list: {
     summary: "A blueprint's changelog, newest first (public for a public blueprint)",
     tags,

@@ -15,7 +15,7 @@ export const reviewBodySchema = obj({
   updated_at: dateTime,
 });
 
-export const reviewSchemas = {
+export const reviewContract = {
   list: {
     summary: "A blueprint's reviews, newest first",
     tags,

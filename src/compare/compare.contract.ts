@@ -15,7 +15,7 @@ const planDiff = obj({
 const side = nullable(obj({ change: { type: 'string', enum: ['added', 'removed', 'changed'] }, fields: strings }));
 const keyComparison = obj({ key: str, ahead: side, behind: side, conflict: bool });
 
-export const compareSchemas = {
+export const compareContract = {
   compare: {
     summary: 'A fork vs its parent since the fork point: ahead/behind per module and step',
     tags: ['lineage'],

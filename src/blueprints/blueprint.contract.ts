@@ -80,7 +80,7 @@ const tags = ['blueprints'];
 // A team's blueprints and moving one between teams are listed with the team endpoints in the reference.
 const teamTags = ['teams'];
 
-export const blueprintSchemas = {
+export const blueprintContract = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
   update: {
     summary: 'Change name, description, tags or visibility (owner and team editors)',

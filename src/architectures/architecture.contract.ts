@@ -1,4 +1,4 @@
-import { cardSchema } from '../blueprints/blueprint.schemas';
+import { cardSchema } from '../blueprints/blueprint.contract';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
 import { idParam } from '../platform/routes';
@@ -49,7 +49,7 @@ export const architectureBodySchema = obj({
 });
 export const architectureSummarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
 
-export const architectureSchemas = {
+export const architectureContract = {
   create: {
     summary: 'Create an architecture (no nodes yet)',
     tags,
