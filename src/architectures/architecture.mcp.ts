@@ -1,10 +1,10 @@
-import { cardSchema } from '../blueprints/blueprint.mcp';
+import { cardSchema } from '../blueprints/blueprint.contract';
 import type { JsonSchema } from '../platform/json-schema';
 import { args, arrayOf, bool, idArg, int, nullable, num, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { teamIdArg } from '../teams/team.mcp';
-import { transferBodySchema } from '../teams/transfer.service';
+import { teamInputs } from '../teams/team.contract';
 import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
 import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
@@ -103,7 +103,7 @@ export const architectureMcpTools = [
   mcpTool<{ slug: string; team_id: string }>({
     name: 'architecture_transfer',
     description: 'Move an architecture you own into a team you belong to. Same body as POST /api/architectures/:slug/transfer.',
-    input: withSlug(transferBodySchema),
+    input: withSlug(teamInputs.transfer),
     output: architectureSchema,
     readOnly: false,
     idempotent: true,

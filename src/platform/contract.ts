@@ -60,6 +60,18 @@ export function args(properties: Record<string, JsonSchema>, required: string[] 
   return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
 }
 
+/**
+ * A tool's arguments from an operation's input: the ids naming what it acts on (path parameters over
+ * REST, all required), then the input's properties, with its `required`, and its `minProperties` counted
+ * past the ids (an update needs its id and at least one field).
+ */
+export function argsOf(ids: Record<string, JsonSchema>, input?: JsonSchema): JsonSchema {
+  const fields = (input?.properties ?? {}) as Record<string, JsonSchema>;
+  const schema = args({ ...ids, ...fields }, [...Object.keys(ids), ...((input?.required as string[] | undefined) ?? [])]);
+  const min = input?.minProperties as number | undefined;
+  return min === undefined ? schema : { ...schema, minProperties: min + Object.keys(ids).length };
+}
+
 /** `limit` and `offset` query parameters (checked by `pageFromQuery`: 1..PAGE_MAX, >= 0). */
 export const pageQuerySchema: JsonSchema = {
   type: 'object',

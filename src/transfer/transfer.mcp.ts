@@ -1,5 +1,5 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
-import { blueprintSchema } from '../blueprints/blueprint.mcp';
+import { blueprintBodySchema as blueprintSchema } from '../blueprints/blueprint.contract';
 import { args, arrayOf, idArg, obj, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';

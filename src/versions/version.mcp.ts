@@ -1,7 +1,7 @@
 import { args, freeObject, idArg, int, nullable, obj, page, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { versionsBody } from './version.wire';
-import { blueprintSchema } from '../blueprints/blueprint.mcp';
+import { blueprintBodySchema as blueprintSchema } from '../blueprints/blueprint.contract';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { planEditSchema, updateBlueprintPlan, type PlanEditInput } from './plan-edit.service';
 
