@@ -1,4 +1,5 @@
 import { dateTime, errors, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
+import { defaultLimits, type Limits } from '../platform/config';
 import { idParam } from '../platform/routes';
 
 const tags = ['changelog'];
@@ -9,8 +10,20 @@ const entryParams = {
   required: ['id', 'entryId'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, entryId: { type: 'string', minLength: 1, maxLength: 200 } },
 };
-const title = { type: 'string', minLength: 1, maxLength: 200 };
-const body = { type: 'string', maxLength: 100_000 };
+
+/**
+ * What publishing and updating an entry take, with the configured bounds: checked by the service, and
+ * advertised (with the default bounds) as the REST bodies and the MCP arguments.
+ */
+export function changelogInputs(limits: Pick<Limits, 'changelogTitleMax' | 'changelogBodyMax'>) {
+  const fields = {
+    title: { type: 'string', minLength: 1, maxLength: limits.changelogTitleMax, pattern: '\\S' },
+    body: { type: 'string', maxLength: limits.changelogBodyMax },
+  };
+  /** Both fields (the body may be empty); an update takes one or both. */
+  return { publish: obj(fields), update: { ...obj(fields, ['title', 'body']), minProperties: 1 } };
+}
+const documented = changelogInputs(defaultLimits);
 
 export const changelogContract = {
   list: {
@@ -25,14 +38,14 @@ export const changelogContract = {
     summary: 'Publish a changelog entry (owner)',
     tags,
     params: idParam('id'),
-    body: serviceChecked(obj({ title, body })),
+    body: serviceChecked(documented.publish),
     response: { 201: changelogEntrySchema, ...errors(403) },
   },
   update: {
     summary: 'Change the title and/or body of an entry (owner)',
     tags,
     params: entryParams,
-    body: serviceChecked({ ...obj({ title, body }, ['title', 'body']), minProperties: 1 }),
+    body: serviceChecked(documented.update),
     response: { 200: changelogEntrySchema, ...errors(403) },
   },
 };
