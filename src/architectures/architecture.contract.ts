@@ -1,5 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.contract';
-import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
+import { descriptionField, nameField } from '../platform/field-schemas';
+import { visibilityField } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';

@@ -6,7 +6,8 @@ import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, rem
 import { teamIdArg } from '../teams/team.mcp';
 import { teamInputs } from '../teams/team.contract';
 import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
-import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
+import { descriptionField, nameField } from '../platform/field-schemas';
+import { visibilityField } from '../blueprints/blueprint.contract';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 import { architectureBodyOf, architectureListBody, teamArchitecturesBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';

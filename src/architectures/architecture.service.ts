@@ -13,7 +13,8 @@ import { recordAudit, actorOf } from '../teams/audit.service';
 import { getTeam } from '../teams/team.service';
 import { applyTransfer } from '../teams/transfer.service';
 import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
-import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
+import { descriptionField, nameField, withDefault } from '../platform/field-schemas';
+import { visibilityField } from '../blueprints/blueprint.contract';
 
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
 export type ArchitectureChangeKind =

@@ -48,7 +48,7 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
     if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(before[key])) changes[key] = { from: before[key], to: patch[key] };
   }
   if (Object.keys(changes).length === 0) return changes;
-  // Tags match ^[a-z0-9][a-z0-9-]*$ (field-schemas.ts), so the array literal needs no quoting.
+  // Tags match ^[a-z0-9][a-z0-9-]*$ (blueprint.contract.ts), so the array literal needs no quoting.
   await tx.execute(
     `update blueprint set name = coalesce(?, name), description = coalesce(?, description), tags = coalesce(?::text[], tags),
             visibility = coalesce(?, visibility), updated_at = now() where id = ?`,

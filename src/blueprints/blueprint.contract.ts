@@ -1,4 +1,5 @@
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { descriptionField, nameField } from '../platform/field-schemas';
+import type { JsonSchema } from '../platform/json-schema';
 import { idParam } from '../platform/routes';
 import { teamInputs } from '../teams/team.contract';
 import {
@@ -19,6 +20,12 @@ import {
   strings,
   uuid,
 } from '../platform/contract';
+
+/** Who may see a blueprint (and an architecture): its owner and team only, or everyone. */
+export const visibilityField: JsonSchema = { type: 'string', enum: ['public', 'private'] };
+/** A tag: lower-case words joined by hyphens (so a tag array needs no quoting as a PostgreSQL literal). */
+export const tagField: JsonSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
+export const tagsField: JsonSchema = { type: 'array', items: tagField, maxItems: 20, uniqueItems: true };
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });

@@ -1,4 +1,4 @@
-import { tagField } from '../platform/field-schemas';
+import { tagField } from '../blueprints/blueprint.contract';
 import { args, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { registryContract } from './registry.contract';

@@ -2,7 +2,8 @@ import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { blueprintBodySchema as blueprintSchema } from '../blueprints/blueprint.contract';
 import { args, arrayOf, idArg, obj, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { descriptionField, nameField } from '../platform/field-schemas';
+import { tagsField, visibilityField } from '../blueprints/blueprint.contract';
 import { exportFormats } from './transfer.format';
 import { exportBlueprint, importBlueprint, MAX_FILE_CHARS, MAX_IMPORT_FILES } from './transfer.service';
 
