@@ -6,7 +6,9 @@ import { visibilityField } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';
-import { exportFormats } from './export';
+
+/** The formats an architecture exports to (export.ts writes them). */
+export const exportFormats = ['mermaid', 'dot', 'json'] as const;
 
 const tags = ['architectures'];
 const slugParam = idParam('slug');
