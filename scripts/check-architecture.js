@@ -8,6 +8,8 @@
  *    constructor on the plain rows of the read path (blueprint.projection.ts); `@Root() x: BlueprintRoot`.
  * 4. no source file over `maxFileLines` lines in src/ and web/src (generated code excepted): a longer file holds
  *    more than one concept and is split by concept, not by line count.
+ * 5. no import of a removed schema vocabulary (`removedModules`): contracts are written in one vocabulary,
+ *    src/platform/contract.ts, whichever adapter (REST, MCP, service) reads them.
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
  * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
  * architectures and the rest. `knownFolderEdges` / `knownPlatformImports` below are allow-lists, empty:
@@ -42,6 +44,13 @@ const areaOf = (file) => {
   return rel.length === 1 ? '(root)' : rel[0];
 };
 
+/** Modules that were removed and must not come back (src-relative, without extension) and what replaced them. */
+const removedModules = new Map([
+  ['mcp/mcp-schema', 'the MCP schema vocabulary (shape, strOrNull, pageOf): use platform/contract.ts, MCP forms come from platform/mcp-tool.ts'],
+  ['platform/response-schemas', 'renamed platform/contract.ts'],
+]);
+const removedImports = [];
+
 const edges = new Map(); // "from -> to" => example "file imports spec"
 const platformImports = new Map(); // "file -> folder" => spec
 for (const file of tsFiles(src)) {
@@ -50,6 +59,8 @@ for (const file of tsFiles(src)) {
     if (!imported.fileName.startsWith('.')) continue;
     const target = path.resolve(path.dirname(file), imported.fileName);
     if (!target.startsWith(src + path.sep)) continue;
+    const removed = removedModules.get(path.relative(src, target).split(path.sep).join('/'));
+    if (removed) removedImports.push(`${path.relative(root, file)} imports '${imported.fileName}', a removed module (${removed})`);
     const to = areaOf(target + '.ts');
     if (to === from) continue;
     const key = `${from} -> ${to}`;
@@ -105,6 +116,20 @@ for (const [key, spec] of platformImports)
   if (!knownPlatformImports.includes(key)) problems.push(`src/platform imports a domain folder: ${key} ('${spec}'); pass collaborators in as options instead`);
 for (const key of knownPlatformImports)
   if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
+
+// Rule 5: the removed vocabularies, in src/ (above) and in the tests and scripts that import src/.
+for (const dir of [path.join(root, 'test'), path.join(root, 'bench'), path.join(root, 'scripts')]) {
+  if (!fs.existsSync(dir)) continue;
+  for (const file of sourceFiles(dir)) {
+    for (const imported of ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!imported.fileName.startsWith('.')) continue;
+      const target = path.resolve(path.dirname(file), imported.fileName);
+      const removed = target.startsWith(src + path.sep) && removedModules.get(path.relative(src, target).split(path.sep).join('/'));
+      if (removed) removedImports.push(`${path.relative(root, file)} imports '${imported.fileName}', a removed module (${removed})`);
+    }
+  }
+}
+problems.push(...removedImports);
 
 // Rule 3: `@Root() name: Blueprint` (the class) instead of the `BlueprintRoot` alias.
 for (const file of tsFiles(src)) {

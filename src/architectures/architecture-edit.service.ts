@@ -5,55 +5,18 @@ import { planBytesOf } from '../blueprints/plan-read';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
-import { assertValid, compileSchema, type JsonSchema, type ValidationIssue } from '../platform/json-schema';
-import { EdgeType, lineageEdgeTypes, manualEdgeTypes } from './architecture.entity';
+import { assertValid, compileSchema, type ValidationIssue } from '../platform/json-schema';
+import { architectureInputs } from './architecture.contract';
+import { EdgeType, lineageEdgeTypes } from './architecture.entity';
 import { cardOf, isLineageEdgeId, type ArchitectureRecord, type EdgeView, type NodeView } from './architecture.read';
 import { lockForEdit, publishChange } from './architecture.service';
 import { insertEdges, insertNodes } from './architecture.write';
 import { placeNode, type Point } from './layout';
 import { composition } from './zoom';
 
-/** Canvas coordinates are bounded so that clients can draw them. */
-export const COORDINATE_MAX = 1_000_000;
-const coordinate = { type: 'number', minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX };
-
-/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
-export const nodeBodySchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['blueprint_id'],
-  properties: { blueprint_id: { type: 'string', format: 'uuid' }, position_x: coordinate, position_y: coordinate },
-};
-const nodeBody = compileSchema(nodeBodySchema);
-
-/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
-export const edgeBodySchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['source_node_id', 'target_node_id', 'edge_type'],
-  properties: {
-    source_node_id: { type: 'string', minLength: 1, maxLength: 100 },
-    target_node_id: { type: 'string', minLength: 1, maxLength: 100 },
-    edge_type: { type: 'string', enum: [...manualEdgeTypes] },
-    label: { type: ['string', 'null'], maxLength: 200 },
-  },
-};
-const edgeBody = compileSchema(edgeBodySchema);
-
-/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
-export const layoutBodySchema: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['nodeId', 'position'],
-    properties: {
-      nodeId: { type: 'string', minLength: 1, maxLength: 100 },
-      position: { type: 'object', additionalProperties: false, required: ['x', 'y'], properties: { x: coordinate, y: coordinate } },
-    },
-  },
-};
-const layoutBody = compileSchema(layoutBodySchema);
+const nodeBody = compileSchema(architectureInputs.addNode);
+const edgeBody = compileSchema(architectureInputs.addEdge);
+const layoutBody = compileSchema(architectureInputs.layout);
 
 export const lineageEdgeMessage = 'lineage_fork and lineage_breed edges are computed from fork and breed ancestry; they cannot be created or deleted by hand';
 

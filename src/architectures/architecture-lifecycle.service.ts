@@ -4,11 +4,11 @@ import { canDeleteWith, viewerTeamRoles } from '../blueprints/access';
 import type { Visibility } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import { forbidden } from '../platform/errors';
-import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordAudit } from '../teams/audit.service';
 import { architectureColumns, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
 import { lockArchitecture, lockForEdit, publishChange } from './architecture.service';
+import { architectureInputs } from './architecture.contract';
 
 export interface ArchitectureMetadata {
   name?: string;
@@ -16,12 +16,7 @@ export interface ArchitectureMetadata {
   visibility?: Visibility;
 }
 
-const patchBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: nameField, description: descriptionField, visibility: visibilityField },
-});
+const patchBody = compileSchema(architectureInputs.update);
 
 export function parseArchitectureMetadata(body: unknown): ArchitectureMetadata {
   const input = assertValid<ArchitectureMetadata>(patchBody, structuredClone(body ?? {}), 'body');

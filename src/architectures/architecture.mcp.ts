@@ -1,48 +1,22 @@
-import { cardSchema } from '../blueprints/blueprint.mcp';
-import type { JsonSchema } from '../platform/json-schema';
-import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, argsOf, bool, idArg, obj, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
-import { addEdge, addNode, edgeBodySchema, layoutBodySchema, nodeBodySchema, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
+import { architectureContract, architectureInputs } from './architecture.contract';
+import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { teamIdArg } from '../teams/team.mcp';
-import { transferBodySchema } from '../teams/transfer.service';
-import { createArchitecture, createBodySchema, transferArchitecture } from './architecture.service';
-import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
+import { createArchitecture, transferArchitecture } from './architecture.service';
 import { removeArchitecture, updateArchitecture } from './architecture-lifecycle.service';
 import { architectureBodyOf, architectureListBody, teamArchitecturesBody, toArchitectureBody, toEdgeBody, toNodeBody } from './architecture.wire';
 import { architectureExport, exportFormats } from './export';
 
-const head = {
-  id: str,
-  slug: str,
-  name: str,
-  description: str,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  owner_id: str,
-  team_id: strOrNull,
-};
-const nodeSchema = shape({
-  id: str,
-  blueprint_id: strOrNull,
-  position_x: num,
-  position_y: num,
-  blueprint: { anyOf: [{ type: 'null' }, cardSchema] },
-  redacted: bool,
-});
-const edgeSchema = shape({ id: str, source_node_id: str, target_node_id: str, edge_type: str, label: strOrNull, computed: bool });
-const architectureSchema = shape({ ...head, nodes: arrayOf(nodeSchema), edges: arrayOf(edgeSchema), created_at: str, updated_at: str });
-const summarySchema = shape({ ...head, node_count: int, edge_count: int, created_at: str, updated_at: str });
-
+const architectureSchema = architectureContract.get.response[200];
 const slug = { slug: idArg('The architecture slug.') };
-/** A REST body's properties plus the path parameters, as one arguments object. */
-const withSlug = (body: JsonSchema, extra: Record<string, JsonSchema> = {}) =>
-  args({ ...slug, ...extra, ...(body.properties as Record<string, JsonSchema>) }, ['slug', ...Object.keys(extra), ...((body.required as string[]) ?? [])]);
 
 /** Architectures as MCP tools: the same services and bodies as `/api/architectures`. */
 export const architectureMcpTools = [
   mcpTool<{ name: string; description?: string; visibility: string }>({
     name: 'architecture_create',
     description: 'Create an empty architecture diagram you own (add blueprints as nodes next). Same body as POST /api/architectures.',
-    input: createBodySchema,
+    input: argsOf({}, architectureInputs.create),
     output: architectureSchema,
     readOnly: false,
     handler: async (ctx, a) => toArchitectureBody({ architecture: await createArchitecture(ctx, a), nodes: [], edges: [] }),
@@ -51,7 +25,7 @@ export const architectureMcpTools = [
     name: 'architecture_list',
     description: 'Public architectures, newest first, with node and edge counts. Same body as GET /api/architectures.',
     input: args(pageArgs),
-    output: pageOf(summarySchema),
+    output: architectureContract.list.response[200],
     readOnly: true,
     handler: (ctx, a) => architectureListBody(ctx, a),
   }),
@@ -69,7 +43,7 @@ export const architectureMcpTools = [
     description:
       'The diagram as text: mermaid, dot (Graphviz) or json (the architecture body). text is exactly what GET /api/architectures/:slug/export answers.',
     input: args({ ...slug, format: { type: 'string', enum: [...exportFormats], default: 'json' } }, ['slug']),
-    output: shape({ slug: str, format: { type: 'string', enum: [...exportFormats] }, content_type: str, text: str }),
+    output: obj({ slug: str, format: { type: 'string', enum: [...exportFormats] }, content_type: str, text: str }),
     readOnly: true,
     handler: (ctx, a) => architectureExport(ctx, a.slug, a.format),
   }),
@@ -77,16 +51,16 @@ export const architectureMcpTools = [
     name: 'architecture_add_node',
     description:
       'Add a blueprint you may read as a node (placed automatically unless position_x/position_y are given); lineage edges to other nodes appear by themselves. Same body as POST /api/architectures/:slug/nodes.',
-    input: withSlug(nodeBodySchema),
-    output: nodeSchema,
+    input: argsOf(slug, architectureInputs.addNode),
+    output: architectureContract.addNode.response[201],
     readOnly: false,
     handler: async (ctx, { slug: s, ...body }) => toNodeBody(await addNode(ctx, s, body)),
   }),
   mcpTool<{ slug: string; source_node_id: string; target_node_id: string; edge_type: string; label?: string | null }>({
     name: 'architecture_add_edge',
     description: 'Connect two nodes with a manual edge (api_call, event, shared_db, auth, custom). Same body as POST /api/architectures/:slug/edges.',
-    input: withSlug(edgeBodySchema),
-    output: edgeSchema,
+    input: argsOf(slug, architectureInputs.addEdge),
+    output: architectureContract.addEdge.response[201],
     readOnly: false,
     handler: async (ctx, { slug: s, ...body }) => toEdgeBody(await addEdge(ctx, s, body)),
   }),
@@ -94,7 +68,7 @@ export const architectureMcpTools = [
     name: 'architecture_update_layout',
     description:
       'Move nodes, all or nothing: positions is [{nodeId, position: {x, y}}]. Answers the architecture as it now is. Same body as PUT /api/architectures/:slug/layout.',
-    input: args({ ...slug, positions: layoutBodySchema }, ['slug', 'positions']),
+    input: args({ ...slug, positions: architectureInputs.layout }, ['slug', 'positions']),
     output: architectureSchema,
     readOnly: false,
     idempotent: true,
@@ -103,7 +77,7 @@ export const architectureMcpTools = [
   mcpTool<{ slug: string; team_id: string }>({
     name: 'architecture_transfer',
     description: 'Move an architecture you own into a team you belong to. Same body as POST /api/architectures/:slug/transfer.',
-    input: withSlug(transferBodySchema),
+    input: argsOf(slug, architectureInputs.transfer),
     output: architectureSchema,
     readOnly: false,
     idempotent: true,
@@ -113,7 +87,7 @@ export const architectureMcpTools = [
     name: 'architecture_remove_node',
     description: 'Remove a node and its edges (REST answers 204: DELETE /api/architectures/:slug/nodes/:nodeId). Answers {slug, node_id, removed: true}.',
     input: args({ ...slug, node_id: idArg('The node id.') }, ['slug', 'node_id']),
-    output: shape({ slug: str, node_id: str, removed: bool }),
+    output: obj({ slug: str, node_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -126,7 +100,7 @@ export const architectureMcpTools = [
     description:
       'Remove a manual edge; computed lineage edges cannot be removed (REST answers 204: DELETE /api/architectures/:slug/edges/:edgeId). Answers {slug, edge_id, removed: true}.',
     input: args({ ...slug, edge_id: idArg('The edge id.') }, ['slug', 'edge_id']),
-    output: shape({ slug: str, edge_id: str, removed: bool }),
+    output: obj({ slug: str, edge_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -138,7 +112,7 @@ export const architectureMcpTools = [
     name: 'architecture_update',
     description:
       "Change an architecture's name, description or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/architectures/:slug.",
-    input: { ...args({ ...slug, name: nameField, description: descriptionField, visibility: visibilityField }, ['slug']), minProperties: 2 },
+    input: argsOf(slug, architectureInputs.update),
     output: architectureSchema,
     readOnly: false,
     idempotent: true,
@@ -149,7 +123,7 @@ export const architectureMcpTools = [
     description:
       'Delete an architecture with its nodes and edges (owner; team owner or admin). REST answers 204: DELETE /api/architectures/:slug. Answers {slug, deleted: true}.',
     input: args(slug, ['slug']),
-    output: shape({ slug: str, deleted: bool }),
+    output: obj({ slug: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -161,7 +135,7 @@ export const architectureMcpTools = [
     name: 'team_architectures',
     description: "A team's architectures, newest first, with node and edge counts. Same body as GET /api/teams/:id/architectures.",
     input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
-    output: pageOf(shape({ id: str, slug: str, name: str, node_count: int, edge_count: int })),
+    output: architectureContract.teamArchitectures.response[200],
     readOnly: true,
     handler: (ctx, a) => teamArchitecturesBody(ctx, a.team_id, a),
   }),

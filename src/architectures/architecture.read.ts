@@ -7,6 +7,7 @@ import { planById } from '../blueprints/plan-read';
 import type { Plan } from '../plans/plan';
 import { chargeResponsePart } from '../platform/response-budget';
 import type { GraphQLResolveInfo } from 'graphql';
+import type { CardSource } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/database';
 import { textArrayLiteral } from '../platform/pg-array';
@@ -29,16 +30,7 @@ export interface ArchitectureRecord {
 }
 
 /** The blueprint card: what the ecosystem view shows of a node. */
-export interface BlueprintCard {
-  id: string;
-  slug: string;
-  name: string;
-  stars: number;
-  moduleCount: number;
-  stepCount: number;
-  successRate: number | null;
-  reviewCount: number;
-  ratingAverage: number | null;
+export interface BlueprintCard extends CardSource {
   /** Shown next to the name: forks often share their parent's name. */
   ownerId: string;
 }
@@ -65,7 +57,7 @@ export function cardOf(bp: Blueprint): BlueprintCard {
     id: bp.id,
     slug: bp.slug,
     name: bp.name,
-    stars: bp.starsCount,
+    starsCount: bp.starsCount,
     moduleCount: bp.moduleCount,
     stepCount: bp.stepCount,
     successRate: bp.successRate,
@@ -325,7 +317,7 @@ async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: No
             id: r.blueprint_id,
             slug: r.slug,
             name: r.name,
-            stars: r.stars,
+            starsCount: r.stars,
             moduleCount: r.modules,
             stepCount: r.steps,
             successRate,

@@ -7,30 +7,19 @@ import type { Visibility } from '../blueprints/blueprint.entity';
 import { uniqueSlug } from '../blueprints/slug';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound } from '../platform/errors';
-import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
+import { assertValid, compileSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { recordAudit, actorOf } from '../teams/audit.service';
 import { getTeam } from '../teams/team.service';
 import { applyTransfer } from '../teams/transfer.service';
 import { architectureColumns, guardOfArchitecture, toRecord, type ArchitectureRecord, type ArchitectureRow } from './architecture.read';
-import { descriptionField, nameField, visibilityField, withDefault } from '../platform/field-schemas';
+import { architectureInputs } from './architecture.contract';
 
 /** What changed, as `architectureChanged` subscribers and the `architecture.changed` event name it. */
 export type ArchitectureChangeKind =
   'node_added' | 'node_removed' | 'edge_added' | 'edge_removed' | 'layout_updated' | 'transferred' | 'node_updated' | 'updated' | 'deleted';
 
-/** The JSON Schema of the REST body (and of the MCP tool's arguments). */
-export const createBodySchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'visibility'],
-  properties: {
-    name: nameField,
-    description: withDefault(descriptionField, ''),
-    visibility: visibilityField,
-  },
-};
-const createBody = compileSchema(createBodySchema);
+const createBody = compileSchema(architectureInputs.create);
 
 export interface NewArchitecture {
   name: string;

@@ -32,7 +32,8 @@ export class BlueprintCardType {
   @Field(() => ID) id!: string;
   @Field(() => String) slug!: string;
   @Field(() => String) name!: string;
-  @Field(() => Int) stars!: number;
+  // The card's `stars` is the blueprint's starsCount (one card source, `toCard`); a resolver reads it by that name.
+  @Field(() => Int, { name: 'stars', simple: false }) starsCount!: number;
   @Field(() => Int) moduleCount!: number;
   @Field(() => Int) stepCount!: number;
   @Field(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' }) successRate!: number | null;

@@ -1,3 +1,4 @@
+import { toCard } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
 import {
@@ -5,26 +6,10 @@ import {
   getArchitecture,
   type ArchitectureRecord,
   type ArchitectureView,
-  type BlueprintCard,
   type EdgeView,
   type NodeView,
 } from './architecture.read';
 import { listPublicArchitectures, listTeamArchitectures, type ArchitectureSummary } from './architecture.service';
-
-/** The card of docs/api.md (the same shape as lineage and registry cards). */
-export function toCardBody(c: BlueprintCard) {
-  return {
-    id: c.id,
-    slug: c.slug,
-    name: c.name,
-    stars: c.stars,
-    module_count: c.moduleCount,
-    step_count: c.stepCount,
-    success_rate: c.successRate,
-    review_count: c.reviewCount,
-    rating_average: c.ratingAverage,
-  };
-}
 
 /** A node: a redacted node names neither its blueprint nor its id (the caller may not see that blueprint). */
 export function toNodeBody(n: NodeView) {
@@ -33,7 +18,7 @@ export function toNodeBody(n: NodeView) {
     blueprint_id: n.redacted ? null : n.blueprintId,
     position_x: n.position.x,
     position_y: n.position.y,
-    blueprint: n.card ? toCardBody(n.card) : null,
+    blueprint: n.card ? toCard(n.card) : null,
     redacted: n.redacted,
   };
 }

@@ -7,8 +7,9 @@ import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import { architectureView, getArchitecture, type ArchitectureView, type NodeView } from './architecture.read';
 import { toArchitectureBody } from './architecture.wire';
+import { exportFormats } from './architecture.contract';
 
-export const exportFormats = ['mermaid', 'dot', 'json'] as const;
+export { exportFormats };
 export type ExportFormat = (typeof exportFormats)[number];
 
 /** GraphQL's name for the same formats (`Architecture.export(format:)`); the values are the REST ones. */

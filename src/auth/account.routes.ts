@@ -1,7 +1,7 @@
 import { requestContext } from '../platform/http';
 import { pageFromQuery } from '../platform/pagination';
 import type { RouteModule } from '../platform/routes';
-import { accountSchemas } from './auth.schemas';
+import { accountContract } from './auth.contract';
 import { signIn, signOut, signUp } from './account.service';
 import { createAccessToken, listAccessTokens, revokeAccessToken } from './account-token.service';
 import { toAccountTokenBody, toCreatedTokenBody, toSignedInBody } from './account.wire';
@@ -12,33 +12,33 @@ export const accountRoutes: RouteModule = (app, deps) => {
   app.post(
     '/api/auth/signup',
     {
-      schema: accountSchemas.signUp,
+      schema: accountContract.signUp,
       config: { public: true, rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => req.ip } },
     },
     async (request, reply) => reply.status(201).send(toSignedInBody(await signUp(await requestContext(request, deps), request.body))),
   );
 
-  app.post('/api/auth/login', { schema: accountSchemas.signIn, config: { public: true } }, async (request) =>
+  app.post('/api/auth/login', { schema: accountContract.signIn, config: { public: true } }, async (request) =>
     toSignedInBody(await signIn(await requestContext(request, deps), request.body)),
   );
 
-  app.delete('/api/auth/session', { schema: accountSchemas.signOut }, async (request, reply) => {
+  app.delete('/api/auth/session', { schema: accountContract.signOut }, async (request, reply) => {
     await signOut(await requestContext(request, deps));
     return reply.status(204).send();
   });
 
-  app.post('/api/account/tokens', { schema: accountSchemas.createToken }, async (request, reply) => {
+  app.post('/api/account/tokens', { schema: accountContract.createToken }, async (request, reply) => {
     const created = await createAccessToken(await requestContext(request, deps), request.body);
     return reply.status(201).send(toCreatedTokenBody(created));
   });
 
-  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/account/tokens', { schema: accountSchemas.listTokens }, async (request) => {
+  app.get<{ Querystring: { limit?: string; offset?: string } }>('/api/account/tokens', { schema: accountContract.listTokens }, async (request) => {
     const page = pageFromQuery(request.query, deps.config.limits);
     const result = await listAccessTokens(await requestContext(request, deps), page);
     return { items: result.items.map(toAccountTokenBody), total: result.total, ...page };
   });
 
-  app.delete<{ Params: { id: string } }>('/api/account/tokens/:id', { schema: accountSchemas.revokeToken }, async (request, reply) => {
+  app.delete<{ Params: { id: string } }>('/api/account/tokens/:id', { schema: accountContract.revokeToken }, async (request, reply) => {
     await revokeAccessToken(await requestContext(request, deps), request.params.id);
     return reply.status(204).send();
   });

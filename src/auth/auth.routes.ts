@@ -1,7 +1,7 @@
 import { requestContext } from '../platform/http';
 import { sessionCreateKey } from '../platform/rate-limit';
 import type { RouteModule } from '../platform/routes';
-import { authSchemas } from './auth.schemas';
+import { authContract } from './auth.contract';
 import { createAgentSession, endAgentSession } from './auth.service';
 
 export const authRoutes: RouteModule = (app, deps) => {
@@ -13,7 +13,7 @@ export const authRoutes: RouteModule = (app, deps) => {
         public: true,
         rateLimit: { max: deps.config.limits.sessionCreatesPerHour, timeWindow: 3_600_000, keyGenerator: (req) => sessionCreateKey(req.ip) },
       },
-      schema: authSchemas.createSession,
+      schema: authContract.createSession,
     },
     async (request, reply) => {
       const session = await createAgentSession(deps.orm.em.fork(), deps.config.limits, request.body?.name);
@@ -22,7 +22,7 @@ export const authRoutes: RouteModule = (app, deps) => {
   );
 
   /** Ends the caller's own agent session: the presented token stops working. Other token kinds: 400. */
-  app.delete('/api/agent/sessions/current', { schema: authSchemas.revokeSession }, async (request, reply) => {
+  app.delete('/api/agent/sessions/current', { schema: authContract.revokeSession }, async (request, reply) => {
     await endAgentSession(await requestContext(request, deps));
     return reply.status(204).send();
   });

@@ -2,11 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import { actorOf, recordAudit } from '../teams/audit.service';
 import { applyTransfer } from '../teams/transfer.service';
 import { assertEditable, canDeleteWith, canReadWith, guardOf, viewerTeamRoles } from './access';
+import { blueprintInputs } from './blueprint.contract';
 import { blueprintDeleted, blueprintShownChanged } from './blueprint.hooks';
 import { Visibility, type Blueprint } from './blueprint.entity';
 import { blueprintLoaders } from './blueprint.loaders';
@@ -20,12 +20,7 @@ export interface BlueprintMetadata {
   visibility?: Visibility;
 }
 
-const patchBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField },
-});
+const patchBody = compileSchema(blueprintInputs.update);
 
 /** Parses a metadata patch (REST body or GraphQL input): 400 naming the offending field. */
 export function parseBlueprintMetadata(body: unknown): BlueprintMetadata {
@@ -53,7 +48,7 @@ export async function updateBlueprintMetadata(tx: EntityManager, ctx: RequestCon
     if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(before[key])) changes[key] = { from: before[key], to: patch[key] };
   }
   if (Object.keys(changes).length === 0) return changes;
-  // Tags match ^[a-z0-9][a-z0-9-]*$ (field-schemas.ts), so the array literal needs no quoting.
+  // Tags match ^[a-z0-9][a-z0-9-]*$ (blueprint.contract.ts), so the array literal needs no quoting.
   await tx.execute(
     `update blueprint set name = coalesce(?, name), description = coalesce(?, description), tags = coalesce(?::text[], tags),
             visibility = coalesce(?, visibility), updated_at = now() where id = ?`,

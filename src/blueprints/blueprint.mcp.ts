@@ -1,53 +1,14 @@
-import { args, arrayOf, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull, anyObject } from '../mcp/mcp-schema';
+import { args, argsOf, bool, idArg, obj, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
 import { teamIdArg } from '../teams/team.mcp';
+import { blueprintContract, blueprintInputs } from './blueprint.contract';
 import { removeBlueprint, transferBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { getBlueprint, starBlueprint } from './blueprint.service';
 import { teamBlueprintsBody, toBlueprintBody, toStarBody } from './blueprint.wire';
 
-/** The card of docs/api.md (registry, lineage, architecture nodes). */
-export const cardSchema = shape({
-  id: str,
-  slug: str,
-  name: str,
-  stars: int,
-  module_count: int,
-  step_count: int,
-  success_rate: numOrNull,
-  review_count: int,
-  rating_average: numOrNull,
-});
-
-/** The blueprint body of docs/api.md. */
-export const blueprintSchema = shape({
-  id: str,
-  slug: str,
-  name: str,
-  description: str,
-  tags: strings,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  owner_id: str,
-  team_id: strOrNull,
-  forked_from: { anyOf: [{ type: 'null' }, shape({ id: str, slug: str, name: str })] },
-  modules: arrayOf(shape({ key: str, name: str, summary: str, kind: str, depends_on: strings })),
-  steps: arrayOf(shape({ key: str, module_key: str, title: str, instructions: str, acceptance: strings })),
-  configuration: anyObject,
-  design_system: anyObject,
-  stars: int,
-  forks_count: int,
-  module_count: int,
-  step_count: int,
-  success_rate: numOrNull,
-  review_count: int,
-  rating_average: numOrNull,
-  version: int,
-  created_at: str,
-  updated_at: str,
-});
-
+const blueprintSchema = blueprintContract.get.response[200];
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
-const starSchema = shape({ blueprint_id: str, starred: bool, stars: int });
+const starSchema = blueprintContract.star.response[200];
 
 /** Blueprints as MCP tools: the same services and bodies as `/api/blueprints/:id[/star|/transfer]` and `/api/teams/:id/blueprints`. */
 export const blueprintMcpTools = [
@@ -82,11 +43,7 @@ export const blueprintMcpTools = [
     name: 'blueprint_update',
     description:
       "Change a blueprint's name, description, tags or visibility (owner or team editor; the slug never changes). Same body as PATCH /api/blueprints/:id.",
-    // The id and at least one field.
-    input: {
-      ...args({ ...blueprintId, name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['blueprint_id']),
-      minProperties: 2,
-    },
+    input: argsOf(blueprintId, blueprintInputs.update),
     output: blueprintSchema,
     readOnly: false,
     idempotent: true,
@@ -97,7 +54,7 @@ export const blueprintMcpTools = [
     description:
       'Delete a blueprint (owner; team owner or admin). Its forks survive with forked_from null; its lineage links, architecture nodes, stars, reviews, versions, changelog and runs go with it. REST answers 204: DELETE /api/blueprints/:id. Answers {blueprint_id, deleted: true}.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, deleted: bool }),
+    output: obj({ blueprint_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -110,7 +67,7 @@ export const blueprintMcpTools = [
     name: 'team_blueprints',
     description: "A team's blueprints, newest first. Same body as GET /api/teams/:id/blueprints.",
     input: args({ ...teamIdArg, ...pageArgs }, ['team_id']),
-    output: pageOf({ ...cardSchema, required: [...(cardSchema.required as string[]), 'visibility', 'owner_id', 'team_id'] }),
+    output: blueprintContract.teamBlueprints.response[200],
     readOnly: true,
     handler: (ctx, a) => teamBlueprintsBody(ctx, a.team_id, a),
   }),
@@ -118,13 +75,7 @@ export const blueprintMcpTools = [
     name: 'blueprint_transfer',
     description:
       'Move a blueprint you own into a team where you are a member or above, between teams, or out of its team (team_id null; team owner only). Same body as POST /api/blueprints/:id/transfer.',
-    input: args(
-      {
-        ...blueprintId,
-        team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' },
-      },
-      ['blueprint_id', 'team_id'],
-    ),
+    input: argsOf(blueprintId, blueprintInputs.transfer),
     output: blueprintSchema,
     readOnly: false,
     idempotent: true,

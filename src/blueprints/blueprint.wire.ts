@@ -7,18 +7,21 @@ import { blueprintLoaders } from './blueprint.loaders';
 import { currentVersionOf } from './blueprint-version.service';
 import { teamBlueprints } from './blueprint.service';
 
-/** The card shown in the registry, lineage and architecture views. */
-export function toCard(bp: Blueprint) {
+/** What a card shows of a blueprint: the entity, a projection row and an architecture node's card all have it. */
+export type CardSource = Pick<Blueprint, 'id' | 'slug' | 'name' | 'starsCount' | 'moduleCount' | 'stepCount' | 'successRate' | 'reviewCount' | 'ratingAverage'>;
+
+/** The card body (`cardSchema`) shown in the registry, lineage, proposal and architecture views: the one place it is built. */
+export function toCard(c: CardSource) {
   return {
-    id: bp.id,
-    slug: bp.slug,
-    name: bp.name,
-    stars: bp.starsCount,
-    module_count: bp.moduleCount,
-    step_count: bp.stepCount,
-    success_rate: bp.successRate,
-    review_count: bp.reviewCount,
-    rating_average: bp.ratingAverage,
+    id: c.id,
+    slug: c.slug,
+    name: c.name,
+    stars: c.starsCount,
+    module_count: c.moduleCount,
+    step_count: c.stepCount,
+    success_rate: c.successRate,
+    review_count: c.reviewCount,
+    rating_average: c.ratingAverage,
   };
 }
 

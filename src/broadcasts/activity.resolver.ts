@@ -4,6 +4,7 @@ import { Principal } from '../auth/principal.entity';
 import { canRead, canReadWith, guardOf, type Guarded } from '../blueprints/access';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
+import { BlueprintActivityKind } from '../blueprints/blueprint.events';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import { ChangelogEntry } from '../changelog/changelog-entry.entity';
 import { changelogEntryById } from '../changelog/changelog.service';
@@ -16,24 +17,6 @@ import type { TeamRole } from '../teams/team.entity';
 import { principalById } from '../auth/principal.loaders';
 import { startEvent } from '../platform/request-context';
 
-export enum BlueprintActivityKind {
-  FORKED = 'forked',
-  STARRED = 'starred',
-  UNSTARRED = 'unstarred',
-  VERSION = 'version',
-  CHANGELOG = 'changelog',
-  /** Name, description, tags or visibility changed (PATCH). */
-  EDITED = 'edited',
-  /** The blueprint was deleted (subscribers then get NOT_FOUND). */
-  DELETED = 'deleted',
-  /** Moved into, between or out of teams; `subjectId` is the receiving team (null: out of its team). */
-  TRANSFERRED = 'transferred',
-  /** A proposal to this blueprint opened (or reopened); `subjectId` is the proposal. */
-  PROPOSAL_OPENED = 'proposal_opened',
-  PROPOSAL_COMMENTED = 'proposal_commented',
-  PROPOSAL_MERGED = 'proposal_merged',
-  PROPOSAL_CLOSED = 'proposal_closed',
-}
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 
 type ActivityEvent = EventTopics['blueprint.activity'];

@@ -1,16 +1,12 @@
 import { defaultLimits } from '../platform/config';
-import { args, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, argsOf, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
-import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
+import { broadcastContract, broadcastInput } from './broadcast.contract';
 import { sendBroadcast } from './broadcast.service';
 import { inboxPageBody, subscriptionBody, toInboxBody, toSentBroadcastBody } from './broadcast.wire';
 import { markInboxRead } from './inbox.service';
 
-const typeField = { type: 'string', enum: Object.values(BroadcastType) };
-const severityField = { type: 'string', enum: Object.values(BroadcastSeverity) };
-const broadcastSchema = shape({ id: str, source_blueprint_id: str, message: str, type: typeField, severity: severityField, created_at: str });
-const inboxItemSchema = shape({ id: str, read_at: strOrNull, broadcast: broadcastSchema });
-const subscriptionSchema = shape({ blueprint_id: str, subscribed: bool });
+const inboxItemSchema = broadcastContract.markRead.response[200];
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Broadcasts, subscriptions and the inbox as MCP tools: the same services and bodies as their REST routes. */
@@ -19,16 +15,8 @@ export const broadcastMcpTools = [
     name: 'broadcast_send',
     description:
       'Send a broadcast about a blueprint you own to the owners of its direct forks and its subscribers (each once, never you). Answers the broadcast and recipient_count. Same body as POST /api/blueprints/:id/broadcasts.',
-    input: args(
-      {
-        ...blueprintId,
-        message: { type: 'string', minLength: 1, maxLength: defaultLimits.broadcastMessageMax, pattern: '\\S' },
-        type: typeField,
-        severity: severityField,
-      },
-      ['blueprint_id', 'message', 'type', 'severity'],
-    ),
-    output: { ...broadcastSchema, properties: { ...(broadcastSchema.properties as object), recipient_count: int } },
+    input: argsOf(blueprintId, broadcastInput(defaultLimits)),
+    output: broadcastContract.send.response[201],
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...fields }) => toSentBroadcastBody(await sendBroadcast(ctx, blueprint_id, fields)),
   }),
@@ -36,7 +24,7 @@ export const broadcastMcpTools = [
     name: 'broadcast_subscribe',
     description: "Subscribe to a blueprint's broadcasts (they arrive in your inbox). Same body as POST /api/blueprints/:id/subscription.",
     input: args(blueprintId, ['blueprint_id']),
-    output: subscriptionSchema,
+    output: broadcastContract.subscription.response[200],
     readOnly: false,
     idempotent: true,
     handler: (ctx, a) => subscriptionBody(ctx, a.blueprint_id, true),
@@ -45,7 +33,7 @@ export const broadcastMcpTools = [
     name: 'broadcast_unsubscribe',
     description: "Stop receiving a blueprint's broadcasts. Same body as DELETE /api/blueprints/:id/subscription.",
     input: args(blueprintId, ['blueprint_id']),
-    output: subscriptionSchema,
+    output: broadcastContract.subscription.response[200],
     readOnly: false,
     destructive: true,
     idempotent: true,
@@ -55,7 +43,7 @@ export const broadcastMcpTools = [
     name: 'inbox_list',
     description: 'Your broadcast inbox, newest first (unread: true for unread only). Same body as GET /api/inbox.',
     input: args({ unread: { type: 'boolean', default: false }, ...pageArgs }),
-    output: pageOf(inboxItemSchema),
+    output: broadcastContract.inbox.response[200],
     readOnly: true,
     handler: (ctx, a) => inboxPageBody(ctx, a),
   }),

@@ -1,6 +1,6 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
-import { broadcastSchemas } from './broadcast.schemas';
+import { broadcastContract } from './broadcast.contract';
 import { sendBroadcast } from './broadcast.service';
 import { inboxPageBody, subscriptionBody, toInboxBody, toSentBroadcastBody } from './broadcast.wire';
 import { markInboxRead } from './inbox.service';
@@ -9,7 +9,7 @@ type IdParams = { Params: { id: string } };
 
 export const broadcastRoutes: RouteModule = (app, deps) => {
   /** Owner only. Answers 201 with the broadcast and `recipient_count`. */
-  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: broadcastSchemas.send, config: { idempotent: true } }, async (request, reply) => {
+  app.post<IdParams>('/api/blueprints/:id/broadcasts', { schema: broadcastContract.send, config: { idempotent: true } }, async (request, reply) => {
     const ctx = await requestContext(request, deps);
     return reply.status(201).send(toSentBroadcastBody(await sendBroadcast(ctx, request.params.id, request.body)));
   });
@@ -21,16 +21,16 @@ export const broadcastRoutes: RouteModule = (app, deps) => {
     app.route<IdParams>({
       method,
       url: '/api/blueprints/:id/subscription',
-      schema: broadcastSchemas.subscription,
+      schema: broadcastContract.subscription,
       handler: async (request) => subscriptionBody(await requestContext(request, deps), request.params.id, on),
     });
   }
 
-  app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>('/api/inbox', { schema: broadcastSchemas.inbox }, async (request) =>
+  app.get<{ Querystring: { unread?: string; limit?: string; offset?: string } }>('/api/inbox', { schema: broadcastContract.inbox }, async (request) =>
     inboxPageBody(await requestContext(request, deps), request.query),
   );
 
-  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: broadcastSchemas.markRead }, async (request) => {
+  app.post<{ Params: { deliveryId: string } }>('/api/inbox/:deliveryId/read', { schema: broadcastContract.markRead }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toInboxBody(await markInboxRead(ctx, request.params.deliveryId));
   });

@@ -9,6 +9,7 @@ import type { RequestContext } from '../platform/context';
 import { assertValid, validatorFor } from '../platform/json-schema';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
+import { broadcastInput } from './broadcast.contract';
 
 /**
  * One lock for every broadcast send (and for deleting principals: their trigger takes it before deleting
@@ -25,17 +26,7 @@ export interface BroadcastInput {
   severity: BroadcastSeverity;
 }
 
-const broadcastBody = (limits: Limits) =>
-  validatorFor({
-    type: 'object',
-    additionalProperties: false,
-    required: ['message', 'type', 'severity'],
-    properties: {
-      message: { type: 'string', minLength: 1, maxLength: limits.broadcastMessageMax, pattern: '\\S' },
-      type: { type: 'string', enum: Object.values(BroadcastType) },
-      severity: { type: 'string', enum: Object.values(BroadcastSeverity) },
-    },
-  });
+const broadcastBody = (limits: Limits) => validatorFor(broadcastInput(limits));
 
 /** `{message, type, severity}` from a request body; unknown enum values and fields are 400. */
 export function parseBroadcastInput(input: unknown, limits: Limits): BroadcastInput {

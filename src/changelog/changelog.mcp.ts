@@ -1,13 +1,13 @@
 import { defaultLimits } from '../platform/config';
-import { args, idArg, pageArgs, pageOf, shape, str } from '../mcp/mcp-schema';
+import { args, argsOf, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { changelogContract, changelogInputs } from './changelog.contract';
 import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
 import { changelogPageBody, toChangelogBody } from './changelog.wire';
 
-const entrySchema = shape({ id: str, title: str, body: str, created_at: str, updated_at: str });
+const entrySchema = changelogContract.publish.response[201];
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
-const title = { type: 'string', minLength: 1, maxLength: defaultLimits.changelogTitleMax, pattern: '\\S' };
-const body = { type: 'string', maxLength: defaultLimits.changelogBodyMax };
+const inputs = changelogInputs(defaultLimits);
 
 /** Changelogs as MCP tools: the same services and bodies as `/api/blueprints/:id/changelog`. */
 export const changelogMcpTools = [
@@ -15,7 +15,7 @@ export const changelogMcpTools = [
     name: 'changelog_list',
     description: "A blueprint's changelog, newest first. Same body as GET /api/blueprints/:id/changelog.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(entrySchema),
+    output: changelogContract.list.response[200],
     readOnly: true,
     handler: (ctx, a) => changelogPageBody(ctx, a.blueprint_id, a),
   }),
@@ -23,7 +23,7 @@ export const changelogMcpTools = [
     name: 'changelog_publish',
     description:
       'Publish a changelog entry on a blueprint you own (it sends no broadcast: use broadcast_send to tell forkers). Same body as POST /api/blueprints/:id/changelog.',
-    input: args({ ...blueprintId, title, body }, ['blueprint_id', 'title', 'body']),
+    input: argsOf(blueprintId, inputs.publish),
     output: entrySchema,
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...fields }) => toChangelogBody(await publishChangelogEntry(ctx, blueprint_id, fields)),
@@ -31,8 +31,7 @@ export const changelogMcpTools = [
   mcpTool<{ blueprint_id: string; entry_id: string; title?: string; body?: string }>({
     name: 'changelog_update',
     description: 'Change the title and/or body of a changelog entry on a blueprint you own. Same body as PATCH /api/blueprints/:id/changelog/:entryId.',
-    // Both ids and at least one of title and body.
-    input: { ...args({ ...blueprintId, entry_id: idArg('The entry id.'), title, body }, ['blueprint_id', 'entry_id']), minProperties: 3 },
+    input: argsOf({ ...blueprintId, entry_id: idArg('The entry id.') }, inputs.update),
     output: entrySchema,
     readOnly: false,
     idempotent: true,

@@ -8,6 +8,7 @@ import { notFound } from '../platform/errors';
 import { assertValid, validatorFor } from '../platform/json-schema';
 import type { Page, PageRequest } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
+import { changelogInputs } from './changelog.contract';
 
 const entryColumns = 'e.id, e.blueprint_id, e.author_id, e.title, e.body, e.created_at, e.updated_at';
 
@@ -16,16 +17,7 @@ export interface EntryFields {
   body?: string;
 }
 
-const entryBody = (limits: Limits, mode: 'publish' | 'update') =>
-  validatorFor({
-    type: 'object',
-    additionalProperties: false,
-    ...(mode === 'publish' ? { required: ['title', 'body'] } : { minProperties: 1 }),
-    properties: {
-      title: { type: 'string', minLength: 1, maxLength: limits.changelogTitleMax, pattern: '\\S' },
-      body: { type: 'string', maxLength: limits.changelogBodyMax },
-    },
-  });
+const entryBody = (limits: Limits, mode: 'publish' | 'update') => validatorFor(changelogInputs(limits)[mode]);
 
 /**
  * `{title, body}` from a request body. Publishing needs both (the body may be empty); an update needs

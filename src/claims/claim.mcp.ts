@@ -1,5 +1,6 @@
-import { args, int, shape, str } from '../mcp/mcp-schema';
+import { args } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { claimContract } from './claim.contract';
 import { claimAgentSession } from './claim.service';
 import { toClaimBody } from './claim.wire';
 
@@ -13,7 +14,7 @@ export const claimMcpTools = [
     description:
       "Take over a live agent session's blueprints, architectures, runs and tool operations (they become yours) and end that session. Needs a person's token. Same body as POST /api/account/claim.",
     input: args({ agent_token: { type: 'string', minLength: 1, maxLength: 200, description: 'The agent session bearer token (bwa_...).' } }, ['agent_token']),
-    output: shape({ agent_session_id: str, claimed: shape({ blueprints: int, architectures: int, runs: int, operations: int }) }),
+    output: claimContract.claim.response[200],
     readOnly: false,
     handler: async (ctx, a) => toClaimBody(await claimAgentSession(ctx, a)),
   }),

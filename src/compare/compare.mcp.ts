@@ -1,5 +1,6 @@
-import { anyObject, args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
+import { args, idArg } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { compareContract } from './compare.contract';
 import { compareWithParent } from './compare.service';
 import { toComparisonBody } from './compare.wire';
 
@@ -10,17 +11,7 @@ export const compareMcpTools = [
     description:
       'A fork against its parent since the fork point: status (identical, ahead, behind, diverged), what the fork changed (ahead), what the parent changed (behind), and per module and step which side changed and whether they conflict. Same body as GET /api/blueprints/:id/compare.',
     input: args({ blueprint_id: idArg('A fork: blueprint id (UUID) or slug.') }, ['blueprint_id']),
-    output: shape({
-      blueprint_id: str,
-      parent: shape({ id: str, slug: str, name: str }),
-      base_version: { type: ['integer', 'null'] },
-      parent_version: { type: ['integer', 'null'] },
-      status: { type: 'string', enum: ['identical', 'ahead', 'behind', 'diverged'] },
-      ahead: anyObject,
-      behind: anyObject,
-      modules: arrayOf(anyObject),
-      steps: arrayOf(anyObject),
-    }),
+    output: compareContract.compare.response[200],
     readOnly: true,
     handler: async (ctx, a) => toComparisonBody(await compareWithParent(ctx, a.blueprint_id)),
   }),

@@ -1,20 +1,20 @@
-import { args, bool, idArg, int, numOrNull, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
+import { args, bool, idArg, int, nullable, num, obj, page, pageArgs, str, strings } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { MAX_NOTES_LENGTH, executionStep, reportExecution, startExecution } from './execution.service';
 import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
-const stepSchema = shape({ key: str, module: shape({ key: str, name: str, kind: str }), title: str, instructions: str, acceptance: strings });
-const runSchema = shape({
+const stepSchema = obj({ key: str, module: obj({ key: str, name: str, kind: str }), title: str, instructions: str, acceptance: strings });
+const runSchema = obj({
   id: str,
   blueprint_id: str,
   principal_id: str,
   status: { type: 'string', enum: ['running', 'completed', 'failed', 'abandoned'] },
   total_steps: int,
   steps_reached: int,
-  notes: strOrNull,
+  notes: nullable(str),
   started_at: str,
-  last_step_at: strOrNull,
-  ended_at: strOrNull,
+  last_step_at: nullable(str),
+  ended_at: nullable(str),
 });
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 const runId = { run_id: idArg('The run_id execution start answered.') };
@@ -26,7 +26,7 @@ export const executionMcpTools = [
     description:
       "Start executing a blueprint: a new run with the system prompt, every stage token and step 1. next_token is step 1's own token: call blueprint_execute_step with n = 1 and next_token (it records step 1 and answers the token of step 2), carry out the step, then n = 2 with that answer's next_token, and so on until dn is true. Same body as GET /api/blueprints/:id/start.",
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ run_id: str, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepSchema, next_token: str, dn: bool }),
+    output: obj({ run_id: str, system_prompt: str, total_steps: int, stage_tokens: strings, step: stepSchema, next_token: str, dn: bool }),
     readOnly: false,
     handler: async (ctx, a) => toStartBody(await startExecution(ctx, a.blueprint_id)),
   }),
@@ -42,7 +42,7 @@ export const executionMcpTools = [
       },
       ['blueprint_id', 'n', 'token'],
     ),
-    output: shape({ run_id: str, n: int, step: stepSchema, dn: bool, next_token: strOrNull }),
+    output: obj({ run_id: str, n: int, step: stepSchema, dn: bool, next_token: nullable(str) }),
     readOnly: false,
     idempotent: true,
     handler: async (ctx, a) => toStepBody(await executionStep(ctx, a.blueprint_id, String(a.n), a.token)),
@@ -73,10 +73,10 @@ export const executionMcpTools = [
       "A blueprint's execution runs, newest first (the owner sees every run, others their own), with its stats. Same body as GET /api/blueprints/:id/executions.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
     output: {
-      ...pageOf(runSchema),
+      ...page(runSchema),
       properties: {
-        ...(pageOf(runSchema).properties as object),
-        stats: shape({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: numOrNull }),
+        ...(page(runSchema).properties as object),
+        stats: obj({ started: int, completed: int, failed: int, abandoned: int, running: int, success_rate: nullable(num) }),
       },
     },
     readOnly: true,

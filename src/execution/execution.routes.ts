@@ -1,6 +1,6 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
-import { executionSchemas } from './execution.schemas';
+import { executionContract } from './execution.contract';
 import { executionStep, reportExecution, startExecution } from './execution.service';
 import { executionHistoryBody, executionRunBody, toRunBody, toStartBody, toStepBody } from './execution.wire';
 
@@ -10,14 +10,14 @@ type RunParams = { Params: { runId: string } };
 /** Execution over REST. */
 export const executionRoutes: RouteModule = (app, deps) => {
   // A GET that records a run: a write for the access rule (read tokens may not start runs).
-  app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: executionSchemas.start }, async (request) => {
+  app.get<IdParams>('/api/blueprints/:id/start', { config: { write: true }, schema: executionContract.start }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toStartBody(await startExecution(ctx, request.params.id));
   });
 
   app.get<{ Params: { id: string; n: string }; Querystring: { token?: string } }>(
     '/api/blueprints/:id/step/:n',
-    { config: { write: true }, schema: executionSchemas.step },
+    { config: { write: true }, schema: executionContract.step },
     async (request) => {
       const ctx = await requestContext(request, deps);
       return toStepBody(await executionStep(ctx, request.params.id, request.params.n, request.query.token));
@@ -26,18 +26,18 @@ export const executionRoutes: RouteModule = (app, deps) => {
 
   app.get<IdParams & { Querystring: { limit?: string; offset?: string } }>(
     '/api/blueprints/:id/executions',
-    { schema: executionSchemas.history },
+    { schema: executionContract.history },
     async (request) => executionHistoryBody(await requestContext(request, deps), request.params.id, request.query),
   );
 
-  app.get<RunParams>('/api/executions/:runId', { schema: executionSchemas.run }, async (request) => {
+  app.get<RunParams>('/api/executions/:runId', { schema: executionContract.run }, async (request) => {
     const ctx = await requestContext(request, deps);
     return executionRunBody(ctx, request.params.runId);
   });
 
   app.post<RunParams & { Body: { status?: unknown; notes?: unknown } }>(
     '/api/executions/:runId/report',
-    { schema: executionSchemas.report },
+    { schema: executionContract.report },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};

@@ -1,24 +1,10 @@
-import { blueprintSchema, cardSchema } from '../blueprints/blueprint.mcp';
-import { args, arrayOf, idArg, int, pageArgs, pageOf, shape, str, strings, strOrNull } from '../mcp/mcp-schema';
+import { args, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { lineageContract } from './lineage.contract';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { forkBlueprint } from './fork.service';
 import { forksBody, lineageBody } from './lineage.wire';
 
-const relative = shape({ kind: { type: 'string', enum: ['fork', 'breed'] }, blueprint: cardSchema });
-/** An item of `blueprint_forks`: the card with description, tags, owner, team and times; never the plan. */
-const forkItemSchema = shape({
-  ...(cardSchema.properties as Record<string, object>),
-  description: str,
-  tags: strings,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  owner_id: str,
-  team_id: strOrNull,
-  forked_from: shape({ id: str, slug: str, name: str }),
-  forks_count: int,
-  created_at: str,
-  updated_at: str,
-});
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Lineage as MCP tools: the same services and body builders as `/api/blueprints/:id/fork`, `/forks` and `/lineage`. */
@@ -28,7 +14,7 @@ export const lineageMcpTools = [
     description:
       'Fork a blueprint you may read: an independent copy of its plan, owned by you, with its own id and slug and forked_from set. Same body as POST /api/blueprints/:id/fork.',
     input: args(blueprintId, ['blueprint_id']),
-    output: blueprintSchema,
+    output: lineageContract.fork.response[201],
     readOnly: false,
     handler: async (ctx, a) => toBlueprintBody(ctx, await forkBlueprint(ctx, a.blueprint_id)),
   }),
@@ -37,7 +23,7 @@ export const lineageMcpTools = [
     description:
       'Public forks of a blueprint, oldest first, as cards (name, counts, owner, times; no plan: blueprint_get reads one). Same body as GET /api/blueprints/:id/forks.',
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(forkItemSchema),
+    output: lineageContract.forks.response[200],
     readOnly: true,
     handler: (ctx, a) => forksBody(ctx, a.blueprint_id, a),
   }),
@@ -46,7 +32,7 @@ export const lineageMcpTools = [
     description:
       'Direct parents (forked from, bred from) and children (forks, breed offspring) of a blueprint that you may see. Same body as GET /api/blueprints/:id/lineage.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, parents: arrayOf(relative), children: arrayOf(relative) }),
+    output: lineageContract.lineage.response[200],
     readOnly: true,
     handler: (ctx, a) => lineageBody(ctx, a.blueprint_id),
   }),

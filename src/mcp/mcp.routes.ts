@@ -5,7 +5,7 @@ import { publicOrigin } from '../platform/public-url';
 import type { RouteModule } from '../platform/routes';
 import { mcpServerFor, type McpExtras } from './mcp.server';
 import type { McpToolDefinition } from '../platform/mcp-tool';
-import { mcpSchemas } from './mcp.schemas';
+import { mcpContract } from './mcp.contract';
 
 /** Where an MCP client finds how to get a token (RFC 9728), named in every 401 challenge of `/mcp`. */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -20,7 +20,7 @@ export function mcpRoutes(tools: McpToolDefinition[], extras: McpExtras = {}): R
   return (app, deps) => {
     // Public to the central access hook: this handler answers 401 itself, with the OAuth challenge. Read or
     // write is decided per tool (mcp.server.ts).
-    app.post('/mcp', { schema: mcpSchemas.call, config: { public: true, write: false } }, async (request, reply) => {
+    app.post('/mcp', { schema: mcpContract.call, config: { public: true, write: false } }, async (request, reply) => {
       const challenge = (err: AppError) => {
         const metadata = publicOrigin(request, deps.config) + PROTECTED_RESOURCE_METADATA_PATH;
         const error = request.headers.authorization ? 'error="invalid_token", ' : '';
@@ -49,7 +49,7 @@ export function mcpRoutes(tools: McpToolDefinition[], extras: McpExtras = {}): R
         method,
         url: '/mcp',
         config: { public: true },
-        schema: mcpSchemas.notAllowed,
+        schema: mcpContract.notAllowed,
         handler: async (_request, reply) =>
           reply
             .status(405)

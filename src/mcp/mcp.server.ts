@@ -23,16 +23,17 @@ import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, invalidAll, knownError, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
 import { mcpInstructions } from './instructions';
-import type { McpToolDefinition } from '../platform/mcp-tool';
+import { toolInput, type McpToolDefinition } from '../platform/mcp-tool';
+import type { Limits } from '../platform/config';
 
 export const MCP_SERVER_INFO = { name: 'blueprint-workshop', version: '0.1.0' };
 
-/** The `tools/list` entry of a definition: its schemas and annotations as they are. */
-export function toolListing(tool: McpToolDefinition): Tool {
+/** The `tools/list` entry of a definition: its schemas (page bounds from `limits`) and annotations. */
+export function toolListing(tool: McpToolDefinition, limits: Limits): Tool {
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: tool.input as Tool['inputSchema'],
+    inputSchema: toolInput(tool.input, limits) as Tool['inputSchema'],
     ...(tool.output ? { outputSchema: tool.output as Tool['outputSchema'] } : {}),
     annotations: {
       readOnlyHint: tool.readOnly,
@@ -54,9 +55,9 @@ function errorResult(body: ErrorBody): CallToolResult {
 }
 
 /** Arguments checked against the advertised schema; issues name the argument (`limit`, `params/seed`). */
-function checkArguments(tool: McpToolDefinition, raw: unknown): Record<string, unknown> {
+function checkArguments(tool: McpToolDefinition, raw: unknown, limits: Limits): Record<string, unknown> {
   const value = raw ?? {};
-  const validate = validatorFor(tool.input);
+  const validate = validatorFor(toolInput(tool.input, limits));
   if (validate(value)) return value as Record<string, unknown>;
   const issues = issuesFrom(validate.errors, '').map((i) => ({ ...i, path: i.path.replace(/^\//, '') || 'arguments' }));
   throw invalidAll(issues);
@@ -106,7 +107,7 @@ export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinit
     },
     instructions: mcpInstructions,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => toolListing(t, ctx.config.limits)) }));
   const resources = extras.resources;
   if (resources) {
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resources.templates }));
@@ -151,7 +152,7 @@ export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinit
     try {
       if (!tool) throw new AppError('NOT_FOUND', `No tool named ${JSON.stringify(name)}; tools/list names them all`);
       assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
-      const body = await tool.handler(ctx, checkArguments(tool, request.params.arguments));
+      const body = await tool.handler(ctx, checkArguments(tool, request.params.arguments, ctx.config.limits));
       log.info({ mcp_tool: name, ...principal, outcome: 'ok' }, `mcp ${name} ok`);
       return result(body);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { args, bool, idArg, int, shape, str, strOrNull, anyObject } from '../mcp/mcp-schema';
+import { args, bool, freeObject, idArg, int, nullable, obj, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
 import { toOperationBody } from './operation.wire';
@@ -12,21 +12,21 @@ const maxSources = Math.max(...[...toolDefinitions.values()].map((d) => d.source
 const toolCatalogue = [...toolDefinitions.values()].map((d) => `- ${d.type} (${sourcesText(d.sources)} sources, ${d.output}): ${d.summary}`).join('\n');
 
 const operationSchema = (withToken: boolean) =>
-  shape(
+  obj(
     {
       operation_id: str,
       tool_type: { type: 'string', enum: [...toolTypes] },
       status: { type: 'string', enum: ['active', 'completed', 'cancelled', 'failed', 'expired'] },
       step: { type: ['integer', 'null'] },
       total_steps: int,
-      step_title: strOrNull,
-      prompt: strOrNull,
+      step_title: nullable(str),
+      prompt: nullable(str),
       submission_schema: { type: ['object', 'null'] },
-      ...(withToken ? { token: strOrNull } : {}),
+      ...(withToken ? { token: nullable(str) } : {}),
       done: bool,
       result: { type: ['object', 'null'] },
     },
-    ['operation_id', 'tool_type', 'status', 'total_steps', 'done', ...(withToken ? ['token'] : [])],
+    ['step', 'step_title', 'prompt', 'submission_schema', 'result'],
   );
 
 const operationId = { operation_id: idArg('The operation_id a start answered.') };
@@ -65,7 +65,7 @@ export const operationMcpTools = [
       {
         ...operationId,
         token: { type: 'string', minLength: 1, maxLength: 200 },
-        submission: { ...anyObject, description: "An object satisfying the step's submission_schema." },
+        submission: { ...freeObject, description: "An object satisfying the step's submission_schema." },
       },
       ['operation_id', 'token', 'submission'],
     ),

@@ -1,6 +1,6 @@
 import { requestContext } from '../platform/http';
 import type { RouteModule } from '../platform/routes';
-import { operationSchemas } from './operation.schemas';
+import { operationContract } from './operation.contract';
 import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
 import { toOperationBody } from './operation.wire';
 
@@ -9,7 +9,7 @@ type OpParams = { Params: { operationId: string } };
 export const operationRoutes: RouteModule = (app, deps) => {
   app.post<{ Body: { tool_type?: unknown; source_blueprint_ids?: unknown; params?: unknown } }>(
     '/api/tools/operations',
-    { schema: operationSchemas.start, config: { idempotent: true } },
+    { schema: operationContract.start, config: { idempotent: true } },
     async (request, reply) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};
@@ -20,7 +20,7 @@ export const operationRoutes: RouteModule = (app, deps) => {
 
   app.post<OpParams & { Body: { token?: unknown; submission?: unknown } }>(
     '/api/tools/operations/:operationId/submit',
-    { schema: operationSchemas.submit, config: { idempotent: true } },
+    { schema: operationContract.submit, config: { idempotent: true } },
     async (request) => {
       const ctx = await requestContext(request, deps);
       const body = request.body ?? {};
@@ -28,12 +28,12 @@ export const operationRoutes: RouteModule = (app, deps) => {
     },
   );
 
-  app.get<OpParams>('/api/tools/operations/:operationId', { schema: operationSchemas.get }, async (request) => {
+  app.get<OpParams>('/api/tools/operations/:operationId', { schema: operationContract.get }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toOperationBody(await getOperation(ctx, request.params.operationId), false);
   });
 
-  app.post<OpParams>('/api/tools/operations/:operationId/cancel', { schema: operationSchemas.cancel }, async (request) => {
+  app.post<OpParams>('/api/tools/operations/:operationId/cancel', { schema: operationContract.cancel }, async (request) => {
     const ctx = await requestContext(request, deps);
     return toOperationBody(await cancelOperation(ctx, request.params.operationId), false);
   });

@@ -12,7 +12,8 @@ import type { Plan } from '../plans/plan';
 import type { JsonSchema } from '../platform/json-schema';
 import type { ToolContext, ToolStep } from './tool-definition';
 import { planOutline } from './plan-outline';
-import { descriptionField, nameField, tagsField, visibilityField } from '../platform/field-schemas';
+import { descriptionField, nameField } from '../platform/field-schemas';
+import { tagsField, visibilityField } from '../blueprints/blueprint.contract';
 
 /** The name, description, tags and visibility of a new blueprint. */
 export interface Identity {

@@ -14,32 +14,13 @@ import { SlicedPubSub } from './fanout';
  * per relay pass. Every instance receives from the backplane, drops ids it has already dispatched, and
  * dispatches in process to its live subscriptions (`subscribe`). Payloads carry ids only; subscribers read rows.
  */
-export interface EventTopics {
-  'blueprint.activity': {
-    blueprintId: string;
-    kind:
-      | 'forked'
-      | 'starred'
-      | 'unstarred'
-      | 'version'
-      | 'changelog'
-      | 'edited'
-      | 'deleted'
-      | 'transferred'
-      | 'proposal_opened'
-      | 'proposal_commented'
-      | 'proposal_merged'
-      | 'proposal_closed';
-    subjectId: string | null;
-    actorId: string;
-    /** Proposal events: the proposal's source, which only receivers who may read it hear about. */
-    sourceId?: string;
-  };
-  'operation.updated': { operationId: string; principalId: string; status: string; step: number };
-  'architecture.changed': { architectureId: string; slug: string; change: string; subjectId: string | null; actorId: string };
-  /** `recipientCount`: how many inbox rows the broadcast wrote (absent from older senders). */
-  'inbox.delivered': { broadcastId: string; recipientCount?: number };
-}
+/**
+ * The topics and their payloads. Platform names none: each area declares its own in
+ * `<area>/<area>.events.ts` by adding to this interface (TypeScript declaration merging), e.g.
+ * `declare module '../platform/events' { interface EventTopics { 'x.changed': { xId: string } } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the areas (declaration merging)
+export interface EventTopics {}
 
 export type Topic = keyof EventTopics;
 

@@ -4,7 +4,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { JsonSchema } from './json-schema';
-import { commonErrorStatuses, errors } from './response-schemas';
+import { commonErrorStatuses, errors } from './contract';
 
 /** A route as Fastify registered it, for the test that checks every route is documented. */
 export interface KnownRoute {

@@ -1,5 +1,6 @@
-import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { proposalContract } from './proposal.contract';
 import { commentOnProposal, mergeProposal, setProposalOpen } from './proposal-actions.service';
 import { conflictKindByWire } from './proposal.merge';
 import { getProposal, openProposal } from './proposal.service';
@@ -8,29 +9,8 @@ import { commentListBody, proposalListBody, toCommentBody, toProposalBody } from
 const target = { blueprint_id: idArg('The target blueprint (the ancestor proposed to): id (UUID) or slug.') };
 const number = { number: { type: 'integer', minimum: 1, maximum: 999_999_999, description: 'The proposal number (1, 2, ... per target).' } };
 const kinds = Object.keys(conflictKindByWire);
-const intOrNull = { type: ['integer', 'null'] };
-const person = shape({ id: str, name: str });
-/** The proposal body of docs/proposals.md (the REST body). */
-const proposalOut = shape({
-  number: int,
-  target: anyObject,
-  source: anyObject,
-  author: person,
-  title: str,
-  body: str,
-  state: { type: 'string', enum: ['open', 'merged', 'closed'] },
-  base_version: intOrNull,
-  changes: shape({ modules: arrayOf(anyObject), steps: arrayOf(anyObject), steps_reordered: bool, configuration: anyObject, design_system: anyObject }),
-  conflicts: arrayOf(anyObject),
-  mergeable: bool,
-  comment_count: int,
-  created_at: str,
-  updated_at: str,
-  merged_at: strOrNull,
-  merged_by: { anyOf: [{ type: 'null' }, person] },
-  merge_version: intOrNull,
-});
-const commentOut = shape({ id: str, author: person, body: str, module_key: strOrNull, step_key: strOrNull, created_at: str });
+const proposalOut = proposalContract.get.response[200];
+const commentOut = proposalContract.comment.response[201];
 
 /** Proposals as MCP tools: the same services and bodies as `/api/blueprints/:id/proposals[...]`. */
 export const proposalMcpTools = [
@@ -55,7 +35,7 @@ export const proposalMcpTools = [
     name: 'proposal_list',
     description: 'Proposals to a blueprint, newest first, with changes and conflicts. Same body as GET /api/blueprints/:id/proposals.',
     input: args({ ...target, state: { type: 'string', enum: ['open', 'merged', 'closed', 'all'], default: 'open' }, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(proposalOut),
+    output: proposalContract.list.response[200],
     readOnly: true,
     handler: (ctx, { blueprint_id, ...query }) => proposalListBody(ctx, blueprint_id, query),
   }),
@@ -89,7 +69,7 @@ export const proposalMcpTools = [
     name: 'proposal_comments',
     description: "A proposal's comments, oldest first. Same body as GET /api/blueprints/:id/proposals/:number/comments.",
     input: args({ ...target, ...number, ...pageArgs }, ['blueprint_id', 'number']),
-    output: pageOf(commentOut),
+    output: proposalContract.comments.response[200],
     readOnly: true,
     handler: (ctx, { blueprint_id, number: n, ...query }) => commentListBody(ctx, blueprint_id, n, query),
   }),

@@ -1,16 +1,10 @@
-import { cardSchema } from '../blueprints/blueprint.mcp';
-import { tagField } from '../platform/field-schemas';
-import { args, arrayOf, bool, idArg, int, num, pageArgs, pageOf, shape, str, strings } from '../mcp/mcp-schema';
+import { tagField } from '../blueprints/blueprint.contract';
+import { args, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { registryContract } from './registry.contract';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
 import { breedSuggestionsBody, registrySearchBody, trendingBody } from './registry.wire';
-
-const withCard = (extra: Record<string, object>) => ({
-  ...cardSchema,
-  properties: { ...(cardSchema.properties as object), ...extra },
-  required: [...(cardSchema.required as string[]), ...Object.keys(extra)],
-});
 
 /** The registry as MCP tools: the same body builders as `/api/registry`, `/api/registry/trending` and breed suggestions. */
 export const registryMcpTools = [
@@ -23,7 +17,7 @@ export const registryMcpTools = [
       sort: { type: 'string', enum: [...registrySorts] },
       ...pageArgs,
     }),
-    output: pageOf(withCard({ description: str, tags: strings, forks_count: int, created_at: str }), { total_exact: bool }),
+    output: registryContract.search.response[200],
     readOnly: true,
     handler: (ctx, a) => registrySearchBody(ctx, a),
   }),
@@ -35,10 +29,7 @@ export const registryMcpTools = [
       limit: pageArgs.limit,
       window_days: { type: 'integer', minimum: 1, maximum: 365, default: 7, description: 'Days of activity counted, 1-365.' },
     }),
-    output: shape({
-      window_days: int,
-      items: arrayOf(withCard({ description: str, tags: strings, score: num, activity: shape({ stars: int, forks: int, executions: int }) })),
-    }),
+    output: registryContract.trending.response[200],
     readOnly: true,
     handler: (ctx, a) => trendingBody(ctx, a),
   }),
@@ -50,7 +41,7 @@ export const registryMcpTools = [
       { blueprint_id: idArg('A blueprint id (UUID) or slug.'), limit: { type: 'integer', minimum: 1, maximum: BREED_SUGGESTIONS_MAX, default: 10 } },
       ['blueprint_id'],
     ),
-    output: shape({ blueprint_id: str, items: arrayOf(shape({ blueprint: cardSchema, score: num, shared_modules: strings, new_modules: strings })) }),
+    output: registryContract.breedSuggestions.response[200],
     readOnly: true,
     handler: (ctx, a) => breedSuggestionsBody(ctx, a.blueprint_id, a),
   }),

@@ -1,11 +1,10 @@
-import { args, idArg, int, pageArgs, pageOf, shape, str, bool } from '../mcp/mcp-schema';
+import { args, argsOf, bool, idArg, obj, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { reviewContract, reviewInputs } from './review.contract';
 import { deleteMyReview, reviewBlueprint, updateMyReview } from './review.service';
 import { reviewsPageBody, toReviewBody } from './review.wire';
 
-const rating = { type: 'integer', minimum: 1, maximum: 5, description: '1 (poor) to 5 (excellent).' };
-const body = { type: 'string', maxLength: 10_000 };
-const reviewSchema = shape({ id: str, blueprint_id: str, reviewer: shape({ id: str, name: str }), rating: int, body: str, created_at: str, updated_at: str });
+const reviewSchema = reviewContract.create.response[201];
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
 
 /** Reviews as MCP tools: the same services and bodies as `/api/blueprints/:id/reviews`. */
@@ -14,14 +13,14 @@ export const reviewMcpTools = [
     name: 'review_list',
     description: "A blueprint's reviews, newest first. Same body as GET /api/blueprints/:id/reviews.",
     input: args({ ...blueprintId, ...pageArgs }, ['blueprint_id']),
-    output: pageOf(reviewSchema),
+    output: reviewContract.list.response[200],
     readOnly: true,
     handler: (ctx, a) => reviewsPageBody(ctx, a.blueprint_id, a),
   }),
   mcpTool<{ blueprint_id: string; rating: number; body: string }>({
     name: 'review_create',
     description: 'Review a blueprint you may read (one review each; not your own). Same body as POST /api/blueprints/:id/reviews.',
-    input: args({ ...blueprintId, rating, body }, ['blueprint_id', 'rating', 'body']),
+    input: argsOf(blueprintId, reviewInputs.create),
     output: reviewSchema,
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...fields }) => toReviewBody(await reviewBlueprint(ctx, blueprint_id, fields)),
@@ -29,7 +28,7 @@ export const reviewMcpTools = [
   mcpTool<{ blueprint_id: string; rating?: number; body?: string }>({
     name: 'review_update',
     description: 'Change the rating and/or text of your review of a blueprint. Same body as PATCH /api/blueprints/:id/reviews/mine.',
-    input: { ...args({ ...blueprintId, rating, body }, ['blueprint_id']), minProperties: 2 },
+    input: argsOf(blueprintId, reviewInputs.update),
     output: reviewSchema,
     readOnly: false,
     idempotent: true,
@@ -39,7 +38,7 @@ export const reviewMcpTools = [
     name: 'review_delete',
     description: 'Delete your review of a blueprint. REST answers 204: DELETE /api/blueprints/:id/reviews/mine. Answers {blueprint_id, deleted: true}.',
     input: args(blueprintId, ['blueprint_id']),
-    output: shape({ blueprint_id: str, deleted: bool }),
+    output: obj({ blueprint_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {

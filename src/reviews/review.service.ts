@@ -4,6 +4,7 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { reviewInputs } from './review.contract';
 import type { PageRequest } from '../platform/pagination';
 
 /** A review as every adapter shows it. */
@@ -43,15 +44,8 @@ const toReview = (r: ReviewRow): Review => ({
 const selectReview = `select r.id, r.blueprint_id, r.reviewer_id, p.name as reviewer_name, r.rating, r.body, r.created_at, r.updated_at
   from review r join principal p on p.id = r.reviewer_id`;
 
-const ratingField = { type: 'integer', minimum: 1, maximum: 5 };
-const bodyField = { type: 'string', maxLength: 10_000 };
-const createBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['rating', 'body'],
-  properties: { rating: ratingField, body: bodyField },
-});
-const updateBody = compileSchema({ type: 'object', additionalProperties: false, minProperties: 1, properties: { rating: ratingField, body: bodyField } });
+const createBody = compileSchema(reviewInputs.create);
+const updateBody = compileSchema(reviewInputs.update);
 
 /**
  * `POST /api/blueprints/:id/reviews`: one review per reviewer (a second is 409), never by the blueprint's

@@ -1,22 +1,14 @@
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden } from '../platform/errors';
-import { nameField } from '../platform/field-schemas';
+import { teamInputs } from './team.contract';
 import { assertValid, compileSchema } from '../platform/json-schema';
 import type { PageRequest } from '../platform/pagination';
 import { actorOf, assertAuditReader, auditPage, parseAuditAction, recordAudit, type AuditEntry } from './audit.service';
 import { Team, TeamRole, managerRoles } from './team.entity';
 import { getTeam, lockTeam, viewerRoleIn } from './team.service';
 
-/** Conventions are prompt text: bounded so that every execution prompt of the team stays reasonable. */
-export const MAX_CONVENTIONS_LENGTH = 20_000;
-
-const updateBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } },
-});
+const updateBody = compileSchema(teamInputs.update);
 
 /** One of the caller's teams, with the caller's role and what the team holds. */
 export interface TeamSummary {

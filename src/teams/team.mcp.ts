@@ -1,33 +1,22 @@
-import { nameField } from '../platform/field-schemas';
-import { anyObject, args, arrayOf, bool, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, argsOf, bool, idArg, obj, pageArgs, str } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { auditActions } from './audit.service';
-import { MAX_CONVENTIONS_LENGTH, deleteTeam, updateTeam } from './team-lifecycle.service';
-import { TeamRole } from './team.entity';
+import { deleteTeam, updateTeam } from './team-lifecycle.service';
+import { teamContract, teamInputs } from './team.contract';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, updateTeamMember } from './team.service';
 import { teamAuditBody, teamListBody, toTeamBody } from './team.wire';
 
-const role = { type: 'string', enum: Object.values(TeamRole) };
-const teamSchema = shape({
-  id: str,
-  name: str,
-  conventions: str,
-  viewer_role: { anyOf: [{ type: 'null' }, role] },
-  members: arrayOf(shape({ principal_id: str, kind: str, name: str, role, joined_at: str })),
-  created_at: str,
-  updated_at: str,
-});
+const teamSchema = teamContract.get.response[200];
 /** The `team_id` argument of the team tools (and of the team lists other areas serve). */
 export const teamIdArg = { team_id: idArg('The team id.') };
-const principalId = { principal_id: { type: 'string', format: 'uuid', description: 'The member: a user or agent session id.' } };
 
 /** Teams as MCP tools: the same services and bodies as `/api/teams`. */
 export const teamMcpTools = [
   mcpTool<{ name: string }>({
     name: 'team_create',
     description: 'Create a team; you become its owner. Same body as POST /api/teams.',
-    input: args({ name: nameField }, ['name']),
+    input: argsOf({}, teamInputs.create),
     output: teamSchema,
     readOnly: false,
     handler: async (ctx, a) => toTeamBody(ctx, await createTeam(ctx, a)),
@@ -43,7 +32,7 @@ export const teamMcpTools = [
   mcpTool<{ team_id: string; principal_id: string; role: string }>({
     name: 'team_add_member',
     description: 'Add a member with a role (owner or admin only; never a second owner). Same body as POST /api/teams/:id/members.',
-    input: args({ ...teamIdArg, ...principalId, role }, ['team_id', 'principal_id', 'role']),
+    input: argsOf(teamIdArg, teamInputs.addMember),
     output: teamSchema,
     readOnly: false,
     handler: async (ctx, { team_id, ...body }) => toTeamBody(ctx, await addTeamMember(ctx, team_id, body)),
@@ -51,7 +40,7 @@ export const teamMcpTools = [
   mcpTool<{ team_id: string; principal_id: string; role: string }>({
     name: 'team_update_member',
     description: "Change a member's role (owner or admin only; the owner's role cannot change). Same body as PATCH /api/teams/:id/members/:principalId.",
-    input: args({ ...teamIdArg, ...principalId, role }, ['team_id', 'principal_id', 'role']),
+    input: argsOf({ ...teamIdArg, ...teamInputs.principalId }, teamInputs.updateMember),
     output: teamSchema,
     readOnly: false,
     idempotent: true,
@@ -61,8 +50,8 @@ export const teamMcpTools = [
     name: 'team_remove_member',
     description:
       'Remove a member (owner or admin; anyone may remove themselves, except the owner). REST answers 204: DELETE /api/teams/:id/members/:principalId. Answers {team_id, principal_id, removed: true}.',
-    input: args({ ...teamIdArg, ...principalId }, ['team_id', 'principal_id']),
-    output: shape({ team_id: str, principal_id: str, removed: bool }),
+    input: args({ ...teamIdArg, ...teamInputs.principalId }, ['team_id', 'principal_id']),
+    output: obj({ team_id: str, principal_id: str, removed: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -74,9 +63,7 @@ export const teamMcpTools = [
     name: 'team_list',
     description: 'Your teams with your role in each and what each holds. Same body as GET /api/teams.',
     input: args(pageArgs),
-    output: pageOf(
-      shape({ id: str, name: str, conventions: str, role, member_count: int, blueprint_count: int, architecture_count: int, created_at: str, updated_at: str }),
-    ),
+    output: teamContract.list.response[200],
     readOnly: true,
     handler: (ctx, a) => teamListBody(ctx, a),
   }),
@@ -84,7 +71,7 @@ export const teamMcpTools = [
     name: 'team_update',
     description:
       "Rename a team or change its conventions (owner or admin); conventions are injected into every run of the team's blueprints. Same body as PATCH /api/teams/:id.",
-    input: { ...args({ ...teamIdArg, name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } }, ['team_id']), minProperties: 2 },
+    input: argsOf(teamIdArg, teamInputs.update),
     output: teamSchema,
     readOnly: false,
     idempotent: true,
@@ -95,7 +82,7 @@ export const teamMcpTools = [
     description:
       'Delete a team (owner only); CONFLICT, naming the counts, while it still holds blueprints or architectures. REST answers 204: DELETE /api/teams/:id. Answers {team_id, deleted: true}.',
     input: args(teamIdArg, ['team_id']),
-    output: shape({ team_id: str, deleted: bool }),
+    output: obj({ team_id: str, deleted: bool }),
     readOnly: false,
     destructive: true,
     handler: async (ctx, a) => {
@@ -107,7 +94,7 @@ export const teamMcpTools = [
     name: 'team_audit',
     description: "A team's audit log, newest first (owner, admin, member; viewers FORBIDDEN), optionally one action. Same body as GET /api/teams/:id/audit.",
     input: args({ ...teamIdArg, action: { type: 'string', enum: [...auditActions] }, ...pageArgs }, ['team_id']),
-    output: pageOf(shape({ id: str, at: str, actor: shape({ id: str, name: str }), action: str, target_type: str, target_id: strOrNull, details: anyObject })),
+    output: teamContract.audit.response[200],
     readOnly: true,
     handler: (ctx, a) => teamAuditBody(ctx, a.team_id, a),
   }),
@@ -116,7 +103,7 @@ export const teamMcpTools = [
     description:
       'Totals and a per-day series of blueprints created, forks, stars, executions and success rate, and the top 10 team blueprints, over window_days (default 30). Same body as GET /api/teams/:id/analytics.',
     input: args({ ...teamIdArg, window_days: { type: 'integer', minimum: 1, maximum: 365, default: 30 } }, ['team_id']),
-    output: shape({ team_id: str, window_days: int, from: str, to: str, totals: anyObject, days: arrayOf(anyObject), top_blueprints: arrayOf(anyObject) }),
+    output: teamContract.analytics.response[200],
     readOnly: true,
     handler: async (ctx, a) => toAnalyticsBody(await teamAnalytics(ctx, a.team_id, a.window_days)),
   }),

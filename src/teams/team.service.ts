@@ -6,9 +6,9 @@ import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { teamInputs } from './team.contract';
 import { byKeys, groupByKeys } from '../platform/loaders';
 import { Team, TeamRole, managerRoles } from './team.entity';
-import { nameField } from '../platform/field-schemas';
 import { actorOf, recordAudit } from './audit.service';
 
 export interface Membership {
@@ -19,24 +19,9 @@ export interface Membership {
   joinedAt: Date;
 }
 
-const nameBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: { name: nameField },
-});
-const addBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['principal_id', 'role'],
-  properties: { principal_id: { type: 'string', format: 'uuid' }, role: { type: 'string', enum: Object.values(TeamRole) } },
-});
-const roleBody = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['role'],
-  properties: { role: { type: 'string', enum: Object.values(TeamRole) } },
-});
+const nameBody = compileSchema(teamInputs.create);
+const addBody = compileSchema(teamInputs.addMember);
+const roleBody = compileSchema(teamInputs.updateMember);
 
 /** Members of many teams, ordered owner, admins, members, viewers, then by joining time: one statement. */
 function membersLoader(ctx: RequestContext): DataLoader<string, Membership[]> {

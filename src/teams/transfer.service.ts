@@ -3,18 +3,13 @@ import { requireViewer } from '../auth/auth.service';
 import { isUuid } from '../platform/ids';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
-import { assertValid, compileSchema, type JsonSchema } from '../platform/json-schema';
+import { assertValid, compileSchema } from '../platform/json-schema';
+import { teamInputs } from './team.contract';
 import { actorOf, recordAudit } from './audit.service';
 import { TeamRole, editorRoles } from './team.entity';
 
 /** `{team_id}`: a team's id, or null to move the thing out of its team. */
-export const transferBodySchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['team_id'],
-  properties: { team_id: { type: ['string', 'null'], format: 'uuid' } },
-};
-export const transferBody = compileSchema(transferBodySchema);
+const transferBody = compileSchema(teamInputs.transfer);
 
 /** What a transfer moves: a blueprint or an architecture, as its row is now (locked). */
 export interface Transferable {

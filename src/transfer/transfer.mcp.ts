@@ -1,6 +1,6 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
-import { blueprintSchema } from '../blueprints/blueprint.mcp';
-import { args, arrayOf, idArg, shape, str } from '../mcp/mcp-schema';
+import { blueprintBodySchema as blueprintSchema } from '../blueprints/blueprint.contract';
+import { args, arrayOf, idArg, obj, str } from '../platform/contract';
 import type { JsonSchema } from '../platform/json-schema';
 import { mcpTool } from '../platform/mcp-tool';
 import { exportFormats } from './transfer.format';
@@ -19,7 +19,7 @@ export const transferMcpTools = [
     description:
       'A blueprint as the instruction files a coding agent reads: {format, files: [{path, content}]} (AGENTS.md, CLAUDE.md, one .cursor/rules/<module>.mdc per module plus an index, or blueprint.json). Same body as GET /api/blueprints/:id/export.',
     input: args({ blueprint_id: idArg('A blueprint id (UUID) or slug.'), format }, ['blueprint_id', 'format']),
-    output: shape({ format: str, files: arrayOf(shape({ path: str, content: str })) }),
+    output: obj({ format: str, files: arrayOf(obj({ path: str, content: str })) }),
     readOnly: true,
     handler: (ctx, a) => exportBlueprint(ctx, a.blueprint_id, a.format),
   }),

@@ -1,7 +1,7 @@
-import { anyObject, args, idArg, int, pageArgs, pageOf, shape, str, strOrNull } from '../mcp/mcp-schema';
+import { args, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
+import { versionContract } from './version.contract';
 import { versionsBody } from './version.wire';
-import { blueprintSchema } from '../blueprints/blueprint.mcp';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { planEditSchema, updateBlueprintPlan, type PlanEditInput } from './plan-edit.service';
 
@@ -12,7 +12,7 @@ export const versionMcpTools = [
     description:
       "A blueprint's plan history, newest first: number, author, cause (tool type, edit, rollback) and what changed (the owner only). Same body as GET /api/blueprints/:id/versions.",
     input: args({ blueprint_id: idArg('A blueprint id (UUID) or slug.'), ...pageArgs }, ['blueprint_id']),
-    output: pageOf(shape({ number: int, created_at: str, author_id: strOrNull, cause: str, changes: anyObject })),
+    output: versionContract.list.response[200],
     readOnly: true,
     handler: (ctx, a) => versionsBody(ctx, a.blueprint_id, a),
   }),
@@ -25,7 +25,7 @@ export const versionMcpTools = [
       properties: { blueprint_id: idArg('A blueprint id (UUID) or slug.'), ...planEditSchema.properties },
       required: ['blueprint_id', ...planEditSchema.required],
     },
-    output: blueprintSchema,
+    output: versionContract.updatePlan.response[200],
     readOnly: false,
     idempotent: true,
     handler: async (ctx, { blueprint_id, ...body }) => toBlueprintBody(ctx, (await updateBlueprintPlan(ctx, blueprint_id, body)).blueprint),

@@ -4,7 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors';
 import type { RouteModule } from '../platform/routes';
-import { webSchemas } from './web.schemas';
+import { webContract } from './web.contract';
 
 /**
  * The web console (web/, built by Vite into web/dist) served at `/`. Client routes (`/inbox`,
@@ -87,12 +87,12 @@ export const webRoutes: RouteModule = (app) => {
   // Only the console's own paths are routes here (never a catch-all `/*`): API paths keep the router's own
   // answers (a 400 for an over-long path parameter, the JSON 404 for an unknown path).
   const options = { config: { public: true, contentSecurityPolicy: CONSOLE_CSP } };
-  app.get('/', { ...options, schema: webSchemas.index }, (_request, reply) => sendIndex(reply));
-  app.get('/:page', { ...options, schema: webSchemas.page }, (request: FastifyRequest<{ Params: { page: string } }>, reply) =>
+  app.get('/', { ...options, schema: webContract.index }, (_request, reply) => sendIndex(reply));
+  app.get('/:page', { ...options, schema: webContract.page }, (request: FastifyRequest<{ Params: { page: string } }>, reply) =>
     isServerPath(request.url) ? reply.callNotFound() : serve(request.params.page, reply),
   );
   for (const prefix of CLIENT_PREFIXES)
-    app.get(`/${prefix}/*`, { ...options, schema: webSchemas.asset }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) =>
+    app.get(`/${prefix}/*`, { ...options, schema: webContract.asset }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) =>
       serve(`${prefix}/${request.params['*']}`, reply),
     );
 };

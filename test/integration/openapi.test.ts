@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { registerOpenApi, routesOf } from '../../src/platform/openapi';
-import { obj, serviceChecked, str } from '../../src/platform/response-schemas';
+import { obj, serviceChecked, str } from '../../src/platform/contract';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { assetUrlsOf, fetchAll } from '../helpers/assets';
 
@@ -45,7 +45,7 @@ describe('GET /openapi.json', () => {
       const where = `${route.method} ${route.url}`;
       const op = doc.paths?.[openApiPath(route.url)]?.[route.method.toLowerCase()];
       if (!op) {
-        problems.push(`${where}: missing from /openapi.json (give the route a schema in src/<area>/<area>.schemas.ts)`);
+        problems.push(`${where}: missing from /openapi.json (give the route a schema in src/<area>/<area>.contract.ts)`);
         continue;
       }
       const statuses = Object.keys(op.responses ?? {});

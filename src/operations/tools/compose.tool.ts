@@ -9,7 +9,8 @@ import { defaultLimits } from '../../platform/config';
 import { invalid, invalidAll } from '../../platform/errors';
 import type { ValidationIssue } from '../../platform/json-schema';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
-import { descriptionField, nameField, visibilityField, withDefault } from '../../platform/field-schemas';
+import { descriptionField, nameField, withDefault } from '../../platform/field-schemas';
+import { visibilityField } from '../../blueprints/blueprint.contract';
 
 interface ComposeParams {
   name?: string;

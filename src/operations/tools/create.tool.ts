@@ -5,7 +5,8 @@ import { freeObjectSchema, moduleSchema, stepSchema } from '../../plans/plan.sch
 import { planIssues } from '../../plans/plan.validation';
 import { invalidAll } from '../../platform/errors';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
-import { descriptionField, nameField, tagsField, visibilityField, withDefault } from '../../platform/field-schemas';
+import { descriptionField, nameField, withDefault } from '../../platform/field-schemas';
+import { tagsField, visibilityField } from '../../blueprints/blueprint.contract';
 import { actorOf, recordAudit } from '../../teams/audit.service';
 import { lockTeamForEditor } from '../../teams/transfer.service';
 

@@ -10,7 +10,7 @@ const card = (name: string): BlueprintCard => ({
   name,
   moduleCount: 3,
   stepCount: 7,
-  stars: 1,
+  starsCount: 1,
   successRate: null,
   reviewCount: 0,
   ratingAverage: null,

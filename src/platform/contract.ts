@@ -2,10 +2,14 @@ import { errorStatus } from './errors';
 import type { JsonSchema } from './json-schema';
 
 /**
- * Building blocks for route schemas. A route schema both documents the route (OpenAPI at `/openapi.json`)
- * and serializes its answer (Fastify drops properties a response schema does not name), so response
- * objects are closed (`additionalProperties: false`): in tests every answer is validated against its
- * schema, and a field missing from the schema fails loudly instead of silently disappearing.
+ * The one vocabulary of the contracts (`<area>/<area>.contract.ts`): JSON Schema per operation, that the
+ * REST route (documentation and serialization), the MCP tool (arguments and answer, derived by
+ * `mcp-tool.ts`) and the service's validation all use.
+ *
+ * A route schema both documents the route (OpenAPI at `/openapi.json`) and serializes its answer (Fastify
+ * drops properties a response schema does not name), so response objects are closed
+ * (`additionalProperties: false`): in tests every answer is validated against its schema, and a field
+ * missing from the schema fails loudly instead of silently disappearing.
  */
 
 /** A closed object; every property is required unless named in `optional`. */
@@ -35,6 +39,37 @@ export const strings: JsonSchema = arrayOf(str);
 /** A REST page `{items, total, limit, offset}` (the pagination contract of every list). */
 export function page(item: JsonSchema, extra: Record<string, JsonSchema> = {}): JsonSchema {
   return obj({ items: arrayOf(item), total: int, limit: int, offset: int, ...extra });
+}
+
+/** An id or slug, as a path parameter or a tool argument takes it (services check what it names). */
+export const idString: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
+/** A tool argument naming a thing by id or slug. */
+export const idArg = (description: string): JsonSchema => ({ ...idString, description });
+
+/**
+ * A tool's page size. Its bounds are the configured ones (`PAGE_MAX`), filled in when the tool is listed
+ * and its arguments checked (`toolInput` in mcp-tool.ts), so MCP and REST accept the same pages.
+ */
+export const limitArg: JsonSchema = { type: 'integer', description: 'Page size.' };
+export const offsetArg: JsonSchema = { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip.' };
+/** `limit` and `offset` tool arguments (REST takes them as `pageQuerySchema`). */
+export const pageArgs = { limit: limitArg, offset: offsetArg };
+
+/** A tool's arguments object: only the named properties, the `required` ones present. */
+export function args(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+}
+
+/**
+ * A tool's arguments from an operation's input: the ids naming what it acts on (path parameters over
+ * REST, all required), then the input's properties, with its `required`, and its `minProperties` counted
+ * past the ids (an update needs its id and at least one field).
+ */
+export function argsOf(ids: Record<string, JsonSchema>, input?: JsonSchema): JsonSchema {
+  const fields = (input?.properties ?? {}) as Record<string, JsonSchema>;
+  const schema = args({ ...ids, ...fields }, [...Object.keys(ids), ...((input?.required as string[] | undefined) ?? [])]);
+  const min = input?.minProperties as number | undefined;
+  return min === undefined ? schema : { ...schema, minProperties: min + Object.keys(ids).length };
 }
 
 /** `limit` and `offset` query parameters (checked by `pageFromQuery`: 1..PAGE_MAX, >= 0). */

@@ -1,8 +1,8 @@
-import { errorBodySchema, errors, freeObject, serviceChecked } from '../platform/response-schemas';
+import { errorBodySchema, errors, freeObject, serviceChecked } from '../platform/contract';
 
 const tags = ['mcp'];
 
-export const mcpSchemas = {
+export const mcpContract = {
   call: {
     summary: 'MCP over Streamable HTTP (stateless, JSON responses): JSON-RPC 2.0 `initialize`, `tools/list`, `tools/call`',
     tags,

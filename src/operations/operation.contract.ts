@@ -1,4 +1,4 @@
-import { arrayOf, bool, dateTime, errors, freeObject, int, nullable, obj, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, dateTime, errors, freeObject, int, nullable, obj, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
@@ -25,7 +25,7 @@ const operationProps = {
 const withToken = obj({ ...operationProps, token: nullable(str) });
 const withoutToken = obj(operationProps);
 
-export const operationSchemas = {
+export const operationContract = {
   start: {
     summary: 'Start a tool operation: step 1 with its prompt, submission schema and token',
     tags,

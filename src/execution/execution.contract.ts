@@ -1,4 +1,4 @@
-import { bool, dateTime, errors, int, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import { bool, dateTime, errors, int, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { ExecutionStatus } from './execution-run.entity';
 import { MAX_NOTES_LENGTH } from './execution.service';
@@ -27,7 +27,7 @@ const stepParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, n: { type: 'string', maxLength: 20, description: 'step number, 1..total_steps' } },
 };
 
-export const executionSchemas = {
+export const executionContract = {
   start: {
     summary: 'Start a run: system prompt, every stage token and step 1',
     tags,

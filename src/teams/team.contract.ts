@@ -14,12 +14,31 @@ import {
   serviceChecked,
   str,
   uuid,
-} from '../platform/response-schemas';
+} from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { TeamRole } from './team.entity';
 
 const tags = ['teams'];
 const role = { type: 'string', enum: Object.values(TeamRole) };
+
+/** Conventions are prompt text: bounded so that every execution prompt of the team stays reasonable. */
+export const MAX_CONVENTIONS_LENGTH = 20_000;
+
+/**
+ * What the team operations take, checked by the services (after authentication and access) and advertised
+ * as the REST bodies and the MCP tools' arguments.
+ */
+const principalIdField = { ...uuid, description: 'The member: a user or agent session id.' };
+export const teamInputs = {
+  create: obj({ name: nameField }),
+  update: { ...obj({ name: nameField, conventions: { type: 'string', maxLength: MAX_CONVENTIONS_LENGTH } }, ['name', 'conventions']), minProperties: 1 },
+  addMember: obj({ principal_id: principalIdField, role }),
+  /** The member a member operation names (a path parameter over REST). */
+  principalId: { principal_id: principalIdField },
+  updateMember: obj({ role }),
+  /** Moving a blueprint or an architecture into a team, between teams, or out of its team (null). */
+  transfer: obj({ team_id: { type: ['string', 'null'], format: 'uuid', description: 'The receiving team, or null to move it out.' } }),
+};
 const memberParams = {
   type: 'object',
   required: ['id', 'principalId'],
@@ -68,13 +87,13 @@ const analyticsBody = obj({
   top_blueprints: arrayOf(obj({ id: uuid, slug: str, name: str, forks: int, stars: int, executions_started: int, activity: int })),
 });
 
-export const teamSchemas = {
+export const teamContract = {
   list: { summary: "The caller's teams with their role, oldest membership first", tags, querystring: pageQuerySchema, response: { 200: page(teamListItem) } },
   update: {
     summary: 'Rename a team or change its conventions (owner and admins)',
     tags,
     params: idParam('id'),
-    body: serviceChecked({ type: 'object', description: 'any of name, conventions (checked by the service)' }),
+    body: serviceChecked(teamInputs.update),
     response: { 200: teamBodySchema, ...errors(403) },
   },
   remove: {
@@ -97,20 +116,20 @@ export const teamSchemas = {
     querystring: { type: 'object', properties: { window_days: { type: 'string', description: 'days back (an integer)' } } },
     response: { 200: analyticsBody },
   },
-  create: { summary: 'Create a team; the caller is its owner', tags, body: serviceChecked(obj({ name: nameField })), response: { 201: teamBodySchema } },
+  create: { summary: 'Create a team; the caller is its owner', tags, body: serviceChecked(teamInputs.create), response: { 201: teamBodySchema } },
   get: { summary: 'A team with its members (members only)', tags, params: idParam('id'), response: { 200: teamBodySchema } },
   addMember: {
     summary: 'Add a member (owner and admins)',
     tags,
     params: idParam('id'),
-    body: serviceChecked(obj({ principal_id: uuid, role })),
+    body: serviceChecked(teamInputs.addMember),
     response: { 201: teamBodySchema, ...errors(403, 409) },
   },
   updateMember: {
     summary: "Change a member's role (owner and admins)",
     tags,
     params: memberParams,
-    body: serviceChecked(obj({ role })),
+    body: serviceChecked(teamInputs.updateMember),
     response: { 200: teamBodySchema, ...errors(403) },
   },
   removeMember: { summary: 'Remove a member (owner and admins; a member may leave)', tags, params: memberParams, response: { 204: noContent, ...errors(403) } },

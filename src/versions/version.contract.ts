@@ -1,5 +1,5 @@
-import { blueprintBodySchema } from '../blueprints/blueprint.schemas';
-import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/response-schemas';
+import { blueprintBodySchema } from '../blueprints/blueprint.contract';
+import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/contract';
 import { planEditSchema } from './plan-edit.service';
 import { idParam } from '../platform/routes';
 
@@ -11,7 +11,7 @@ export const versionBodySchema = obj({
   changes: { ...freeObject, description: 'what changed: sections touched, modules/steps added, removed, changed' },
 });
 
-export const versionSchemas = {
+export const versionContract = {
   list: {
     summary: "The plan's history, newest first (owner and team editors)",
     tags: ['blueprints'],

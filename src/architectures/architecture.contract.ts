@@ -1,25 +1,14 @@
-import { cardSchema } from '../blueprints/blueprint.schemas';
-import { descriptionField, nameField, visibilityField } from '../platform/field-schemas';
-import {
-  arrayOf,
-  bool,
-  dateTime,
-  errors,
-  int,
-  nullable,
-  num,
-  obj,
-  pageQuerySchema,
-  page,
-  serviceChecked,
-  str,
-  uuid,
-  noContent,
-} from '../platform/response-schemas';
+import { cardSchema } from '../blueprints/blueprint.contract';
+import { descriptionField, nameField, withDefault } from '../platform/field-schemas';
+import type { JsonSchema } from '../platform/json-schema';
+import { teamInputs } from '../teams/team.contract';
+import { visibilityField } from '../blueprints/blueprint.contract';
+import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';
-import { COORDINATE_MAX } from './architecture-edit.service';
-import { exportFormats } from './export';
+
+/** The formats an architecture exports to (export.ts writes them). */
+export const exportFormats = ['mermaid', 'dot', 'json'] as const;
 
 const tags = ['architectures'];
 const slugParam = idParam('slug');
@@ -28,7 +17,52 @@ const subjectParams = (name: string) => ({
   required: ['slug', name],
   properties: { slug: { type: 'string', minLength: 1, maxLength: 200 }, [name]: { type: 'string', minLength: 1, maxLength: 200 } },
 });
+/** Canvas coordinates are bounded so that clients can draw them. */
+export const COORDINATE_MAX = 1_000_000;
 const coordinate = { type: 'number', minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX };
+
+/** What the architecture operations take, checked by the services and advertised as REST bodies and MCP arguments. */
+export const architectureInputs: Record<'create' | 'update' | 'addNode' | 'addEdge' | 'layout' | 'transfer', JsonSchema> = {
+  create: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'visibility'],
+    properties: { name: nameField, description: withDefault(descriptionField, ''), visibility: visibilityField },
+  },
+  /** A metadata patch: at least one field; the slug never changes. */
+  update: { ...obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['name', 'description', 'visibility']), minProperties: 1 },
+  addNode: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['blueprint_id'],
+    properties: { blueprint_id: { type: 'string', format: 'uuid' }, position_x: coordinate, position_y: coordinate },
+  },
+  addEdge: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['source_node_id', 'target_node_id', 'edge_type'],
+    properties: {
+      source_node_id: { type: 'string', minLength: 1, maxLength: 100 },
+      target_node_id: { type: 'string', minLength: 1, maxLength: 100 },
+      edge_type: { type: 'string', enum: [...manualEdgeTypes] },
+      label: { type: ['string', 'null'], maxLength: 200 },
+    },
+  },
+  /** Every node's new position: all or nothing. */
+  layout: {
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['nodeId', 'position'],
+      properties: {
+        nodeId: { type: 'string', minLength: 1, maxLength: 100 },
+        position: { type: 'object', additionalProperties: false, required: ['x', 'y'], properties: { x: coordinate, y: coordinate } },
+      },
+    },
+  },
+  transfer: teamInputs.transfer,
+};
 
 export const nodeBodySchema = obj({
   id: str,
@@ -64,11 +98,11 @@ export const architectureBodySchema = obj({
 });
 export const architectureSummarySchema = obj({ ...head, node_count: int, edge_count: int, created_at: dateTime, updated_at: dateTime });
 
-export const architectureSchemas = {
+export const architectureContract = {
   create: {
     summary: 'Create an architecture (no nodes yet)',
     tags,
-    body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['description'])),
+    body: serviceChecked(architectureInputs.create),
     response: { 201: architectureBodySchema },
   },
   list: {
@@ -89,7 +123,7 @@ export const architectureSchemas = {
     summary: 'Change name, description or visibility (editors); the slug never changes',
     tags,
     params: slugParam,
-    body: serviceChecked(obj({ name: nameField, description: descriptionField, visibility: visibilityField }, ['name', 'description', 'visibility'])),
+    body: serviceChecked(architectureInputs.update),
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   remove: { summary: 'Delete an architecture (owner)', tags, params: slugParam, response: { 204: noContent, ...errors(403) } },
@@ -97,31 +131,21 @@ export const architectureSchemas = {
     summary: 'Add a blueprint as a node (editors)',
     tags,
     params: slugParam,
-    body: serviceChecked(obj({ blueprint_id: uuid, position_x: coordinate, position_y: coordinate }, ['position_x', 'position_y'])),
+    body: serviceChecked(architectureInputs.addNode),
     response: { 201: nodeBodySchema, ...errors(403, 409) },
   },
   addEdge: {
     summary: 'Add an edge between two nodes (editors; custom edges need a label)',
     tags,
     params: slugParam,
-    body: serviceChecked(
-      obj(
-        {
-          source_node_id: { type: 'string', minLength: 1, maxLength: 100 },
-          target_node_id: { type: 'string', minLength: 1, maxLength: 100 },
-          edge_type: { type: 'string', enum: [...manualEdgeTypes] },
-          label: { type: ['string', 'null'], maxLength: 200 },
-        },
-        ['label'],
-      ),
-    ),
+    body: serviceChecked(architectureInputs.addEdge),
     response: { 201: edgeBodySchema, ...errors(403, 409) },
   },
   layout: {
     summary: 'Move nodes: all or nothing; answers the architecture',
     tags,
     params: slugParam,
-    body: serviceChecked(arrayOf(obj({ nodeId: { type: 'string', minLength: 1, maxLength: 100 }, position: obj({ x: coordinate, y: coordinate }) }))),
+    body: serviceChecked(architectureInputs.layout),
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   teamArchitectures: {
@@ -136,7 +160,7 @@ export const architectureSchemas = {
     summary: 'Move the architecture into a team, or out of it with team_id null (owner)',
     tags,
     params: slugParam,
-    body: serviceChecked(obj({ team_id: nullable(uuid) })),
+    body: serviceChecked(architectureInputs.transfer),
     response: { 200: architectureBodySchema, ...errors(403) },
   },
   removeNode: { summary: 'Remove a node and its edges (editors)', tags, params: subjectParams('nodeId'), response: { 204: noContent, ...errors(403) } },

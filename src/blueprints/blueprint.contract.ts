@@ -1,4 +1,7 @@
+import { descriptionField, nameField } from '../platform/field-schemas';
+import type { JsonSchema } from '../platform/json-schema';
 import { idParam } from '../platform/routes';
+import { teamInputs } from '../teams/team.contract';
 import {
   errors,
   arrayOf,
@@ -16,14 +19,20 @@ import {
   str,
   strings,
   uuid,
-} from '../platform/response-schemas';
+} from '../platform/contract';
+
+/** Who may see a blueprint (and an architecture): its owner and team only, or everyone. */
+export const visibilityField: JsonSchema = { type: 'string', enum: ['public', 'private'] };
+/** A tag: lower-case words joined by hyphens (so a tag array needs no quoting as a PostgreSQL literal). */
+export const tagField: JsonSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 40 };
+export const tagsField: JsonSchema = { type: 'array', items: tagField, maxItems: 20, uniqueItems: true };
 
 /** A module of a plan, as REST answers it. */
 export const wireModuleSchema = obj({ key: str, name: str, summary: str, kind: str, depends_on: strings });
 /** A step of a plan, as REST answers it. */
 export const wireStepSchema = obj({ key: str, module_key: str, title: str, instructions: str, acceptance: strings });
 
-/** The card shown in the registry, lineage and architecture views. */
+/** The card shown in the registry, lineage, proposal and architecture views (`toCard` builds it). */
 export const cardSchema = obj({
   id: uuid,
   slug: str,
@@ -76,17 +85,27 @@ const teamBlueprintItem = obj({
   updated_at: dateTime,
 });
 
+/** What the blueprint operations take, checked by the services and advertised as REST bodies and MCP arguments. */
+export const blueprintInputs = {
+  /** A metadata patch: at least one field; the slug never changes. */
+  update: {
+    ...obj({ name: nameField, description: descriptionField, tags: tagsField, visibility: visibilityField }, ['name', 'description', 'tags', 'visibility']),
+    minProperties: 1,
+  },
+  transfer: teamInputs.transfer,
+};
+
 const tags = ['blueprints'];
 // A team's blueprints and moving one between teams are listed with the team endpoints in the reference.
 const teamTags = ['teams'];
 
-export const blueprintSchemas = {
+export const blueprintContract = {
   get: { summary: 'One blueprint, by id or slug', tags, params: idParam('id'), response: { 200: blueprintBodySchema } },
   update: {
     summary: 'Change name, description, tags or visibility (owner and team editors)',
     tags,
     params: idParam('id'),
-    body: serviceChecked({ type: 'object', description: 'any of name, description, tags, visibility (checked by the service)' }),
+    body: serviceChecked(blueprintInputs.update),
     response: { 200: blueprintBodySchema, ...errors(403, 409) },
   },
   remove: { summary: 'Delete a blueprint (owner)', tags, params: idParam('id'), response: { 204: noContent, ...errors(403, 409) } },
@@ -107,7 +126,7 @@ export const blueprintSchemas = {
     summary: 'Move a blueprint into a team, or back to its owner with team_id null (the owner)',
     tags: teamTags,
     params: idParam('id'),
-    body: serviceChecked(obj({ team_id: nullable(uuid) })),
+    body: serviceChecked(blueprintInputs.transfer),
     response: { 200: blueprintBodySchema, ...errors(403) },
   },
 };

@@ -1,6 +1,6 @@
-import { errors, int, obj, serviceChecked, uuid } from '../platform/response-schemas';
+import { errors, int, obj, serviceChecked, uuid } from '../platform/contract';
 
-export const claimSchemas = {
+export const claimContract = {
   claim: {
     summary: "Move an agent session's work (blueprints, architectures, runs, operations) to the account",
     // Listed with the account endpoints in the reference: it is part of the account API.

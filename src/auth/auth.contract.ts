@@ -1,9 +1,9 @@
-import { dateTime, errors, int, noContent, nullable, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { dateTime, errors, int, noContent, nullable, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const tags = ['auth'];
 
-export const authSchemas = {
+export const authContract = {
   createSession: {
     summary: 'Create an agent session (public, no token; rate limited per IP)',
     tags,
@@ -28,7 +28,7 @@ const tokenHead = {
 const accountTags = ['accounts'];
 
 /** People: sign-up, sign-in, sign-out and account tokens (claiming an agent's work: src/claims). */
-export const accountSchemas = {
+export const accountContract = {
   signUp: {
     summary: 'Create an account and sign in (public; rate limited per IP)',
     tags: accountTags,

@@ -1,5 +1,5 @@
-import { blueprintBodySchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, errors, obj, serviceChecked, str } from '../platform/response-schemas';
+import { blueprintBodySchema } from '../blueprints/blueprint.contract';
+import { arrayOf, errors, obj, serviceChecked, str } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { exportFormats } from './transfer.format';
 
@@ -7,7 +7,7 @@ const tags = ['blueprints'];
 const format = { type: 'string', enum: [...exportFormats] };
 const files = arrayOf(obj({ path: str, content: str }));
 
-export const transferSchemas = {
+export const transferContract = {
   export: {
     summary: 'A blueprint as the instruction files coding agents read: AGENTS.md, CLAUDE.md, Cursor rules or JSON',
     tags,

@@ -1,5 +1,5 @@
-import { cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/response-schemas';
+import { cardSchema } from '../blueprints/blueprint.contract';
+import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const person = obj({ id: uuid, name: str });
@@ -45,7 +45,7 @@ const numberParams = {
   properties: { ...idParam('id').properties, number: { type: 'string', minLength: 1, maxLength: 20, description: 'The proposal number (1, 2, ...)' } },
 };
 
-export const proposalSchemas = {
+export const proposalContract = {
   open: {
     summary: 'Propose a descendant’s changes to this blueprint (the source’s owner or team editor)',
     tags,

@@ -1,4 +1,4 @@
-import { arrayOf, bool, int, nullable, obj, str, strings, uuid } from '../platform/response-schemas';
+import { arrayOf, bool, int, nullable, obj, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const jsonDiff = obj({ added: strings, removed: strings, changed: strings });
@@ -15,7 +15,7 @@ const planDiff = obj({
 const side = nullable(obj({ change: { type: 'string', enum: ['added', 'removed', 'changed'] }, fields: strings }));
 const keyComparison = obj({ key: str, ahead: side, behind: side, conflict: bool });
 
-export const compareSchemas = {
+export const compareContract = {
   compare: {
     summary: 'A fork vs its parent since the fork point: ahead/behind per module and step',
     tags: ['lineage'],

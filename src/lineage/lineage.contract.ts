@@ -1,5 +1,5 @@
-import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/response-schemas';
+import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.contract';
+import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { LineageKind } from './lineage-link.entity';
 
@@ -19,7 +19,7 @@ const forkItem = obj({
 });
 const related = arrayOf(obj({ kind: { type: 'string', enum: Object.values(LineageKind) }, blueprint: cardSchema }));
 
-export const lineageSchemas = {
+export const lineageContract = {
   fork: {
     summary: 'Fork a blueprint: a copy owned by the caller, with lineage recorded',
     // Listed with the blueprint's own endpoints in the reference, as before fork creation moved here.

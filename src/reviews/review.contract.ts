@@ -1,9 +1,16 @@
-import { dateTime, errors, int, noContent, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { dateTime, errors, int, noContent, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 
 const tags = ['reviews'];
-const rating = { type: 'integer', minimum: 1, maximum: 5 };
+const rating = { type: 'integer', minimum: 1, maximum: 5, description: '1 (poor) to 5 (excellent).' };
 const reviewBody = { type: 'string', maxLength: 10_000 };
+
+/** What the review operations take, checked by the service and advertised as REST bodies and MCP arguments. */
+export const reviewInputs = {
+  create: obj({ rating, body: reviewBody }),
+  /** The rating and/or the text. */
+  update: { ...obj({ rating, body: reviewBody }, ['rating', 'body']), minProperties: 1 },
+};
 
 export const reviewBodySchema = obj({
   id: uuid,
@@ -15,7 +22,7 @@ export const reviewBodySchema = obj({
   updated_at: dateTime,
 });
 
-export const reviewSchemas = {
+export const reviewContract = {
   list: {
     summary: "A blueprint's reviews, newest first",
     tags,
@@ -27,14 +34,14 @@ export const reviewSchemas = {
     summary: 'Review a blueprint (one review per person; not your own)',
     tags,
     params: idParam('id'),
-    body: serviceChecked(obj({ rating, body: reviewBody })),
+    body: serviceChecked(reviewInputs.create),
     response: { 201: reviewBodySchema, ...errors(403, 409) },
   },
   update: {
     summary: 'Change your review of a blueprint',
     tags,
     params: idParam('id'),
-    body: serviceChecked(obj({ rating, body: reviewBody }, ['rating', 'body'])),
+    body: serviceChecked(reviewInputs.update),
     response: { 200: reviewBodySchema },
   },
   remove: { summary: 'Delete your review of a blueprint', tags, params: idParam('id'), response: { 204: noContent } },

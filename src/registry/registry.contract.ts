@@ -1,5 +1,5 @@
-import { cardSchema } from '../blueprints/blueprint.schemas';
-import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/response-schemas';
+import { cardSchema } from '../blueprints/blueprint.contract';
+import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/routes';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
@@ -11,7 +11,7 @@ const stringProps = (descriptions: Record<string, string>) => ({
 });
 const cardProps = (cardSchema as { properties: Record<string, unknown> }).properties;
 
-export const registrySchemas = {
+export const registryContract = {
   search: {
     summary: 'Search public blueprints (and the ones the caller may see)',
     tags,

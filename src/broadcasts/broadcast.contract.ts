@@ -1,4 +1,5 @@
-import { bool, dateTime, errors, int, nullable, obj, page, serviceChecked, str, uuid } from '../platform/response-schemas';
+import { bool, dateTime, errors, int, nullable, obj, page, serviceChecked, str, uuid } from '../platform/contract';
+import { defaultLimits, type Limits } from '../platform/config';
 import { idParam } from '../platform/routes';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 
@@ -18,18 +19,20 @@ export const inboxItemSchema = obj({
   broadcast: obj(broadcastProps),
 });
 
-export const broadcastSchemas = {
+/** What sending takes, with the configured bound: checked by the service, advertised (default bound) over REST and MCP. */
+export const broadcastInput = (limits: Pick<Limits, 'broadcastMessageMax'>) =>
+  obj({
+    message: { type: 'string', minLength: 1, maxLength: limits.broadcastMessageMax, pattern: '\\S' },
+    type: { type: 'string', enum: Object.values(BroadcastType) },
+    severity: { type: 'string', enum: Object.values(BroadcastSeverity) },
+  });
+
+export const broadcastContract = {
   send: {
     summary: "Send a broadcast to the owners of the blueprint's direct forks and its subscribers (owner)",
     tags,
     params: idParam('id'),
-    body: serviceChecked(
-      obj({
-        message: { type: 'string', minLength: 1, maxLength: 10_000 },
-        type: { type: 'string', enum: Object.values(BroadcastType) },
-        severity: { type: 'string', enum: Object.values(BroadcastSeverity) },
-      }),
-    ),
+    body: serviceChecked(broadcastInput(defaultLimits)),
     response: { 201: obj({ ...broadcastProps, recipient_count: int }), ...errors(403) },
   },
   subscription: {
