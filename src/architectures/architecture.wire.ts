@@ -1,14 +1,7 @@
 import { toCard } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
-import {
-  architectureView,
-  getArchitecture,
-  type ArchitectureRecord,
-  type ArchitectureView,
-  type EdgeView,
-  type NodeView,
-} from './architecture.read';
+import { architectureView, getArchitecture, type ArchitectureRecord, type ArchitectureView, type EdgeView, type NodeView } from './architecture.read';
 import { listPublicArchitectures, listTeamArchitectures, type ArchitectureSummary } from './architecture.service';
 
 /** A node: a redacted node names neither its blueprint nor its id (the caller may not see that blueprint). */
