@@ -38,13 +38,30 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/platform/**/*.ts'],
+    files: ['src/platform/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['../*', '!../platform', '!../platform/*'], message: 'src/platform imports no domain folder: pass collaborators in as options instead.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The platform's rooms (http/, graphql/, db/, live/) import each other and the platform's top level only.
+    files: ['src/platform/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../*', '!../../platform', '!../../platform/*'],
+              message: 'src/platform imports no domain folder: pass collaborators in as options instead.',
+            },
           ],
         },
       ],

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { specifiedRules, validate } from 'graphql';
 import { graphQLSchema } from '../src/app';
 import { defaultLimits } from '../src/platform/config';
-import { assertNodeLimit, limitRules, parseLimited } from '../src/platform/graphql-limits';
+import { assertNodeLimit, limitRules, parseLimited } from '../src/platform/graphql/graphql-limits';
 
 /**
  * How long the server's GraphQL checks take to refuse hostile documents (the goal: < 50 ms each): the

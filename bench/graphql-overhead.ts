@@ -22,7 +22,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify from 'fastify';
 import { graphQLSchema } from '../src/app';
 import type { RequestContext } from '../src/platform/context';
-import { createRequestContext } from '../src/platform/request-context';
+import { createRequestContext } from '../src/platform/http/request-context';
 import { connections, duration, graphqlLoad, load, row, run, sleep, withBench, type LoadResult } from './harness';
 
 // Like production: no SQL counting scope per request (it turns on promise hooks).

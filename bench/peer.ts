@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../src/platform/database';
+import { adminQuery, withDatabase } from '../src/platform/db/database';
 import {
   cleanupOnSignal,
   connections,

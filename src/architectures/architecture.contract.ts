@@ -4,7 +4,7 @@ import type { JsonSchema } from '../platform/json-schema';
 import { teamInputs } from '../teams/team.contract';
 import { visibilityField } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, errors, int, nullable, num, obj, pageQuerySchema, page, serviceChecked, str, uuid, noContent } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { EdgeType, manualEdgeTypes } from './architecture.entity';
 
 /** The formats an architecture exports to (export.ts writes them). */

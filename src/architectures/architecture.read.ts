@@ -5,12 +5,12 @@ import { blueprintRowLoader } from '../blueprints/blueprint.loaders';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { planById } from '../blueprints/plan-read';
 import type { Plan } from '../plans/plan';
-import { chargeResponsePart } from '../platform/response-budget';
+import { chargeResponsePart } from '../platform/graphql/response-budget';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CardSource } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
-import { executeShaped } from '../platform/database';
-import { textArrayLiteral } from '../platform/pg-array';
+import { executeShaped } from '../platform/db/database';
+import { textArrayLiteral } from '../platform/db/pg-array';
 import { notFound } from '../platform/errors';
 import { EdgeType } from './architecture.entity';
 import type { Point } from './layout';
@@ -344,7 +344,7 @@ export async function nodeBlueprint(ctx: RequestContext, node: NodeView, info?: 
 
 /**
  * The plan behind a node for the zoom field `field` (zoom levels 2 and 3), charged to the answer's work
- * budget BEFORE it is read (platform/response-budget.ts): a node's zoom fields together pay its plan once,
+ * budget BEFORE it is read (platform/graphql/response-budget.ts): a node's zoom fields together pay its plan once,
  * an alias pays again. Null when the node is redacted.
  */
 export async function nodePlan(ctx: RequestContext, node: NodeView, field: string): Promise<Plan | null> {

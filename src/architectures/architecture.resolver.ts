@@ -1,16 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Public } from '../platform/access-policy';
+import { Public } from '../platform/graphql/access-policy';
 import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
 import type { RequestContext } from '../platform/context';
-import type { EventTopics } from '../platform/events';
+import type { EventTopics } from '../platform/live/events';
 import { notFound } from '../platform/errors';
-import { orNull } from '../platform/or-null';
-import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live';
-import { liveStream } from '../platform/live-feed';
-import { LazyConnection, selectedFields } from '../platform/graphql-connection';
+import { orNull } from '../platform/graphql/or-null';
+import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live/live';
+import { liveStream } from '../platform/live/live-feed';
+import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { Team } from '../teams/team.entity';
 import { teamById } from '../teams/team.service';
@@ -45,7 +45,7 @@ import {
   TeamArchitectureConnection,
   UserArchitectureConnection,
 } from './architecture.types';
-import { startEvent } from '../platform/request-context';
+import { startEvent } from '../platform/http/request-context';
 
 @ObjectType('ArchitectureChange', { simpleResolvers: true, description: 'One change of an architecture, with the architecture as it now is.' })
 class ArchitectureChangeType {

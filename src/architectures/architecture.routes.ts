@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import { type RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import { type RouteModule } from '../platform/http/routes';
 import { architectureContract } from './architecture.contract';
 import { addEdge, addNode, removeEdge, removeNode, updateLayout } from './architecture-edit.service';
 import { createArchitecture, transferArchitecture } from './architecture.service';

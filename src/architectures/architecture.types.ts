@@ -1,6 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Visibility } from '../blueprints/blueprint.entity';
-import { connectionType } from '../platform/graphql-connection';
+import { connectionType } from '../platform/graphql/graphql-connection';
 import { EdgeType } from './architecture.entity';
 
 /** GraphQL shapes of architectures. Roots are the plain records of architecture.read.ts. */

@@ -11,7 +11,7 @@ export enum AccessTokenKind {
   SIGN_IN = 'sign_in',
 }
 
-/** What a token may do: `read` tokens are refused (403) on every write, centrally (platform/access-policy.ts). */
+/** What a token may do: `read` tokens are refused (403) on every write, centrally (platform/graphql/access-policy.ts). */
 export enum TokenScope {
   READ = 'read',
   WRITE = 'write',

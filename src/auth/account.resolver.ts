@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, registerEnumType } from 'type-graphql';
-import { Public } from '../platform/access-policy';
+import { Public } from '../platform/graphql/access-policy';
 import type { RequestContext } from '../platform/context';
 import { TokenScope } from './access-token.entity';
 import { signIn, signOut, signUp, type SignedIn } from './account.service';

@@ -1,6 +1,6 @@
-import { requestContext } from '../platform/http';
+import { requestContext } from '../platform/http/http';
 import { pageFromQuery } from '../platform/pagination';
-import type { RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/http/routes';
 import { accountContract } from './auth.contract';
 import { signIn, signOut, signUp } from './account.service';
 import { createAccessToken, listAccessTokens, revokeAccessToken } from './account-token.service';

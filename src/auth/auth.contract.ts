@@ -1,5 +1,5 @@
 import { dateTime, errors, int, noContent, nullable, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 const tags = ['auth'];
 

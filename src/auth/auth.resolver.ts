@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { Public } from '../platform/access-policy';
+import { Public } from '../platform/graphql/access-policy';
 import type { RequestContext } from '../platform/context';
 import { createAgentSession, requireViewer } from './auth.service';
 import { AppError } from '../platform/errors';

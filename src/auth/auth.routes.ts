@@ -1,6 +1,6 @@
-import { requestContext } from '../platform/http';
-import { sessionCreateKey } from '../platform/rate-limit';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import { sessionCreateKey } from '../platform/http/rate-limit';
+import type { RouteModule } from '../platform/http/routes';
 import { authContract } from './auth.contract';
 import { createAgentSession, endAgentSession } from './auth.service';
 

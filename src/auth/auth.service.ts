@@ -2,12 +2,12 @@ import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
 import type { RequestContext, Viewer } from '../platform/context';
-import type { ViewerLookup } from '../platform/deferred-viewer';
-import { executePrepared } from '../platform/database';
+import type { ViewerLookup } from '../platform/graphql/deferred-viewer';
+import { executePrepared } from '../platform/db/database';
 import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
-import { hashToken, liveTokenSql, newToken } from '../platform/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/db/tokens';
 
 export interface IssuedSession {
   token: string;
@@ -51,7 +51,7 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
 /**
  * The token lookup, and (at most once a minute per token) the last-used time a token list shows, as CTEs:
  * `hit` is the live token's row. `viewerFromToken` selects from it; a GraphQL read can carry it in front of
- * its own statement (`viewerLookup`, platform/deferred-viewer.ts).
+ * its own statement (`viewerLookup`, platform/graphql/deferred-viewer.ts).
  */
 const viewerCtes = `hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at

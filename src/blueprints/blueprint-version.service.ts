@@ -9,7 +9,7 @@ import { Principal } from '../auth/principal.entity';
 import type { Blueprint } from './blueprint.entity';
 import type { Plan } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { publishOnCommit } from '../platform/events';
+import { publishOnCommit } from '../platform/live/events';
 import { BlueprintVersion } from './blueprint-version.entity';
 
 /**

@@ -1,6 +1,6 @@
 import { descriptionField, nameField } from '../platform/field-schemas';
 import type { JsonSchema } from '../platform/json-schema';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { teamInputs } from '../teams/team.contract';
 import {
   errors,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ArrayType, Entity, Enum, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
-import { Node } from '../platform/graphql-node';
+import { Node } from '../platform/graphql/graphql-node';
 import { Team } from '../teams/team.entity';
 import type { Plan } from '../plans/plan';
 

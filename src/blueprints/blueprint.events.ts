@@ -1,5 +1,5 @@
 /**
- * The events the blueprint area declares (platform/events.ts knows no topic of its own): what happened to a
+ * The events the blueprint area declares (platform/live/events.ts knows no topic of its own): what happened to a
  * blueprint, published by every area that changes one and heard by `blueprintActivity` subscribers.
  */
 export enum BlueprintActivityKind {
@@ -21,7 +21,7 @@ export enum BlueprintActivityKind {
   PROPOSAL_CLOSED = 'proposal_closed',
 }
 
-declare module '../platform/events' {
+declare module '../platform/live/events' {
   interface EventTopics {
     'blueprint.activity': {
       blueprintId: string;

@@ -2,11 +2,11 @@ import type { BlueprintRoot } from './blueprint.projection';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, Float, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
-import { JSONObjectScalar } from '../platform/scalars';
+import { JSONObjectScalar } from '../platform/graphql/scalars';
 import { Team } from '../teams/team.entity';
 import type { RequestContext } from '../platform/context';
 import { validationFailed } from '../platform/errors';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { viewerTeamRoles } from './access';
 import { Blueprint } from './blueprint.entity';
@@ -18,8 +18,8 @@ import { forkedFromRef } from './blueprint.wire';
 import { planFor } from './plan-read';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
-import { orNull } from '../platform/or-null';
-import { ViewerAfterRead } from '../platform/deferred-viewer';
+import { orNull } from '../platform/graphql/or-null';
+import { ViewerAfterRead } from '../platform/graphql/deferred-viewer';
 
 @Resolver(() => Blueprint)
 export class BlueprintResolver {

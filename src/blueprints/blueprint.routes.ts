@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import { type RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import { type RouteModule } from '../platform/http/routes';
 import { removeBlueprint, transferBlueprint, updateBlueprint } from './blueprint-lifecycle.service';
 import { blueprintContract } from './blueprint.contract';
 import { getBlueprint, starBlueprint } from './blueprint.service';

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { connectionType } from '../platform/graphql-connection';
+import { connectionType } from '../platform/graphql/graphql-connection';
 import { Blueprint } from './blueprint.entity';
 
 @ObjectType('PlanModule', { simpleResolvers: true, description: 'A part of the system a blueprint builds.' })

@@ -1,9 +1,9 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../platform/context';
-import { Node } from '../platform/graphql-node';
+import { Node } from '../platform/graphql/graphql-node';
 import { blueprintLoaders } from './blueprint.loaders';
 import { canRead, guardOf } from './access';
-import { isUuid } from '../platform/ids';
+import { isUuid } from '../platform/db/ids';
 
 /**
  * `Query.node(id)`. Ids are UUIDs, unique across all tables, so the id alone says where to look; today

@@ -1,17 +1,17 @@
 import DataLoader from 'dataloader';
 import type { Plan } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { executeShaped } from '../platform/database';
+import { executeShaped } from '../platform/db/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
-import { textArrayLiteral } from '../platform/pg-array';
-import { chargeResponsePart, responseRefusal } from '../platform/response-budget';
+import { textArrayLiteral } from '../platform/db/pg-array';
+import { chargeResponsePart, responseRefusal } from '../platform/graphql/response-budget';
 import type { Blueprint } from './blueprint.entity';
 import { BlueprintRow } from './blueprint.projection';
 
 /**
  * The plan fields of a GraphQL blueprint (`modules`, `steps`, `configuration`, `designSystem`) within the
- * answer's work budget (platform/response-budget.ts). Lists read their rows without the plan (the
+ * answer's work budget (platform/graphql/response-budget.ts). Lists read their rows without the plan (the
  * projection selects `plan_bytes` instead); each plan field charges its row's whole plan size first, and
  * only then are the plans of the rows still within the budget read, in one statement per tick. A list of
  * a hundred plans at the size limit is refused before any of them leaves PostgreSQL.

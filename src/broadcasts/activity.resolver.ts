@@ -10,12 +10,12 @@ import { ChangelogEntry } from '../changelog/changelog-entry.entity';
 import { changelogEntryById } from '../changelog/changelog.service';
 import type { RequestContext } from '../platform/context';
 import { notFound } from '../platform/errors';
-import type { EventTopics } from '../platform/events';
-import { assertConnectionAuthorized, instanceScoped, unlessEnded, type StreamEnd } from '../platform/live';
-import { liveStream } from '../platform/live-feed';
+import type { EventTopics } from '../platform/live/events';
+import { assertConnectionAuthorized, instanceScoped, unlessEnded, type StreamEnd } from '../platform/live/live';
+import { liveStream } from '../platform/live/live-feed';
 import type { TeamRole } from '../teams/team.entity';
 import { principalById } from '../auth/principal.loaders';
-import { startEvent } from '../platform/request-context';
+import { startEvent } from '../platform/http/request-context';
 
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
 

@@ -1,6 +1,6 @@
 import { bool, dateTime, errors, int, nullable, obj, page, serviceChecked, str, uuid } from '../platform/contract';
 import { defaultLimits, type Limits } from '../platform/config';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 
 const tags = ['broadcasts'];

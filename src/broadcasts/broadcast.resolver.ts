@@ -6,16 +6,16 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
-import { PageInfo } from '../platform/graphql-connection';
-import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live';
+import { PageInfo } from '../platform/graphql/graphql-connection';
+import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live/live';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import { sendBroadcast, setSubscription, viewerIsSubscribed } from './broadcast.service';
 import { BlueprintSubscriptionState, BroadcastNode, InboxItemConnection, InboxItemNode, toBroadcastNode, toInboxNode } from './broadcast.types';
 import { inboxStream } from './inbox-live';
 import { inboxSlice, markInboxRead, parseDeliveryId, type InboxItem } from './inbox.service';
-import { startEvent } from '../platform/request-context';
+import { startEvent } from '../platform/http/request-context';
 import type { GraphQLSchema } from 'graphql';
-import { directResolver } from '../platform/direct-resolver';
+import { directResolver } from '../platform/graphql/direct-resolver';
 
 function cursorArg(raw: string | null | undefined, path: string): string | null {
   if (raw === null || raw === undefined) return null;

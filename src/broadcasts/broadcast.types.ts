@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import { connectionType } from '../platform/graphql-connection';
+import { connectionType } from '../platform/graphql/graphql-connection';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 

@@ -11,7 +11,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Blueprint } from '../blueprints/blueprint.entity';
-import type { FrameEncoder } from '../platform/live-feed';
+import type { FrameEncoder } from '../platform/live/live-feed';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 
 /**

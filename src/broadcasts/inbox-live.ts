@@ -1,15 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Visibility } from '../blueprints/blueprint.entity';
 import type { RequestContext, Viewer } from '../platform/context';
-import { executePrepared } from '../platform/database';
-import { durableStream, type DurableTopic } from '../platform/durable-live';
-import type { StreamEnd } from '../platform/live';
+import { executePrepared } from '../platform/db/database';
+import { durableStream, type DurableTopic } from '../platform/live/durable-live';
+import type { StreamEnd } from '../platform/live/live';
 import { inboxEncoderFor } from './inbox-direct';
 import { broadcastColumns, deliveriesAfter, latestDeliveryId, sourceColumns, sourceOf, toBroadcastRecord, toDate, type InboxItem } from './inbox.service';
 
 /**
  * The live side of inboxes: the durable topic `inbox.delivered` (one event per broadcast, sent on commit)
- * as the platform's live engine (`platform/durable-live.ts`) reads it. Per event, one read of the
+ * as the platform's live engine (`platform/live/durable-live.ts`) reads it. Per event, one read of the
  * broadcast with its source blueprint and the delivery rows of the recipients connected to this instance
  * (all of the broadcast's rows when most of its recipients are: `readsWholeBroadcast`); the source is
  * mapped once for all of them.

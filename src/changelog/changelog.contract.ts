@@ -1,6 +1,6 @@
 import { dateTime, errors, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
 import { defaultLimits, type Limits } from '../platform/config';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 const tags = ['changelog'];
 

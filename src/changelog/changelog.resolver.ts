@@ -3,7 +3,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection, connectionType } from '../platform/graphql-connection';
+import { LazyConnection, connectionType } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { ChangelogEntry } from './changelog-entry.entity';
 import { changelogOf, publishChangelogEntry, updateChangelogEntry } from './changelog.service';

@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { changelogContract } from './changelog.contract';
 import { publishChangelogEntry, updateChangelogEntry } from './changelog.service';
 import { changelogPageBody, toChangelogBody } from './changelog.wire';

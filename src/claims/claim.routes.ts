@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { claimContract } from './claim.contract';
 import { claimAgentSession } from './claim.service';
 import { toClaimBody } from './claim.wire';

@@ -1,5 +1,5 @@
 import { arrayOf, bool, int, nullable, obj, str, strings, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 const jsonDiff = obj({ added: strings, removed: strings, changed: strings });
 const changed = arrayOf(obj({ key: str, fields: strings }));

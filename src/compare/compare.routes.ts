@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { compareContract } from './compare.contract';
 import { compareWithParent } from './compare.service';
 import { toComparisonBody } from './compare.wire';

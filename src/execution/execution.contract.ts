@@ -1,5 +1,5 @@
 import { bool, dateTime, errors, int, nullable, num, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { ExecutionStatus } from './execution-run.entity';
 import { MAX_NOTES_LENGTH } from './execution.service';
 

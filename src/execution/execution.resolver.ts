@@ -5,14 +5,14 @@ import { canRead, guardOf } from '../blueprints/access';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { ExecutionRun } from './execution-run.entity';
 import { executionsOf, executionStatsOf } from './execution.history';
 import { executionStep, getExecutionRun, reportExecution, startExecution } from './execution.service';
 import { ExecutionReportStatus, ExecutionRunConnection, ExecutionStart, ExecutionStatsType, ExecutionStepResult } from './execution.types';
 import { principalById } from '../auth/principal.loaders';
-import { orNull } from '../platform/or-null';
+import { orNull } from '../platform/graphql/or-null';
 
 @Resolver(() => ExecutionRun)
 export class ExecutionResolver {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job } from '../platform/area';
-import type { AppDeps } from '../platform/request-context';
+import type { AppDeps } from '../platform/http/request-context';
 import { ExecutionRun, ExecutionStatus } from './execution-run.entity';
 
 /** The blueprint counter each final status adds to. */

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { connectionType } from '../platform/graphql-connection';
+import { connectionType } from '../platform/graphql/graphql-connection';
 import { ExecutionRun } from './execution-run.entity';
 
 /** The statuses an agent may report; `completed` only for a run that reached its last step (docs/execution.md). */

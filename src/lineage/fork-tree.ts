@@ -5,11 +5,11 @@ import type { Blueprint } from '../blueprints/blueprint.entity';
 import { rowExtra } from '../blueprints/blueprint.loaders';
 import { projectionFor, projectionForFields, publicRowsProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
-import { pageInfoOf, type PageInfo } from '../platform/graphql-connection';
-import { orNull } from '../platform/or-null';
+import { pageInfoOf, type PageInfo } from '../platform/graphql/graphql-connection';
+import { orNull } from '../platform/graphql/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { executeShaped, type SqlFragment } from '../platform/database';
+import { executeShaped, type SqlFragment } from '../platform/db/database';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
 
 /**

@@ -1,6 +1,6 @@
 import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.contract';
 import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { LineageKind } from './lineage-link.entity';
 
 const tags = ['lineage'];

@@ -5,7 +5,7 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection, selectedFields } from '../platform/graphql-connection';
+import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { forkBlueprint } from './fork.service';
 import { forkTree, forkTreePlan, prefetchedForks, type LoadedConnection } from './fork-tree';

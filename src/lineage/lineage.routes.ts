@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
 import { forkBlueprint } from './fork.service';
 import { lineageContract } from './lineage.contract';

@@ -1,8 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AppError, errorBody, unauthenticated } from '../platform/errors';
-import { requestContext } from '../platform/http';
-import { publicOrigin } from '../platform/public-url';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import { publicOrigin } from '../platform/http/public-url';
+import type { RouteModule } from '../platform/http/routes';
 import { mcpServerFor, type McpExtras } from './mcp.server';
 import type { McpToolDefinition } from '../platform/mcp-tool';
 import { mcpContract } from './mcp.contract';

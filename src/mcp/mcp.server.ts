@@ -18,7 +18,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { assertAllowed } from '../platform/access-policy';
+import { assertAllowed } from '../platform/graphql/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, invalidAll, knownError, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';

@@ -13,12 +13,12 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { TokenScope } from '../auth/access-token.entity';
 import { mintAccountToken } from '../auth/account-token.service';
-import { hashToken, liveTokenSql } from '../platform/tokens';
-import type { AppDeps } from '../platform/request-context';
+import { hashToken, liveTokenSql } from '../platform/db/tokens';
+import type { AppDeps } from '../platform/http/request-context';
 import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';
-import { badStringReason, inputProblem } from '../platform/input-gate';
-import { createRequestContext } from '../platform/request-context';
+import { badStringReason, inputProblem } from '../platform/http/input-gate';
+import { createRequestContext } from '../platform/http/request-context';
 import { renderConsentPage, renderExpiredPage } from './consent.page';
 import { canonicalResource, isOwnResource, mcpResourceOf } from './resource';
 

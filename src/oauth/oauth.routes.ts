@@ -7,11 +7,11 @@ import { PROTECTED_RESOURCE_METADATA_PATH } from '../mcp/mcp.routes';
 import type { FastifyRequest } from 'fastify';
 import type { Config, Limits } from '../platform/config';
 import { AppError, errorBody, validationFailed } from '../platform/errors';
-import { rateLimited } from '../platform/graphql-guards';
-import { publicOrigin } from '../platform/public-url';
-import { callerKey } from '../platform/rate-limit';
-import type { AppDeps } from '../platform/request-context';
-import type { RouteModule } from '../platform/routes';
+import { rateLimited } from '../platform/graphql/graphql-guards';
+import { publicOrigin } from '../platform/http/public-url';
+import { callerKey } from '../platform/http/rate-limit';
+import type { AppDeps } from '../platform/http/request-context';
+import type { RouteModule } from '../platform/http/routes';
 import { OAUTH_SCOPES, WorkshopOAuthProvider, type ConsentForm } from './oauth.provider';
 
 type OriginRequest = IncomingMessage & { bwOrigin?: string };

@@ -1,6 +1,6 @@
 import { Repeater } from '@graphql-yoga/subscription';
-import type { EventTopics } from '../platform/events';
-import { StreamEnd } from '../platform/live';
+import type { EventTopics } from '../platform/live/events';
+import { StreamEnd } from '../platform/live/live';
 import type { OperationView } from './operation.service';
 import { OperationStatus } from './tool-operation.entity';
 

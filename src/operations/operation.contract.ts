@@ -1,5 +1,5 @@
 import { arrayOf, bool, dateTime, errors, freeObject, int, nullable, obj, serviceChecked, str, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
 

@@ -1,15 +1,15 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import type { RequestContext } from '../platform/context';
-import { StreamEnd, assertConnectionAuthorized, sameSight, unlessEnded } from '../platform/live';
-import { liveStream } from '../platform/live-feed';
-import { JSONObjectScalar } from '../platform/scalars';
+import { StreamEnd, assertConnectionAuthorized, sameSight, unlessEnded } from '../platform/live/live';
+import { liveStream } from '../platform/live/live-feed';
+import { JSONObjectScalar } from '../platform/graphql/scalars';
 import { cancelOperation, getOperation, startOperation, submitStep, type OperationView } from './operation.service';
 import { operationStream, type OperationUpdate } from './operation-stream';
 import { OperationStatus } from './tool-operation.entity';
 import { toolTypes } from './tool-types';
-import { orNull } from '../platform/or-null';
-import { startEvent } from '../platform/request-context';
+import { orNull } from '../platform/graphql/or-null';
+import { startEvent } from '../platform/http/request-context';
 
 /** GraphQL enum names are upper case (`STYLE_TRANSFER`); values are the REST `tool_type` strings. */
 const ToolTypeEnum = Object.fromEntries(toolTypes.map((t) => [t.toUpperCase(), t])) as Record<string, string>;

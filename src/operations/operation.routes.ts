@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { operationContract } from './operation.contract';
 import { cancelOperation, getOperation, startOperation, submitStep } from './operation.service';
 import { toOperationBody } from './operation.wire';

@@ -1,8 +1,8 @@
 import type { GraphQLSchema } from 'graphql';
 import type { McpToolDefinition } from './mcp-tool';
-import type { AppDeps } from './request-context';
-import type { RouteModule } from './routes';
-import type { TxHookRegistration } from './tx-hooks';
+import type { AppDeps } from './http/request-context';
+import type { RouteModule } from './http/routes';
+import type { TxHookRegistration } from './db/tx-hooks';
 
 /**
  * Background work an area runs for the app's lifetime (e.g. the execution idle sweep): started once the

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config';
-import type { EventBus } from './events';
+import type { EventBus } from './live/events';
 import type { Loaders } from './loaders';
-import type { PendingViewer } from './deferred-viewer';
+import type { PendingViewer } from './graphql/deferred-viewer';
 
 /** Who is calling. `null` viewer = anonymous. */
 export interface Viewer {
@@ -13,13 +13,13 @@ export interface Viewer {
   tokenId?: string;
   /** Which kind of token it is: `agent_session`, `sign_in` or `mcp` (an account token). */
   tokenKind?: 'agent_session' | 'sign_in' | 'mcp';
-  /** `read` tokens may not write (platform/access-policy.ts); everything else is `write`. */
+  /** `read` tokens may not write (platform/graphql/access-policy.ts); everything else is `write`. */
   scope?: 'read' | 'write';
 }
 
 /**
  * Writes `next` messages of one live subscription straight to its connection, for a stream that has
- * already computed its result (the live engine's direct path, `platform/live-feed.ts`): the same bytes
+ * already computed its result (the live engine's direct path, `platform/live/live-feed.ts`): the same bytes
  * graphql-ws would send, without its per-message promise chain. False when the connection is no longer
  * open (the caller falls back).
  */

@@ -1,6 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 const person = obj({ id: uuid, name: str });
 const keyChange = obj({ key: str, change: { type: 'string', enum: ['added', 'removed', 'changed'] }, fields: strings });

@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { commentOnProposal, mergeProposal, setProposalOpen } from './proposal-actions.service';
 import { proposalContract } from './proposal.contract';
 import { getProposal, openProposal } from './proposal.service';

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import { connectionType } from '../platform/graphql-connection';
-import { JSONScalar } from '../platform/scalars';
+import { connectionType } from '../platform/graphql/graphql-connection';
+import { JSONScalar } from '../platform/graphql/scalars';
 import type { ProposalState } from './proposal.service';
 
 export enum ProposalStateFilter {

@@ -1,6 +1,6 @@
 import { cardSchema } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, int, num, obj, page, str, strings, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { BREED_SUGGESTIONS_MAX } from './breed-suggestions.service';
 import { EXACT_TOTAL_AHEAD, registrySorts } from './registry.service';
 

@@ -4,7 +4,7 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection, selectedFields } from '../platform/graphql-connection';
+import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
 import { EXACT_TOTAL_AHEAD, normaliseTagList, parseWindowDays, searchRegistry, type RegistryPage, type RegistrySort } from './registry.service';
 import { trending } from './trending.service';

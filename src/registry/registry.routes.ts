@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { registryContract } from './registry.contract';
 import { breedSuggestionsBody, registrySearchBody, trendingBody, type RegistrySearchQuery } from './registry.wire';
 

@@ -4,7 +4,7 @@ import { fullProjection, type BlueprintProjection } from '../blueprints/blueprin
 import type { Job } from '../platform/area';
 import type { RequestContext } from '../platform/context';
 import type { PageRequest } from '../platform/pagination';
-import type { AppDeps } from '../platform/request-context';
+import type { AppDeps } from '../platform/http/request-context';
 import { DEFAULT_WINDOW_DAYS, trendingScoreSql } from './trending';
 
 /**

@@ -1,5 +1,5 @@
 import { dateTime, errors, int, noContent, obj, page, pageQuerySchema, serviceChecked, str, uuid } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 const tags = ['reviews'];
 const rating = { type: 'integer', minimum: 1, maximum: 5, description: '1 (poor) to 5 (excellent).' };

@@ -4,7 +4,7 @@ import { Blueprint } from '../blueprints/blueprint.entity';
 import type { BlueprintRoot } from '../blueprints/blueprint.projection';
 import { principalById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection, connectionType } from '../platform/graphql-connection';
+import { LazyConnection, connectionType } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { deleteMyReview, reviewBlueprint, reviewsOf, updateMyReview, type Review } from './review.service';
 

@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { reviewContract } from './review.contract';
 import { deleteMyReview, reviewBlueprint, updateMyReview } from './review.service';
 import { reviewsPageBody, toReviewBody } from './review.wire';

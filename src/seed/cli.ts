@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { viewerFromToken } from '../auth/auth.service';
 import { databaseSchema } from '../db';
 import { loadConfig } from '../platform/config';
-import { openDatabase } from '../platform/database';
-import { startEmbeddedPostgres } from '../platform/embedded-postgres';
-import { EventBus } from '../platform/events';
-import { createRateLimiter } from '../platform/rate-limit';
+import { openDatabase } from '../platform/db/database';
+import { startEmbeddedPostgres } from '../platform/db/embedded-postgres';
+import { EventBus } from '../platform/live/events';
+import { createRateLimiter } from '../platform/http/rate-limit';
 import { seedDemoRegistry } from './seed';
 
 /** `npm run seed`: the demo registry, on DATABASE_URL or the embedded database `npm start` uses. */

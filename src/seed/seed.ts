@@ -10,7 +10,7 @@ import { reviewBlueprint } from '../reviews/review.service';
 import { executionStep, reportExecution, startExecution } from '../execution/execution.service';
 import { startOperation, submitStep, type OperationView } from '../operations/operation.service';
 import type { RequestContext } from '../platform/context';
-import { createRequestContext, type AppDeps } from '../platform/request-context';
+import { createRequestContext, type AppDeps } from '../platform/http/request-context';
 import { originals, type OriginalSpec } from './catalog';
 import { moduleLibrary } from './module-library';
 

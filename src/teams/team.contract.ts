@@ -15,7 +15,7 @@ import {
   str,
   uuid,
 } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { TeamRole } from './team.entity';
 
 const tags = ['teams'];

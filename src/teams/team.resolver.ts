@@ -3,7 +3,7 @@ import { ViewerType } from '../auth/auth.resolver';
 import { Principal } from '../auth/principal.entity';
 import { principalsById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { teamAnalytics, type TeamAnalytics } from './analytics.service';
 import type { AuditEntry } from './audit.service';
@@ -11,7 +11,7 @@ import { deleteTeam, listMyTeams, teamAuditLog, updateTeam } from './team-lifecy
 import { Team, TeamRole } from './team.entity';
 import { addTeamMember, createTeam, getTeam, removeTeamMember, teamMembers, updateTeamMember, viewerRoleIn } from './team.service';
 import { TeamAnalyticsType, TeamAuditEntryConnection } from './team.types';
-import { orNull } from '../platform/or-null';
+import { orNull } from '../platform/graphql/or-null';
 
 @ObjectType('TeamMember', { simpleResolvers: true })
 class TeamMemberType {

@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { teamContract } from './team.contract';
 import { teamAnalytics, toAnalyticsBody } from './analytics.service';
 import { deleteTeam, updateTeam } from './team-lifecycle.service';

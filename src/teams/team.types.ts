@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { connectionType } from '../platform/graphql-connection';
-import { JSONObjectScalar } from '../platform/scalars';
+import { connectionType } from '../platform/graphql/graphql-connection';
+import { JSONObjectScalar } from '../platform/graphql/scalars';
 
 /** GraphQL shapes of the team's audit log and analytics; roots are the service's plain records. */
 

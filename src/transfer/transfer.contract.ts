@@ -1,6 +1,6 @@
 import { blueprintBodySchema } from '../blueprints/blueprint.contract';
 import { arrayOf, errors, obj, serviceChecked, str } from '../platform/contract';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 import { exportFormats } from './transfer.format';
 
 const tags = ['blueprints'];

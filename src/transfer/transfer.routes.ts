@@ -1,6 +1,6 @@
 import { toBlueprintBody } from '../blueprints/blueprint.wire';
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { transferContract } from './transfer.contract';
 import { exportBlueprint, importBlueprint } from './transfer.service';
 

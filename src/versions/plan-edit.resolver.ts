@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, Resolver } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
-import { JSONObjectScalar } from '../platform/scalars';
+import { JSONObjectScalar } from '../platform/graphql/scalars';
 import { updateBlueprintPlan } from './plan-edit.service';
 
 @InputType('PlanModuleInput', { description: 'A module of a plan (docs/api.md).' })

@@ -1,7 +1,7 @@
 import { blueprintBodySchema } from '../blueprints/blueprint.contract';
 import { dateTime, errors, freeObject, int, obj, page, pageQuerySchema, serviceChecked, uuid } from '../platform/contract';
 import { planEditSchema } from './plan-edit.service';
-import { idParam } from '../platform/routes';
+import { idParam } from '../platform/http/routes';
 
 export const versionBodySchema = obj({
   number: int,

@@ -3,7 +3,7 @@ import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
-import { LazyConnection } from '../platform/graphql-connection';
+import { LazyConnection } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
 import { assertHistoryReader, versionsOf, type VersionEntry } from './history.service';
 import { BlueprintVersionConnection, BlueprintVersionType } from './version.types';

@@ -1,5 +1,5 @@
-import { requestContext } from '../platform/http';
-import type { RouteModule } from '../platform/routes';
+import { requestContext } from '../platform/http/http';
+import type { RouteModule } from '../platform/http/routes';
 import { versionContract } from './version.contract';
 import { versionsBody } from './version.wire';
 import { toBlueprintBody } from '../blueprints/blueprint.wire';

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { connectionType } from '../platform/graphql-connection';
-import { JSONObjectScalar } from '../platform/scalars';
+import { connectionType } from '../platform/graphql/graphql-connection';
+import { JSONObjectScalar } from '../platform/graphql/scalars';
 
 @ObjectType('BlueprintVersion', { simpleResolvers: true, description: 'One change of a blueprint plan (owner only).' })
 export class BlueprintVersionType {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors';
-import type { RouteModule } from '../platform/routes';
+import type { RouteModule } from '../platform/http/routes';
 import { webContract } from './web.contract';
 
 /**

@@ -1,4 +1,4 @@
-import { metricsOf } from '../../src/platform/metrics';
+import { metricsOf } from '../../src/platform/http/metrics';
 import type { TestServer } from './server';
 
 type Counted = 'subscriptionsStarted' | 'subscriptionsEnded';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import type { EventTopics } from '../../src/platform/events';
+import type { EventTopics } from '../../src/platform/live/events';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**

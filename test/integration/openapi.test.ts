@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import { registerOpenApi, routesOf } from '../../src/platform/openapi';
+import { registerOpenApi, routesOf } from '../../src/platform/http/openapi';
 import { obj, serviceChecked, str } from '../../src/platform/contract';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { assetUrlsOf, fetchAll } from '../helpers/assets';

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { databaseSchema } from '../../src/db';
-import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/database';
-import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/outbox';
+import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/db/database';
+import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/live/outbox';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
 import { startTestServer } from '../helpers/server';
@@ -182,7 +182,7 @@ describe('no NOTIFY inside a write', () => {
       }
     };
     walk(root);
-    expect(offenders).toEqual(['platform/backplane.ts']);
+    expect(offenders).toEqual(['platform/live/backplane.ts']);
   });
 });
 

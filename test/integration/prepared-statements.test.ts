@@ -1,11 +1,11 @@
 import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ViewerDocument } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/database';
+import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/db/database';
 
 /**
  * The token lookup behind every authenticated request runs as a named prepared statement
- * (`executePrepared` in src/platform/database.ts): planned once per pooled connection, and still a fresh
+ * (`executePrepared` in src/platform/db/database.ts): planned once per pooled connection, and still a fresh
  * read of the token on every call. The pool has one connection, so the server's own session is the one
  * asked for its prepared statements.
  */
@@ -56,7 +56,7 @@ describe('generated reads prepared by shape (executeShaped)', () => {
     for (const page of pages) {
       const one = await server.gql.request(ForkTreeOneStatementDocument, { id: root.id, ...page }, token);
       expect(one.errors).toBeUndefined();
-      // one statement: the tree, with the token lookup riding in it (platform/deferred-viewer.ts)
+      // one statement: the tree, with the token lookup riding in it (platform/graphql/deferred-viewer.ts)
       expect(one.sqlStatements).toBe(1);
       answers.push(one.data);
     }

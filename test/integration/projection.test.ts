@@ -11,7 +11,7 @@ import {
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { query } from '../helpers/sql';
-import { sqlListeners } from '../../src/platform/sql-counter';
+import { sqlListeners } from '../../src/platform/db/sql-counter';
 
 let server: TestServer;
 let owner: string;
@@ -47,7 +47,7 @@ async function capture(fn: () => Promise<unknown>): Promise<string[]> {
   return seen;
 }
 
-/** A statement without the columns the carried token lookup's wrapper passes through (platform/deferred-viewer.ts). */
+/** A statement without the columns the carried token lookup's wrapper passes through (platform/graphql/deferred-viewer.ts). */
 const withoutViewerWrapper = (sql: string) => sql.replace(/\bbw_[qr]\.\*/g, '');
 
 describe('the blueprint read projection', () => {

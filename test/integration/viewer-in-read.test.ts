@@ -4,7 +4,7 @@ import type { GraphQLResult } from '../helpers/graphql';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * The token lookup carried by the read (platform/deferred-viewer.ts). A token's first request is looked up
+ * The token lookup carried by the read (platform/graphql/deferred-viewer.ts). A token's first request is looked up
  * before anything else, as always; once the server has seen it live, a query whose root fields read the
  * viewer after their row (`blueprint`) sends the lookup in front of that row's statement: one statement
  * instead of two. Every answer must be the one the lookup-first path gives, for the owner, another caller,

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { liveMark } from '../helpers/live';
 
 /**
- * Our graphql-ws server (src/platform/graphql-ws-server.ts, over graphql-ws's `makeServer`) speaks the
+ * Our graphql-ws server (src/platform/graphql/graphql-ws-server.ts, over graphql-ws's `makeServer`) speaks the
  * graphql-transport-ws protocol on raw sockets: every message the server sends is checked here as text.
  */
 

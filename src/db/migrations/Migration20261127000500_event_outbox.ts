@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The transactional outbox (docs/scale.md). Every event is one row, inserted by the write that
- * causes it in the write's own transaction; a relay (src/platform/outbox.ts) publishes committed rows and
+ * causes it in the write's own transaction; a relay (src/platform/live/outbox.ts) publishes committed rows and
  * stamps `sent_at`. The partial index keeps the relay's "what is unsent, oldest first" read small however
  * many sent rows wait to be pruned; the second serves the pruning by age.
  */

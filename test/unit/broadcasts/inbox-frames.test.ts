@@ -9,8 +9,8 @@ import { inboxLive } from '../../../src/broadcasts/inbox-live';
 import type { InboxItem } from '../../../src/broadcasts/inbox.service';
 import type { RequestContext, Viewer } from '../../../src/platform/context';
 import { defaultLimits } from '../../../src/platform/config';
-import { CompiledDocuments } from '../../../src/platform/graphql-compiled';
-import { SocketNextWriter } from '../../../src/platform/graphql-ws-server';
+import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
+import { SocketNextWriter } from '../../../src/platform/graphql/graphql-ws-server';
 
 /**
  * The live inbox's direct path (the frame encoder behind the live engine's one hook) answers exactly what

@@ -1,4 +1,4 @@
-import { hashToken } from '../../../src/platform/tokens';
+import { hashToken } from '../../../src/platform/db/tokens';
 import { newStageTokens, nextStageToken, stageTokenHashes } from '../../../src/execution/execution.tokens';
 
 describe('stage tokens', () => {

@@ -1,7 +1,7 @@
 import { createPubSub } from '@graphql-yoga/subscription';
-import type { EventTopics } from '../../../src/platform/events';
+import type { EventTopics } from '../../../src/platform/live/events';
 import { operationStream, type OperationUpdate } from '../../../src/operations/operation-stream';
-import { StreamEnd } from '../../../src/platform/live';
+import { StreamEnd } from '../../../src/platform/live/live';
 import { AppError } from '../../../src/platform/errors';
 import type { OperationView } from '../../../src/operations/operation.service';
 import type { ToolOperation } from '../../../src/operations/tool-operation.entity';

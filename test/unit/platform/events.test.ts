@@ -1,4 +1,4 @@
-import { EventBus } from '../../../src/platform/events';
+import { EventBus } from '../../../src/platform/live/events';
 
 // Only the in-process side of the bus is exercised: no LISTEN connection is opened.
 const bus = () => new EventBus('postgres://unused', () => undefined);

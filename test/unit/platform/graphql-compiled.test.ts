@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type ExecutionResult } from 'graphql';
-import { CompiledDocuments } from '../../../src/platform/graphql-compiled';
+import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
 
 class Fault extends Error {}
 

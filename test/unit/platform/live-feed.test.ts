@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../../src/platform/context';
 import { defaultLimits } from '../../../src/platform/config';
 import { AppError } from '../../../src/platform/errors';
-import { StreamEnd } from '../../../src/platform/live';
-import { LiveFeed, type DurableReader, type FeedRules } from '../../../src/platform/live-feed';
+import { StreamEnd } from '../../../src/platform/live/live';
+import { LiveFeed, type DurableReader, type FeedRules } from '../../../src/platform/live/live-feed';
 
 /**
  * The live engine's per-subscriber feed: its bounded queue, overflow, closing, durable re-reads, visibility

@@ -2,7 +2,7 @@ import { filter, pipe } from '@graphql-yoga/subscription';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PostgresBackplane, type Backplane } from './backplane';
 import { NatsBackplane } from './backplane-nats';
-import { defaultEventSettings, type EventSettings } from './config';
+import { defaultEventSettings, type EventSettings } from '../config';
 import { OutboxRelay, outboxWriteCount, setEventPublishing, writeOutbox, type OutboxEvent } from './outbox';
 import { SlicedPubSub } from './fanout';
 
@@ -17,7 +17,7 @@ import { SlicedPubSub } from './fanout';
 /**
  * The topics and their payloads. Platform names none: each area declares its own in
  * `<area>/<area>.events.ts` by adding to this interface (TypeScript declaration merging), e.g.
- * `declare module '../platform/events' { interface EventTopics { 'x.changed': { xId: string } } }`.
+ * `declare module '../platform/live/events' { interface EventTopics { 'x.changed': { xId: string } } }`.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the areas (declaration merging)
 export interface EventTopics {}

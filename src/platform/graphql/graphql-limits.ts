@@ -19,9 +19,9 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
-import type { Limits } from './config';
-import { validationFailed } from './errors';
-import { stringLiteralGate } from './input-gate';
+import type { Limits } from '../config';
+import { validationFailed } from '../errors';
+import { stringLiteralGate } from '../http/input-gate';
 
 /**
  * GraphQL defences that cost nothing before they refuse. Every check here is linear in the size of the

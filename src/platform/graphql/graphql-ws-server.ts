@@ -1,6 +1,6 @@
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import WebSocket, { type WebSocketServer } from 'ws';
-import type { LiveWriter } from './context';
+import type { LiveWriter } from '../context';
 
 /**
  * What our graphql-ws server keeps of a connection: the socket and the caller's IP address, plus what

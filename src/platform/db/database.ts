@@ -3,7 +3,7 @@ import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresq
 import { Migrator } from '@mikro-orm/migrations';
 import { Client } from 'pg';
 import type { MigrationObject } from '@mikro-orm/core';
-import { defaultDatabaseSettings, type DatabaseSettings } from './config';
+import { defaultDatabaseSettings, type DatabaseSettings } from '../config';
 import { CountingLogger } from './sql-counter';
 
 export type Orm = MikroORM;

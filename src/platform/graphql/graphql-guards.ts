@@ -1,8 +1,8 @@
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import type { Limits } from './config';
-import type { Viewer } from './context';
-import { AppError } from './errors';
-import { callerKey, sessionCreateKey, type RateLimiter } from './rate-limit';
+import type { Limits } from '../config';
+import type { Viewer } from '../context';
+import { AppError } from '../errors';
+import { callerKey, sessionCreateKey, type RateLimiter } from '../http/rate-limit';
 
 /**
  * The rate limits of GraphQL operations, counted in the buckets HTTP uses (rate-limit.ts):

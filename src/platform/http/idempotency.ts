@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RequestContext } from './context';
-import { AppError, conflict, errorBody, knownError, validationFailed } from './errors';
+import type { RequestContext } from '../context';
+import { AppError, conflict, errorBody, knownError, validationFailed } from '../errors';
 import { requestContext } from './http';
 import type { AppDeps } from './request-context';
 

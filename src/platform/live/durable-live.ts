@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../context';
 import type { EventBus, EventTopics, Topic } from './events';
 import { SliceClock, yieldToLoop } from './fanout';
 import { revokedTokens, type StreamEnd } from './live';

@@ -1,8 +1,8 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
-import type { RequestContext, Viewer } from './context';
-import { executeShaped, type SqlFragment } from './database';
+import type { RequestContext, Viewer } from '../context';
+import { executeShaped, type SqlFragment } from '../db/database';
 
 /**
  * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").

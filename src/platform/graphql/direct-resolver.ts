@@ -1,5 +1,5 @@
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../context';
 
 /**
  * Replaces type-graphql's resolver wrapper on one field with `resolve`, called as it is. type-graphql makes

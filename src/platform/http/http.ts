@@ -5,19 +5,19 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from './tokens';
-import type { RequestContext } from './context';
-import { assertAllowed } from './access-policy';
-import { AppError, errorBody, invalid, knownError, validationFailed } from './errors';
+import { bearerFrom, hashToken } from '../db/tokens';
+import type { RequestContext } from '../context';
+import { assertAllowed } from '../graphql/access-policy';
+import { AppError, errorBody, invalid, knownError, validationFailed } from '../errors';
 import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
-import { issuesFrom } from './json-schema';
+import { issuesFrom } from '../json-schema';
 import { callerKey, fastifyRateStore } from './rate-limit';
 import { registerOpenApi } from './openapi';
 import { registerSecurityHeaders } from './security-headers';
 import { healthzSchema } from './platform.schemas';
 import { createRequestContext, deferredRequestContext, knownCaller, type AppDeps } from './request-context';
-import { sqlCountScope, type SqlCount } from './sql-counter';
+import { sqlCountScope, type SqlCount } from '../db/sql-counter';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

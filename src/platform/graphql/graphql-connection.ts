@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
-import { encodeCursor, type PageRequest } from './pagination';
+import { encodeCursor, type PageRequest } from '../pagination';
 
 @ObjectType('PageInfo', { simpleResolvers: true })
 export class PageInfo {

@@ -1,8 +1,8 @@
-import type { RequestContext } from './context';
-import { AppError, unauthenticated } from './errors';
+import type { RequestContext } from '../context';
+import { AppError, unauthenticated } from '../errors';
 import { connectionStillAuthorized, StreamEnd, type EventSight } from './live';
-import type { LiveWriter } from './context';
-import { startEvent } from './request-context';
+import type { LiveWriter } from '../context';
+import { startEvent } from '../http/request-context';
 
 /**
  * One live subscriber: the async iterator graphql-ws pulls, fed by whoever listens for its events (a

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../context';
 
 /** A hook run inside the transaction of the write that fires it: it commits or rolls back with it. */
 export type TxHook<E> = (tx: EntityManager, ctx: RequestContext, event: E) => Promise<void>;

@@ -1,4 +1,4 @@
-import { AppError, validationFailed } from './errors';
+import { AppError, validationFailed } from '../errors';
 
 /**
  * The work budget of one GraphQL answer (docs/limits.md, "Response budget"). Fields whose size is only

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bearerFrom, hashToken } from './tokens';
-import type { Config } from './config';
-import type { LiveWriter, RequestContext, Viewer } from './context';
-import { requestEntityManager, type Orm } from './database';
-import { AppError, unauthenticated } from './errors';
-import type { EventBus } from './events';
-import { Loaders } from './loaders';
+import { bearerFrom, hashToken } from '../db/tokens';
+import type { Config } from '../config';
+import type { LiveWriter, RequestContext, Viewer } from '../context';
+import { requestEntityManager, type Orm } from '../db/database';
+import { AppError, unauthenticated } from '../errors';
+import type { EventBus } from '../live/events';
+import { Loaders } from '../loaders';
 import type { RateLimiter } from './rate-limit';
-import { PendingViewer, type ViewerLookup } from './deferred-viewer';
+import { PendingViewer, type ViewerLookup } from '../graphql/deferred-viewer';
 
 /** The long-lived parts every request context is made from. */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import { Kind, getOperationAST, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { Extensions } from 'type-graphql';
-import type { Viewer } from './context';
-import { forbidden, unauthenticated } from './errors';
+import type { Viewer } from '../context';
+import { forbidden, unauthenticated } from '../errors';
 
 /**
  * The spec's rule (docs/api.md, Authentication), in one place: "every endpoint requires a bearer token except

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Config } from './config';
+import type { Config } from '../config';
 
 /**
  * The origin a client reached the service at: `PUBLIC_URL` when configured (behind a proxy, in

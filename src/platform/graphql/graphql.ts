@@ -19,23 +19,23 @@ import {
 import { WebSocketServer } from 'ws';
 import type { NonEmptyArray } from 'type-graphql';
 import { buildSchema } from 'type-graphql';
-import { bearerFrom, hashToken } from './tokens';
-import type { RequestContext, Viewer } from './context';
+import { bearerFrom, hashToken } from '../db/tokens';
+import type { RequestContext, Viewer } from '../context';
 import { assertOperationAllowed } from './access-policy';
-import { AppError, isUnavailable, unavailable, validationFailed } from './errors';
+import { AppError, isUnavailable, unavailable, validationFailed } from '../errors';
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
-import { gateError } from './input-gate';
+import { gateError } from '../http/input-gate';
 import { accessPlugin, operationLimitPlugin, responseBudgetPlugin, unavailablePlugin } from './graphql-plugins';
 import { resetResponseBudget, responseRefusal } from './response-budget';
-import { graphqlRequestContext } from './http';
-import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from './metrics';
-import { graphqlRouteSchemas } from './platform.schemas';
+import { graphqlRequestContext } from '../http/http';
+import { graphqlMetricsPlugin, graphqlWsMetricsHooks } from '../http/metrics';
+import { graphqlRouteSchemas } from '../http/platform.schemas';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
-import { WsCaps, type CappedSocket } from './ws-caps';
+import { WsCaps, type CappedSocket } from '../live/ws-caps';
 import { subscribeCompiled } from './compiled-subscription';
 import { CompiledDocuments } from './graphql-compiled';
-import { OperationContext, type AppDeps } from './request-context';
+import { OperationContext, type AppDeps } from '../http/request-context';
 
 /** How long a WebSocket client gets to answer the server's 1001 close frame at shutdown. */
 const WS_CLOSE_GRACE_MS = 3000;

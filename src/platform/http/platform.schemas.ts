@@ -1,4 +1,4 @@
-import { errorBodySchema, errors, freeObject, obj, str } from './contract';
+import { errorBodySchema, errors, freeObject, obj, str } from '../contract';
 
 /** `GET /healthz`: public; 200 once the database answers. */
 export const healthzSchema = {

@@ -1,19 +1,19 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { DocumentNode } from 'graphql';
 import { assertOperationAllowed } from './access-policy';
-import type { RequestContext } from './context';
-import { AppError, isUnavailable, unauthenticated, unavailable, validationFailed } from './errors';
+import type { RequestContext } from '../context';
+import { AppError, isUnavailable, unauthenticated, unavailable, validationFailed } from '../errors';
 import { viewerAfterRead } from './deferred-viewer';
 import { chargeOperation } from './graphql-guards';
 import { assertNodeLimit } from './graphql-limits';
 import { responseRefusal } from './response-budget';
-import type { AppDeps } from './request-context';
+import type { AppDeps } from '../http/request-context';
 
 // The Apollo plugins that admit an HTTP operation: the access rule, the limits and rate buckets, and the
 // 503 for a database outage (the WebSocket applies the same rules in graphql.ts's onSubscribe).
 
 /**
- * The access rule (platform/access-policy.ts) on each root field, before anything resolves, and the bearer
+ * The access rule (platform/graphql/access-policy.ts) on each root field, before anything resolves, and the bearer
  * token of a context built without its lookup (`pendingViewer`, deferred-viewer.ts): looked up here before
  * any operation that is not marked `@ViewerAfterRead()` (mutations always), and in any case before the
  * answer is sent. A token that is not live turns the whole answer into the 401 a context with the lookup

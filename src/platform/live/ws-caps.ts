@@ -1,5 +1,5 @@
-import type { Limits } from './config';
-import { validationFailed, type AppError } from './errors';
+import type { Limits } from '../config';
+import { validationFailed, type AppError } from '../errors';
 
 /**
  * Caps on live WebSocket use per IP address and per account, on top of the per-token and per-socket caps

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import type { RequestContext } from './context';
-import { executePrepared } from './database';
-import { AppError, unauthenticated } from './errors';
+import type { RequestContext } from '../context';
+import { executePrepared } from '../db/database';
+import { AppError, unauthenticated } from '../errors';
 import type { EventBus } from './events';
-import { liveTokenSql } from './tokens';
+import { liveTokenSql } from '../db/tokens';
 
 /**
  * Building blocks of live subscriptions (graphql-ws; the engine is `live-feed.ts` and `durable-live.ts`):

@@ -1,5 +1,5 @@
 import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
-import { invalid, type AppError } from './errors';
+import { invalid, type AppError } from '../errors';
 
 /**
  * The input gate: one check every transport passes through at its boundary (REST bodies, path params and

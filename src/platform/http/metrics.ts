@@ -3,12 +3,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AreaGauge } from './area';
-import type { EventBus } from './events';
-import { outboxBacklog } from './outbox';
-import { AppError } from './errors';
+import type { AreaGauge } from '../area';
+import type { EventBus } from '../live/events';
+import { outboxBacklog } from '../live/outbox';
+import { AppError } from '../errors';
 import { metricsSchema } from './platform.schemas';
-import { bearerFrom } from './tokens';
+import { bearerFrom } from '../db/tokens';
 import type { AppDeps } from './request-context';
 
 /**

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Viewer } from './context';
+import type { Viewer } from '../context';
 
 /**
  * Rate-limit buckets shared by every transport: HTTP requests (through @fastify/rate-limit's store

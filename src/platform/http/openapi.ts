@@ -3,8 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import type { JsonSchema } from './json-schema';
-import { commonErrorStatuses, errors } from './contract';
+import type { JsonSchema } from '../json-schema';
+import { commonErrorStatuses, errors } from '../contract';
 
 /** A route as Fastify registered it, for the test that checks every route is documented. */
 export interface KnownRoute {
@@ -24,7 +24,7 @@ export function routesOf(app: FastifyInstance): KnownRoute[] {
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A route's `config` markers (platform/http.ts, platform/idempotency.ts). */
+/** A route's `config` markers (platform/http/http.ts, platform/http/idempotency.ts). */
 type RouteMarks = { public?: boolean; write?: boolean; idempotent?: boolean } | undefined;
 
 /** The error responses every route may give, merged under the ones the route declares itself. */
@@ -36,7 +36,7 @@ function withCommonErrors(method: string, schema: FastifySchema, config: RouteMa
     ...commonErrorStatuses,
     ...(bodyMethods.has(method) ? [413] : []),
     ...(write && !config?.public ? [403] : []),
-    // An `Idempotency-Key` reused for a different request is 409 CONFLICT (platform/idempotency.ts).
+    // An `Idempotency-Key` reused for a different request is 409 CONFLICT (platform/http/idempotency.ts).
     ...(config?.idempotent ? [409] : []),
   ];
   schema.response = { ...errors(...statuses), ...(schema.response as Record<string, unknown>) };
