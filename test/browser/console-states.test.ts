@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession } from '../helpers/browser';
+import { BrowserSession, untilInPage } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -203,7 +203,7 @@ describe('titles, counts and unknown paths', () => {
     };
     for (const [path, title] of Object.entries(titles)) {
       await page.goto(path);
-      await page.waitForFunction(`document.title === ${JSON.stringify(`${title} · Blueprint Workshop`)}`);
+      await untilInPage(page, `document.title === ${JSON.stringify(`${title} · Blueprint Workshop`)}`);
       // The list of architectures is checked by axe here; the other pages are checked where they are used.
       if (path === '/architectures') await expectAccessible(page);
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { untilInPage } from './browser';
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -16,7 +17,7 @@ interface AxeViolation {
  */
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Colours are measured as drawn: a dialog still fading in would read as low contrast.
-  await page.waitForFunction('document.getAnimations().every((a) => a.playState !== "running")');
+  await untilInPage(page, 'document.getAnimations().every((a) => a.playState !== "running")');
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource); // evaluated over CDP, so a Content-Security-Policy cannot block it
   const violations = await page.evaluate<AxeViolation[]>(`window.axe
     .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })

@@ -96,3 +96,15 @@ export async function screenshotBothSizes(page: Page, name: string): Promise<voi
 export function storedToken(page: Page): Promise<string | null> {
   return page.evaluate<string | null>("window.localStorage.getItem('bw.token')");
 }
+
+/**
+ * Resolves once `condition` (a JavaScript expression) holds in the page, checked on every frame. It runs as
+ * one CDP evaluation, which the console's Content-Security-Policy (`script-src 'self'`, no eval) cannot
+ * block, whereas `page.waitForFunction` builds its predicate with eval inside the page and is refused there.
+ */
+export async function untilInPage(page: Page, condition: string): Promise<void> {
+  await page.evaluate(`new Promise((resolve) => {
+    const check = () => ((${condition}) ? resolve(true) : requestAnimationFrame(check));
+    check();
+  })`);
+}
