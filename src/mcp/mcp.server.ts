@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { assertAllowed } from '../platform/graphql/access-policy';
 import type { RequestContext } from '../platform/context';
-import { AppError, errorBody, invalidAll, knownError, type ErrorBody } from '../platform/errors';
+import { AppError, errorBody, internalError, invalidAll, knownError, publicError, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
 import { mcpInstructions } from './instructions';
 import { toolInput, type McpToolDefinition } from '../platform/mcp-tool';
@@ -85,7 +85,7 @@ export interface McpExtras {
 /** A service error as a JSON-RPC error of a resource or prompt request (the section 5 body in `data`). */
 function protocolError(err: unknown, ctx: RequestContext): McpError {
   const known = knownError(err, ctx.config.database.retryAfterSeconds);
-  if (!known) return new McpError(ErrorCode.InternalError, 'Internal server error', { request_id: ctx.requestId });
+  if (!known) return new McpError(ErrorCode.InternalError, 'Internal server error', errorBody(internalError(ctx.requestId)));
   const code = known.code === 'VALIDATION_FAILED' ? ErrorCode.InvalidParams : known.code === 'NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidRequest;
   return new McpError(code, known.message, errorBody(known));
 }
@@ -156,15 +156,13 @@ export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinit
       log.info({ mcp_tool: name, ...principal, outcome: 'ok' }, `mcp ${name} ok`);
       return result(body);
     } catch (err) {
-      // A service error is its own body; a database outage is UNAVAILABLE, as over REST.
-      const known = knownError(err, ctx.config.database.retryAfterSeconds);
-      if (known) {
-        log.info({ mcp_tool: name, ...principal, outcome: 'error', code: known.code }, `mcp ${name} ${known.code}`);
-        return errorResult(errorBody(known));
-      }
-      // Never the driver's message (it may quote SQL): a masked error with the request id, as REST does.
-      log.error({ err, mcp_tool: name, ...principal, outcome: 'internal', requestId: ctx.requestId }, `mcp ${name} failed`);
-      return errorResult({ error: { code: 'INTERNAL', message: 'Internal server error', details: { request_id: ctx.requestId } } });
+      // A service error is its own body, a database outage UNAVAILABLE, anything else masked (never the
+      // driver's message, which may quote SQL), as over REST.
+      const error = publicError(err, ctx.requestId, ctx.config.database.retryAfterSeconds, (cause) =>
+        log.error({ err: cause, mcp_tool: name, ...principal, outcome: 'internal', requestId: ctx.requestId }, `mcp ${name} failed`),
+      );
+      if (error.code !== 'INTERNAL') log.info({ mcp_tool: name, ...principal, outcome: 'error', code: error.code }, `mcp ${name} ${error.code}`);
+      return errorResult(errorBody(error));
     }
   });
   return server;

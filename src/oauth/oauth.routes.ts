@@ -6,7 +6,7 @@ import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/s
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../mcp/mcp.routes';
 import type { FastifyRequest } from 'fastify';
 import type { Config, Limits } from '../platform/config';
-import { AppError, errorBody, validationFailed } from '../platform/errors';
+import { AppError, errorBody, publicError, validationFailed } from '../platform/errors';
 import { rateLimited } from '../platform/graphql/graphql-guards';
 import { publicOrigin } from '../platform/http/public-url';
 import { callerKey } from '../platform/http/rate-limit';
@@ -143,12 +143,13 @@ export const oauthRoutes: RouteModule = (app, deps) => {
       // Whatever the SDK's routers leave unanswered ends here, in the section 5 shape: a body the parsers
       // refused (malformed, too large, wrong charset) is the client's error, anything else a masked 500.
       const clientError = httpClientError(err);
-      if (err && !clientError) request.log.error({ err }, 'oauth endpoint failed');
-      const answer: { status: number; body: unknown } = !err
-        ? { status: 404, body: { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${path}` } } }
-        : clientError
-          ? { status: clientError.status, body: errorBody(clientError.error) }
-          : { status: 500, body: { error: { code: 'INTERNAL', message: 'Internal server error' } } };
+      const error = !err
+        ? new AppError('NOT_FOUND', `No route ${request.method} ${path}`)
+        : (clientError?.error ??
+          publicError(err, request.id, deps.config.database.retryAfterSeconds, (cause) =>
+            request.log.error({ err: cause, requestId: request.id }, 'oauth endpoint failed'),
+          ));
+      const answer = { status: clientError?.status ?? error.status, body: errorBody(error) };
       if (!reply.raw.headersSent) reply.raw.writeHead(answer.status, { 'content-type': 'application/json', connection: 'close' });
       reply.raw.end(JSON.stringify(answer.body));
     });

@@ -112,3 +112,19 @@ export function knownError(error: unknown, retryAfterSeconds: number): AppError 
   if (error instanceof AppError) return error;
   return isUnavailable(error) ? unavailable(retryAfterSeconds) : null;
 }
+
+/** The masked form of an unexpected failure: the caller sees only that it happened and the id to quote. */
+export const internalError = (requestId: string) => new AppError('INTERNAL', 'Internal server error', { request_id: requestId });
+
+/**
+ * What a caller may see of any error, whichever adapter answers (REST, MCP, OAuth, the idempotent replay):
+ * the AppError it is or stands for, or, for anything unexpected, `report` is called with the real error
+ * (to log it beside the request id) and the caller gets {@link internalError}. GraphQL masks in its own
+ * formatter, since its errors travel inside `errors[]`, but to the same INTERNAL code and request id.
+ */
+export function publicError(error: unknown, requestId: string, retryAfterSeconds: number, report: (error: unknown) => void): AppError {
+  const known = knownError(error, retryAfterSeconds);
+  if (known) return known;
+  report(error);
+  return internalError(requestId);
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../context';
-import { AppError, conflict, errorBody, knownError, validationFailed } from '../errors';
+import { conflict, errorBody, publicError, validationFailed } from '../errors';
 import { requestContext } from './http';
 import type { AppDeps } from './request-context';
 
@@ -111,9 +111,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       return payload;
     } catch (err) {
       await rollback(ctx);
-      const known = knownError(err, deps.config.database.retryAfterSeconds);
-      const error = known ?? new AppError('INTERNAL', 'Internal server error', { request_id: request.id });
-      if (!known) request.log.error({ err, requestId: request.id }, 'idempotent commit failed');
+      const error = publicError(err, request.id, deps.config.database.retryAfterSeconds, (cause) =>
+        request.log.error({ err: cause, requestId: request.id }, 'idempotent commit failed'),
+      );
       if (error.code === 'UNAVAILABLE') reply.header('retry-after', String(deps.config.database.retryAfterSeconds));
       reply.status(error.status).header('content-type', 'application/json; charset=utf-8');
       return JSON.stringify(errorBody(error));
