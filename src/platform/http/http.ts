@@ -7,8 +7,9 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { bearerFrom, hashToken } from '../db/tokens';
 import type { RequestContext } from '../context';
+import type { Config } from '../config';
 import { assertAllowed } from '../graphql/access-policy';
-import { AppError, errorBody, invalid, knownError, validationFailed } from '../errors';
+import { AppError, errorBody, invalid, knownError, publicError, validationFailed } from '../errors';
 import type { HealthProbe } from './health';
 import { gateError, jsonDeeperThan } from './input-gate';
 import { issuesFrom } from '../json-schema';
@@ -136,7 +137,19 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
         .send(errorBody(validationFailed(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed')));
     },
   });
+  registerBodies(app, config.limits);
+  registerSecurityHeaders(app);
+  registerRequestHooks(app, config);
+  registerAccessRule(app, deps);
+  await registerRateLimit(app, deps);
+  registerErrorHandlers(app, config);
+  await registerOpenApi(app, { checkResponses: process.env.NODE_ENV === 'test' });
+  registerHealthz(app, deps, health);
+  return app;
+}
 
+/** Request bodies: JSON only, nesting bounded before anything parses it, and schemas the service checks itself skipped. */
+function registerBodies(app: FastifyInstance, limits: Config['limits']): void {
   const validators = requestValidators();
   app.setValidatorCompiler(({ schema, httpPart }) => {
     // A body the service validates (after auth, naming each path) is documented here, not checked twice.
@@ -154,9 +167,9 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    if (jsonDeeperThan(text, config.limits.jsonDepthMax))
+    if (jsonDeeperThan(text, limits.jsonDepthMax))
       return done(
-        invalid('body', `nests deeper than ${config.limits.jsonDepthMax} levels`, `The request body nests deeper than ${config.limits.jsonDepthMax} levels`),
+        invalid('body', `nests deeper than ${limits.jsonDepthMax} levels`, `The request body nests deeper than ${limits.jsonDepthMax} levels`),
         undefined,
       );
     try {
@@ -165,35 +178,37 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       done(validationFailed('The request body is not valid JSON'), undefined);
     }
   });
-  // Its second half, for every route (REST, /graphql, /mcp): no NUL or lone surrogate in any path param,
-  // query string value or body string (keys included). GraphQL-over-GET variables are JSON in the query string.
-  const inputProblem = (request: FastifyRequest): AppError | null => {
-    const max = config.limits.jsonDepthMax;
-    const problem = gateError(request.params, 'params', max) ?? gateError(request.query, 'query', max) ?? gateError(request.body, 'body', max);
-    if (problem) return problem;
-    const query = request.query as Record<string, unknown> | undefined;
-    for (const name of ['variables', 'extensions']) {
-      const raw = query?.[name];
-      if (typeof raw !== 'string' || request.routeOptions.url !== '/graphql') continue;
-      if (jsonDeeperThan(raw, max)) return validationFailed(`query.${name} nests deeper than ${max} levels`);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        continue; // Apollo answers malformed variables itself, with 400
-      }
-      const nested = gateError(parsed, `query.${name}`, max);
-      if (nested) return nested;
-    }
-    return null;
-  };
+}
 
-  registerSecurityHeaders(app);
+// Its second half, for every route (REST, /graphql, /mcp): no NUL or lone surrogate in any path param,
+// query string value or body string (keys included). GraphQL-over-GET variables are JSON in the query string.
+function inputProblem(request: FastifyRequest, max: number): AppError | null {
+  const problem = gateError(request.params, 'params', max) ?? gateError(request.query, 'query', max) ?? gateError(request.body, 'body', max);
+  if (problem) return problem;
+  const query = request.query as Record<string, unknown> | undefined;
+  for (const name of ['variables', 'extensions']) {
+    const raw = query?.[name];
+    if (typeof raw !== 'string' || request.routeOptions.url !== '/graphql') continue;
+    if (jsonDeeperThan(raw, max)) return validationFailed(`query.${name} nests deeper than ${max} levels`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      continue; // Apollo answers malformed variables itself, with 400
+    }
+    const nested = gateError(parsed, `query.${name}`, max);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/** The request id header, the SQL statement counter (tests and benches), and keep-alive sockets closed while closing. */
+function registerRequestHooks(app: FastifyInstance, config: Config): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Counting needs an AsyncLocalStorage scope, and a scope turns on promise hooks for the whole process
     // (measured: about a tenth of a nested GraphQL read), so only tests and benchmarks pay for it.
-    if (!deps.config.exposeSqlCount) return done();
+    if (!config.exposeSqlCount) return done();
     const scope: SqlCount = { statements: 0 };
     request.sqlCount = scope;
     sqlCountScope.run(scope, done);
@@ -214,7 +229,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       if (request.sqlCount) reply.header('x-sql-statements', String(request.sqlCount.statements));
     });
   }
+}
 
+/** The route registry (the authorization matrix reads it) and the access rule, applied once for every route. */
+function registerAccessRule(app: FastifyInstance, deps: AppDeps): void {
   const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
   const isWrite = (method: string, write: boolean | undefined) => write ?? !readMethods.has(method);
   app.decorate('registeredRoutes', []);
@@ -228,7 +246,7 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
   // refused callers still spend their budget, and after body parsing (an oversize body is 413 whoever sends
   // it), but before any body schema is checked. A callback hook: no promise on the way for public routes.
   app.addHook('preValidation', (request, _reply, done) => {
-    const problem = inputProblem(request);
+    const problem = inputProblem(request, deps.config.limits.jsonDepthMax);
     if (problem) return done(problem);
     const config = request.routeOptions.config;
     // a token given to a public route is still checked (401 if bad) when the handler builds its context
@@ -245,7 +263,11 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       (err: Error) => done(err),
     );
   });
+}
 
+/** The per-minute buckets of every HTTP request, shared with graphql-ws. */
+async function registerRateLimit(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { config } = deps;
   await app.register(rateLimit, {
     global: true,
     max: config.limits.rateLimitPerMinute,
@@ -262,7 +284,10 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       return Object.assign(err, { statusCode: 429 });
     },
   });
+}
 
+/** Every failure in the documented error shape (GraphQL's on /graphql); unknown paths counted and 404. */
+function registerErrorHandlers(app: FastifyInstance, config: Config): void {
   app.setErrorHandler((thrown: FastifyError | AppError, request, reply) => {
     // The body parser's refusals are section 5 errors like any other (so /graphql answers them as `errors[]`).
     const error: FastifyError | AppError =
@@ -292,17 +317,21 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       return reply.status(400).send(errorBody(validationFailed('The request body must be JSON (Content-Type: application/json)')));
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
       return reply.status(400).send(errorBody(validationFailed(error.message)));
-    request.log.error({ err: error, requestId: request.id }, 'unhandled error');
-    return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal server error', details: { request_id: request.id } } });
+    const masked = publicError(error, request.id, config.database.retryAfterSeconds, (err) =>
+      request.log.error({ err, requestId: request.id }, 'unhandled error'),
+    );
+    return reply.status(masked.status).send(errorBody(masked));
   });
 
   // Unknown paths count against the caller's budget too (scanners are callers).
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
     reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   });
+}
 
-  await registerOpenApi(app, { checkResponses: process.env.NODE_ENV === 'test' });
-
+/** `/healthz`: the database (on its own connection), the event backplane and Redis. */
+function registerHealthz(app: FastifyInstance, deps: AppDeps, health?: HealthProbe): void {
+  const { config } = deps;
   // Its own connection (never the request pool) and a short timeout: see HealthProbe.
   app.get('/healthz', { config: { public: true }, schema: healthzSchema }, async (_request, reply) => {
     if (
@@ -325,6 +354,4 @@ export async function createHttpServer(deps: AppDeps, health?: HealthProbe): Pro
       .header('retry-after', String(retry))
       .send({ status: 'unavailable', ...errorBody(new AppError('UNAVAILABLE', 'The database does not answer', { retry_after_seconds: retry })) });
   });
-
-  return app;
 }
