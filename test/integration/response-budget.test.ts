@@ -2,6 +2,7 @@ import { defaultLimits } from '../../src/platform/config';
 import { addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { mcpCall } from '../helpers/mcp';
+import { liveMark } from '../helpers/live';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, type WsClient } from '../helpers/ws';
 
@@ -150,6 +151,7 @@ describe('GraphQL answers within the plan budget or refuses before reading the p
   });
 
   it('gives every event of a subscription its own budget: an event over it is refused, the next event within it is answered', async () => {
+    const mark = liveMark(server);
     const client = connectWs(server.url, owner);
     sockets.push(client);
     const over = client.subscribe<any, any>(
@@ -159,7 +161,7 @@ describe('GraphQL answers within the plan budget or refuses before reading the p
       },
     );
     const within = client.subscribe<any, any>(`subscription($id: ID!) { blueprintActivity(id: $id) { kind blueprint { steps { key } } } }`, { id: root.id });
-    await new Promise((r) => setTimeout(r, 300)); // both subscribed
+    await mark.streaming(2);
     for (const round of [1, 2]) {
       expect((await server.rest.post(`/api/blueprints/${root.id}/star`, { token: owner })).status).toBe(200);
       expect((await server.rest.delete(`/api/blueprints/${root.id}/star`, { token: owner })).status).toBe(200);
