@@ -124,6 +124,10 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
         SESSION_CREATES_PER_HOUR: '1000000',
         RATE_LIMIT_PER_MINUTE: '1000000',
         WS_CONNECTIONS_PER_TOKEN: '100',
+        // Every subscriber connects from 127.0.0.1: the per-IP caps (200 sockets, 1,000 operations) would
+        // refuse all but the first of the 2,000, as they would one attacker's.
+        WS_CONNECTIONS_PER_IP: '0',
+        WS_SUBSCRIPTIONS_PER_IP: '0',
         ...env,
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -160,10 +164,18 @@ function connect(base: string, token: string): Promise<Client> {
     retryAttempts: 0,
     lazy: false,
   });
-  return new Promise((resolve) => {
-    const off = client.on('connected', () => {
-      off();
+  // A refused socket (a cap, a bad token) rejects at once instead of leaving the run waiting for it.
+  return new Promise((resolve, reject) => {
+    const offConnected = client.on('connected', () => {
+      offConnected();
+      offClosed();
       resolve(client);
+    });
+    const offClosed = client.on('closed', (event) => {
+      offConnected();
+      offClosed();
+      const { code, reason } = event as { code?: number; reason?: string };
+      reject(new Error(`the WebSocket closed before it connected: ${code} ${reason}`));
     });
   });
 }
