@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './process';
+import { freePort, spawnListening } from './process';
 
 /** Where Debian's `nats-server` package puts it (`.ci/run` installs it when missing). */
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -14,7 +13,6 @@ export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server
  */
 export class TestNats {
   private child: ChildProcess | null = null;
-  private output = '';
   readonly storeDir = mkdtempSync(path.join(tmpdir(), 'bw-nats-'));
   private constructor(readonly port: number) {}
 
@@ -29,26 +27,8 @@ export class TestNats {
   }
 
   async start(): Promise<void> {
-    const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (c) => (this.output += String(c)));
-    child.stderr!.on('data', (c) => (this.output += String(c)));
-    this.child = child;
-    const deadline = Date.now() + 15_000;
-    while (!(await this.accepts())) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start:\n${this.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  private accepts(): Promise<boolean> {
-    return new Promise((resolve) => {
-      const socket = connect(this.port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir];
+    this.child = (await spawnListening(NATS_SERVER, args, this.port)).child;
   }
 
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */

@@ -1,9 +1,8 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './process';
+import { freePort, spawnListening } from './process';
 
 /** Debian's `pgbouncer` package (`.ci/run` installs it when missing). */
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
@@ -16,23 +15,6 @@ export function asPostgres(command: string, args: string[]): [string, string[]] 
 /** Makes `dir` the postgres user's when we are root. */
 export function giveToPostgres(dir: string): void {
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
-}
-
-export async function waitForPort(port: number, child: ChildProcess, output: () => string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`process on port ${port} did not start:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -73,11 +55,7 @@ export class TestPgBouncer {
     );
     giveToPostgres(dir);
     const [cmd, args] = asPostgres(PGBOUNCER, [path.join(dir, 'pgbouncer.ini')]);
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (c) => (output += String(c)));
-    child.stderr!.on('data', (c) => (output += String(c)));
-    await waitForPort(port, child, () => output);
+    const { child } = await spawnListening(cmd, args, port);
     return new TestPgBouncer(port, child, dir);
   }
 

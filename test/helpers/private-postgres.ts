@@ -1,9 +1,9 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { asPostgres, giveToPostgres, waitForPort } from './pgbouncer';
-import { freePort } from './process';
+import { asPostgres, giveToPostgres } from './pgbouncer';
+import { freePort, spawnListening } from './process';
 
 /** The machine's PostgreSQL binaries (Debian: /usr/lib/postgresql/<major>/bin), if any. */
 export function postgresBin(): string | null {
@@ -35,11 +35,7 @@ export class PrivatePostgres {
     const port = await freePort();
     const flags = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', ...settings.flatMap((s) => ['-c', s])];
     const [cmd, args] = asPostgres(path.join(bin, 'postgres'), flags);
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
-    let output = '';
-    child.stdout!.on('data', (c) => (output += String(c)));
-    child.stderr!.on('data', (c) => (output += String(c)));
-    await waitForPort(port, child, () => output, 30_000);
+    const { child } = await spawnListening(cmd, args, port, 30_000);
     // Accepting TCP is not yet accepting queries: wait for the startup to finish.
     const [readyCmd, readyArgs] = asPostgres(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '30']);
     execFileSync(readyCmd, readyArgs, { stdio: 'ignore' });

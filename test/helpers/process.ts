@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
+import path from 'node:path';
 import { distMain, projectRoot } from './build';
 
 /** A TCP port nobody listens on right now (the OS picks it; we release it at once). */
@@ -73,4 +74,39 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A helper process of a test (redis-server, nats-server, PgBouncer, a private PostgreSQL) and what it wrote. */
+export interface HelperProcess {
+  child: ChildProcess;
+  output(): string;
+}
+
+/**
+ * Spawns `command` and waits until it accepts TCP connections on 127.0.0.1:`port`; fails early if it
+ * exits, or after `timeoutMs`, with what it wrote.
+ */
+export async function spawnListening(command: string, args: string[], port: number, timeoutMs = 15_000): Promise<HelperProcess> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += String(chunk)));
+  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  const helper = { child, output: () => output };
+  const deadline = Date.now() + timeoutMs;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${path.basename(command)} on port ${port} did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return helper;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
-import { freePort } from './process';
+import type { ChildProcess } from 'node:child_process';
+import { freePort, spawnListening } from './process';
 
 /** Where Debian's `redis-server` package puts it. */
 export const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
@@ -12,7 +11,6 @@ export const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-serv
  */
 export class TestRedis {
   private child: ChildProcess | null = null;
-  private output = '';
   private constructor(readonly port: number) {}
 
   static async start(): Promise<TestRedis> {
@@ -27,26 +25,7 @@ export class TestRedis {
 
   async start(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-    const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (c) => (this.output += String(c)));
-    child.stderr!.on('data', (c) => (this.output += String(c)));
-    this.child = child;
-    const deadline = Date.now() + 15_000;
-    while (!(await this.accepts())) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start:\n${this.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  private accepts(): Promise<boolean> {
-    return new Promise((resolve) => {
-      const socket = connect(this.port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
+    this.child = (await spawnListening(REDIS_SERVER, args, this.port)).child;
   }
 
   /** Freezes the process: connections stay open, nothing is answered. */
