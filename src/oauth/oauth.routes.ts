@@ -76,13 +76,8 @@ function oauthApp(deps: AppDeps): express.Express {
   const provider = new WorkshopOAuthProvider(deps);
   const app = express();
   app.disable('x-powered-by');
-  // The sign-in page must not be framed (clickjacking an Allow) nor leak the request in a Referer.
-  app.use((_req, res, next) => {
-    res.setHeader('x-frame-options', 'DENY');
-    res.setHeader('content-security-policy', "frame-ancestors 'none'");
-    res.setHeader('referrer-policy', 'no-referrer');
-    next();
-  });
+  // No framing, no Referer, nosniff: set on the raw response by the platform's security headers
+  // (onRequest, before this app runs), like every other answer's.
   // Client metadata is small; the SDK's parser would take 100 KB. Parsed here first (the SDK then skips it).
   app.use('/register', express.json({ limit: REGISTRATION_BYTES_MAX }));
   const routers = new Map<string, RequestHandler>();
