@@ -6,7 +6,7 @@ import { principalById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, connectionType } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
-import { deleteMyReview, reviewBlueprint, reviewsOf, updateMyReview, type Review } from './review.service';
+import { deleteMyReview, reviewBlueprint, reviewsOf, updateMyReview, viewerReviewOf, type Review } from './review.service';
 
 @ObjectType('Review', { description: "A reader's rating (1-5) and words about a blueprint; one per reviewer." })
 export class ReviewType {
@@ -71,5 +71,11 @@ export class BlueprintReviewsResolver {
       const result = await reviewsOf(ctx, bp.id, page);
       return { items: result.items.map(toType), total: result.total };
     });
+  }
+
+  @FieldResolver(() => ReviewType, { nullable: true, description: 'Your own review of this blueprint; null when you have not reviewed it.' })
+  async viewerReview(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<ReviewType | null> {
+    const review = await viewerReviewOf(ctx, bp.id);
+    return review ? toType(review) : null;
   }
 }

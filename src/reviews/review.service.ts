@@ -129,3 +129,14 @@ export async function reviewsOf(ctx: RequestContext, blueprintId: string, page: 
   // Past the last page the window count is absent; the counter on the blueprint is the same number.
   return { items: rows.map(toReview), total: rows.length > 0 ? Number(rows[0]!.total) : bp.reviewCount };
 }
+
+/**
+ * The caller's own review of a blueprint they may read, or null (anonymous, or none yet). A client finds it
+ * here however many reviews are newer than it (the list is paged, newest first).
+ */
+export async function viewerReviewOf(ctx: RequestContext, blueprintId: string): Promise<Review | null> {
+  if (!ctx.viewer) return null;
+  const bp = await getBlueprint(ctx, blueprintId);
+  const rows: ReviewRow[] = await ctx.em.execute(`${selectReview} where r.blueprint_id = ? and r.reviewer_id = ?`, [bp.id, ctx.viewer.principalId]);
+  return rows[0] ? toReview(rows[0]) : null;
+}

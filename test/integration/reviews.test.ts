@@ -4,6 +4,7 @@ import {
   RegistryRatingsDocument,
   ReviewBlueprintDocument,
   UpdateMyReviewDocument,
+  ViewerReviewDocument,
 } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -112,6 +113,21 @@ describe('reviews', () => {
     });
     expect((await server.gql.ok(DeleteMyReviewDocument, { blueprintId: bp.id }, critic.token)).deleteMyReview).toBe(true);
     expect((await server.gql.ok(BlueprintReviewsDocument, { id: bp.id }, owner)).blueprint).toMatchObject({ reviewCount: 0, ratingAverage: null });
+  });
+
+  it("answers the viewer's own review on Blueprint.viewerReview, however many reviews are newer; null for everyone else", async () => {
+    const bp = await createBlueprint(server.rest, owner, { name: 'Much reviewed' });
+    const early = await server.rest.signUp();
+    await server.gql.ok(ReviewBlueprintDocument, { blueprintId: bp.id, rating: 2, body: 'first' }, early.token);
+    const later = await server.rest.signUp();
+    await server.gql.ok(ReviewBlueprintDocument, { blueprintId: bp.id, rating: 5, body: 'newer' }, later.token);
+    // The first page (one review, newest first) does not hold the early reviewer's own.
+    const read = await server.gql.ok(ViewerReviewDocument, { id: bp.id }, early.token);
+    expect(read.blueprint!.reviews.edges.map((e) => e.node.id)).not.toContain(read.blueprint!.viewerReview?.id);
+    expect(read.blueprint!.viewerReview).toMatchObject({ rating: 2, body: 'first', reviewer: { id: early.id } });
+    expect((await server.gql.ok(ViewerReviewDocument, { id: bp.id }, owner)).blueprint!.viewerReview).toBeNull();
+    const stranger = await server.rest.signUp();
+    expect((await server.gql.ok(ViewerReviewDocument, { id: bp.id }, stranger.token)).blueprint!.viewerReview).toBeNull();
   });
 
   it('reads review_count and rating_average for a page of cards with the same SQL statements for 2 cards as for 8', async () => {

@@ -5,7 +5,6 @@
 import { Alert, Badge, Button, Card, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { useAuth } from '../../auth';
 import { Failure, Loading } from '../../components/Status';
 import { errorText } from '../../errors';
 import { BlueprintReviewsDocument, DeleteMyReviewDocument, ReviewBlueprintDocument, UpdateMyReviewDocument } from '../../generated/graphql';
@@ -59,7 +58,6 @@ function ReviewForm({
 }
 
 export function Reviews({ id, canReview, onChanged }: { id: string; canReview: boolean; onChanged?: () => void }) {
-  const { viewer } = useAuth();
   const [{ data, error }, refetch] = useQuery({ query: BlueprintReviewsDocument, variables: { id }, requestPolicy: 'cache-and-network' });
   const [sent, send] = useMutation(ReviewBlueprintDocument);
   const [updated, update] = useMutation(UpdateMyReviewDocument);
@@ -70,8 +68,9 @@ export function Reviews({ id, canReview, onChanged }: { id: string; canReview: b
   const b = data?.blueprint;
   if (!b) return <Loading what="reviews" />;
   const reviews = b.reviews.edges.map((e) => e.node);
-  const mine = reviews.find((r) => r.reviewer.id === viewer?.id);
-  const others = reviews.filter((r) => r !== mine);
+  // Your own review comes on its own field: among the newest 50 it may not be.
+  const mine = b.viewerReview ?? null;
+  const others = reviews.filter((r) => r.id !== mine?.id);
   const changed = () => {
     refetch({ requestPolicy: 'network-only' });
     onChanged?.();
