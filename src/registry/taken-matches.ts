@@ -20,7 +20,11 @@
  * 100,000 blueprints").
  */
 
-/** How many rows the walk reads at most, in multiples of `need`: it pays when one row in 16 or more matches. */
+/**
+ * How many rows the walk reads at most, in multiples of `need`: what a walk that comes up short wastes
+ * before the bitmap runs. With `WALK_MARGIN`, the walk runs where about 38% of the rows or more match: it
+ * did not beat the bitmap at 12% (docs/reads.md).
+ */
 export const WALK_REGION = 4;
 /** Rows of the walk's region the probe reads, evenly spread over it. */
 export const BROAD_SAMPLE = 50;
