@@ -8,6 +8,7 @@ import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/db/pg-array';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
+import { starsOrder, takenMatches } from './taken-matches';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
@@ -116,7 +117,7 @@ function uncountedPage(rows: Row[], page: PageRequest, projection: BlueprintProj
 type Row = Record<string, unknown>;
 
 /** The order of blueprint_public_stars_index: most stars, then newest. */
-const STARS_ORDER = 'b.stars_count desc, b.created_at desc, b.id';
+const STARS_ORDER = starsOrder('b');
 
 function sortedPage(
   ctx: RequestContext,
@@ -152,8 +153,8 @@ export const RELEVANCE_CANDIDATES = 1000;
  * only the candidates are ranked, instead of ranking every match (14 req/s for a keyword matching all
  * 100,000 blueprints before). While the matches fit among the candidates the order is exactly the ranked
  * one of before. The candidates do not move with the offset, so pages never repeat or skip a row. The
- * taken rows' window count is the total, capped like the other orders'. (PostgreSQL may still read every
- * match to take them: docs/reads.md, "Registry at 100,000 blueprints".)
+ * taken rows' window count is the total, capped like the other orders'. How the matches are taken without
+ * reading every one of a broad keyword's: `takenMatches`.
  */
 function relevancePage(
   ctx: RequestContext,
@@ -164,17 +165,17 @@ function relevancePage(
   projection: BlueprintProjection,
 ): Promise<Row[]> {
   const ranked = `b.stars_pos <= ${RELEVANCE_CANDIDATES}`;
+  const taken = takenMatches(filter, params, readableSql('b', null), page.offset + EXACT_TOTAL_AHEAD + 1);
   return ctx.em.execute(
     `select ${projection.sql('b')}, count(*) over () as total_matches
-       from (select w.*, row_number() over (order by ${STARS_ORDER.replace(/\bb\./g, 'w.')}) as stars_pos
-               from (select * from blueprint b where ${filter} order by ${STARS_ORDER} limit ?) w) b
+       from (select w.*, row_number() over (order by ${starsOrder('w')}) as stars_pos from (${taken.sql}) w) b
       order by ${ranked} desc,
                case when ${ranked} then ts_rank_cd(b.search, ${keywords.sql}) end desc,
                case when ${ranked} then b.stars_count end desc,
                case when ${ranked} then b.id end,
                b.stars_pos
       offset ? limit ?`,
-    [...params, page.offset + EXACT_TOTAL_AHEAD + 1, ...keywords.params, page.offset, page.limit],
+    [...taken.params, ...keywords.params, page.offset, page.limit],
   );
 }
 
