@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../platform/context';
-import type { SqlFragment } from '../platform/db/database';
+import type { SqlFragment } from '../platform/sql/database';
 import { readWithViewerCheck } from '../platform/graphql/deferred-viewer';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
 import type { BlueprintView } from './blueprint.view';
 import type { BlueprintProjection } from './blueprint.projection';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
 export function blueprintLoaders(ctx: RequestContext) {

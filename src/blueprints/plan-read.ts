@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import type { Plan } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { executeShaped } from '../platform/db/database';
+import { executeShaped } from '../platform/sql/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 import { chargeResponsePart, responseRefusal } from '../platform/graphql/response-budget';
 import type { BlueprintView } from './blueprint.view';
 import { BlueprintRow } from './blueprint.projection';

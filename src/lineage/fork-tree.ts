@@ -9,7 +9,7 @@ import { pageInfoOf, type PageInfo } from '../platform/graphql/graphql-connectio
 import { orNull } from '../platform/graphql/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { executeShaped, type SqlFragment } from '../platform/db/database';
+import { executeShaped, type SqlFragment } from '../platform/sql/database';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
 
 /**

@@ -6,7 +6,7 @@ import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { GraphQLError, getOperationAST, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
-import { bearerFrom, hashToken } from '../db/tokens';
+import { bearerFrom, hashToken } from '../sql/tokens';
 import type { Limits } from '../config';
 import type { RequestContext, Viewer } from '../context';
 import { AppError, isUnavailable, validationFailed } from '../errors';
