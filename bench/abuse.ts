@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import { cleanupOnSignal, machineLine, run, serverProcess, sleep, type ServerProcess } from './harness';
 
 const LIMIT_MS = Number(process.env.BENCH_LIMIT_MS ?? 10 * 60_000);

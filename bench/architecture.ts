@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import { floor, serverProcess, type ServerProcess } from './harness';
 
 /** The floor: the ecosystem answer (nodes with cards and composition, manual + lineage edges) as JSON in one statement. */

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 
 /**
  * Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles

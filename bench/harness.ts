@@ -14,7 +14,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 
 export const duration = Number(process.env.BENCH_DURATION ?? 5);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);

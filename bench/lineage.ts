@@ -25,8 +25,8 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/db/embedded-postgres';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/sql/embedded-postgres';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import { cleanupOnSignal, floor, serverProcess, sleep, type ServerProcess } from './harness';
 
 /** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */

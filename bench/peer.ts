@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import {
   cleanupOnSignal,
   connections,

@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { adminQuery, withDatabase } from '../src/platform/db/database';
+import { adminQuery, withDatabase } from '../src/platform/sql/database';
 
 const KINDS = ['frontend', 'backend', 'data', 'service', 'infra'];
 const READS = Number(process.env.BENCH_READS ?? 20);

@@ -15,7 +15,7 @@
  * BENCH_RATE (200).
  */
 import type autocannon from 'autocannon';
-import { sqlListeners } from '../src/platform/db/sql-counter';
+import { sqlListeners } from '../src/platform/sql/sql-counter';
 import { connections, duration, graphqlLoad, load, row, run, serverProcess, sleep, withBench, type LoadResult } from './harness';
 
 const BLUEPRINTS = Number(process.env.BENCH_BLUEPRINTS ?? 100_000);

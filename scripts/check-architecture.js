@@ -4,11 +4,9 @@
  * Architecture check, run by `npm run check` (`npm run lint`):
  * 1. no import cycles between the folders (areas) of src/: the dependencies between areas run one way;
  * 2. src/platform imports no domain folder (ESLint's no-restricted-imports checks it file by file too);
- * 3. no `Blueprint` field resolver types its root as the entity class: type-graphql would run the entity
- *    constructor on the plain rows of the read path (blueprint.projection.ts); `@Root() x: BlueprintRoot`.
- * 4. no source file over `maxFileLines` lines in src/ and web/src (generated code excepted): a longer file holds
+ * 3. no source file over `maxFileLines` lines in src/ and web/src (generated code excepted): a longer file holds
  *    more than one concept and is split by concept, not by line count.
- * 5. no import of a removed schema vocabulary (`removedModules`): contracts are written in one vocabulary,
+ * 4. no import of a removed schema vocabulary (`removedModules`): contracts are written in one vocabulary,
  *    src/platform/contract.ts, whichever adapter (REST, MCP, service) reads them.
  * Imports are read with TypeScript's own pre-processor (type-only imports count: they couple areas too).
  * The layering (lower never imports higher): platform < auth < teams < blueprints < lineage, versions,
@@ -117,7 +115,7 @@ for (const [key, spec] of platformImports)
 for (const key of knownPlatformImports)
   if (!platformImports.has(key)) problems.push(`allow-list entry "${key}" is gone: remove it from scripts/check-architecture.js`);
 
-// Rule 5: the removed vocabularies, in src/ (above) and in the tests and scripts that import src/.
+// Rule 4: the removed vocabularies, in src/ (above) and in the tests and scripts that import src/.
 for (const dir of [path.join(root, 'test'), path.join(root, 'bench'), path.join(root, 'scripts')]) {
   if (!fs.existsSync(dir)) continue;
   for (const file of sourceFiles(dir)) {
@@ -131,16 +129,7 @@ for (const dir of [path.join(root, 'test'), path.join(root, 'bench'), path.join(
 }
 problems.push(...removedImports);
 
-// Rule 3: `@Root() name: Blueprint` (the class) instead of the `BlueprintRoot` alias.
-for (const file of tsFiles(src)) {
-  const text = fs.readFileSync(file, 'utf8');
-  for (const m of text.matchAll(/@Root\(\)\s+\w+\s*:\s*Blueprint\b(?!Root)/g)) {
-    const line = text.slice(0, m.index).split('\n').length;
-    problems.push(`${path.relative(root, file)}:${line} types a Blueprint root as the entity class; use BlueprintRoot (blueprint.projection.ts)`);
-  }
-}
-
-// Rule 4: file length, in src/ and the console's sources (web/src/generated is written by codegen).
+// Rule 3: file length, in src/ and the console's sources (web/src/generated is written by codegen).
 const maxFileLines = 400;
 function* sourceFiles(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

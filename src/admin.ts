@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { createUser, mintMcpToken } from './auth/auth.service';
 import { loadConfig } from './platform/config';
-import { openDatabase } from './platform/db/database';
-import { startEmbeddedPostgres } from './platform/db/embedded-postgres';
+import { openDatabase } from './platform/sql/database';
+import { startEmbeddedPostgres } from './platform/sql/embedded-postgres';
 import { databaseSchema } from './db';
 
 const usage = `usage: npm run admin -- create-user <name>

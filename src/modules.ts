@@ -15,7 +15,7 @@ import { proposalsModule } from './proposals/proposals.module';
 import type { AreaGauge, AreaModule, Job } from './platform/area';
 import type { McpToolDefinition } from './platform/mcp-tool';
 import type { RouteModule } from './platform/http/routes';
-import { registerTxHooks } from './platform/db/tx-hooks';
+import { registerTxHooks } from './platform/sql/tx-hooks';
 import { registryModule } from './registry/registry.module';
 import { reviewsModule } from './reviews/reviews.module';
 import { teamsModule } from './teams/teams.module';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import { planBytesOf } from '../blueprints/plan-read';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
 import { assertValid, compileSchema, type ValidationIssue } from '../platform/json-schema';

@@ -1,3 +1,4 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, ID, Info, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -20,7 +21,7 @@ export class ArchitectureNodeResolver {
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The whole blueprint; null when redacted.' })
-  blueprint(@Root() node: NodeView, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Blueprint | null> {
+  blueprint(@Root() node: NodeView, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<BlueprintView | null> {
     return nodeBlueprint(ctx, node, info);
   }
 

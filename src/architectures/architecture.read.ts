@@ -1,6 +1,7 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import DataLoader from 'dataloader';
 import { canEditWith, canRead, canReadWith, isOwner, viewerTeamRoles, type Guarded } from '../blueprints/access';
-import { Blueprint, Visibility, ratingAverageOf, successRateOf } from '../blueprints/blueprint.entity';
+import { Visibility, ratingAverageOf, successRateOf } from '../blueprints/blueprint.entity';
 import { blueprintRowLoader } from '../blueprints/blueprint.loaders';
 import { projectionFor } from '../blueprints/blueprint.projection';
 import { planById } from '../blueprints/plan-read';
@@ -9,8 +10,8 @@ import { chargeResponsePart } from '../platform/graphql/response-budget';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CardSource } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
-import { executeShaped } from '../platform/db/database';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { executeShaped } from '../platform/sql/database';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 import { notFound } from '../platform/errors';
 import { EdgeType } from './architecture.entity';
 import type { Point } from './layout';
@@ -52,7 +53,7 @@ export interface NodeView {
 }
 
 /** The card of a loaded blueprint. */
-export function cardOf(bp: Blueprint): BlueprintCard {
+export function cardOf(bp: BlueprintView): BlueprintCard {
   return {
     id: bp.id,
     slug: bp.slug,
@@ -337,7 +338,7 @@ async function nodeViews(ctx: RequestContext, arch: ArchitectureRecord, rows: No
  * The blueprint behind a node, batched, with the columns the selection needs (its plan fields then charge
  * the answer's budget before reading the plan, as everywhere); null when the node is redacted.
  */
-export async function nodeBlueprint(ctx: RequestContext, node: NodeView, info?: GraphQLResolveInfo): Promise<Blueprint | null> {
+export async function nodeBlueprint(ctx: RequestContext, node: NodeView, info?: GraphQLResolveInfo): Promise<BlueprintView | null> {
   if (node.redacted) return null;
   return blueprintRowLoader(ctx, projectionFor(info), 'id').load(node.blueprintId);
 }

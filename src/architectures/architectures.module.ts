@@ -1,7 +1,7 @@
 import { blueprintDeleted, blueprintShownChanged } from '../blueprints/blueprint.hooks';
 import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
-import { on } from '../platform/db/tx-hooks';
+import { on } from '../platform/sql/tx-hooks';
 import { removeNodesOfDeletedBlueprint, touchNodesOfChangedBlueprint } from './architecture.blueprint-hooks';
 import { architectureMcpTools } from './architecture.mcp';
 import { ArchitectureLifecycleResolver } from './architecture-lifecycle.resolver';

@@ -6,7 +6,7 @@ import type { PageRequest } from '../platform/pagination';
 import { AccessToken, AccessTokenKind, TokenScope } from './access-token.entity';
 import { requireSignInSession } from './account.service';
 import { Principal } from './principal.entity';
-import { hashToken, liveTokenSql, newToken } from '../platform/db/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/sql/tokens';
 
 /** An account token as its owner sees it in the list (never the secret). */
 export interface AccountToken {

@@ -8,7 +8,7 @@ import { requireViewer } from './auth.service';
 import { hashPassword, passwordMatches } from './passwords';
 import { Principal, PrincipalKind } from './principal.entity';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limit';
-import { hashToken, liveTokenSql, newToken } from '../platform/db/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/sql/tokens';
 
 /** A sign-in: who, and the `bws_` token that now acts for them (shown once). */
 export interface SignedIn {

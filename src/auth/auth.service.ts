@@ -3,11 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
 import type { RequestContext, Viewer } from '../platform/context';
 import type { ViewerLookup } from '../platform/graphql/deferred-viewer';
-import { executePrepared } from '../platform/db/database';
+import { executePrepared } from '../platform/sql/database';
 import { unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
-import { hashToken, liveTokenSql, newToken } from '../platform/db/tokens';
+import { hashToken, liveTokenSql, newToken } from '../platform/sql/tokens';
 
 export interface IssuedSession {
   token: string;

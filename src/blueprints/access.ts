@@ -1,7 +1,8 @@
 import type { RequestContext, Viewer } from '../platform/context';
 import { forbidden, notFound, unauthenticated } from '../platform/errors';
 import { TeamRole, editorRoles, managerRoles } from '../teams/team.entity';
-import { Visibility, type Blueprint } from './blueprint.entity';
+import { Visibility } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 
 /** teamId -> the viewer's role there; loaded once per request. */
 export function viewerTeamRoles(ctx: RequestContext): Promise<Map<string, TeamRole>> {
@@ -22,7 +23,7 @@ export interface Guarded {
   teamId: string | null;
 }
 
-export function guardOf(bp: Blueprint): Guarded {
+export function guardOf(bp: BlueprintView): Guarded {
   return { visibility: bp.visibility, ownerId: bp.owner.id, teamId: bp.team?.id ?? null };
 }
 
@@ -61,7 +62,7 @@ export async function canRead(ctx: RequestContext, g: Guarded): Promise<boolean>
 }
 
 /** 404 (never 403) when the viewer may not see it: a private thing's existence is not revealed. */
-export async function assertReadable(ctx: RequestContext, bp: Blueprint, idForMessage: string): Promise<void> {
+export async function assertReadable(ctx: RequestContext, bp: BlueprintView, idForMessage: string): Promise<void> {
   if (!(await canRead(ctx, guardOf(bp)))) throw notFound('blueprint', idForMessage);
 }
 
@@ -69,13 +70,13 @@ export async function assertReadable(ctx: RequestContext, bp: Blueprint, idForMe
  * The owner-only rule (version history, changelog, broadcasts), for a blueprint the caller may read:
  * anonymous 401, not the owner 403. Team editors are not owners: these speak for the owner only.
  */
-export function assertOwner(ctx: RequestContext, bp: Blueprint, action: string): void {
+export function assertOwner(ctx: RequestContext, bp: BlueprintView, action: string): void {
   if (!ctx.viewer) throw unauthenticated('A bearer token is required');
   if (!isOwner(ctx.viewer, guardOf(bp))) throw forbidden(`Only the blueprint's owner may ${action}`);
 }
 
 /** 404 when unreadable, 403 when readable but not editable. */
-export async function assertEditable(ctx: RequestContext, bp: Blueprint, idForMessage: string): Promise<void> {
+export async function assertEditable(ctx: RequestContext, bp: BlueprintView, idForMessage: string): Promise<void> {
   const roles = await viewerTeamRoles(ctx);
   const g = guardOf(bp);
   if (!canReadWith(ctx.viewer, roles, g)) throw notFound('blueprint', idForMessage);

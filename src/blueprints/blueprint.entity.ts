@@ -5,6 +5,7 @@ import { Principal } from '../auth/principal.entity';
 import { Node } from '../platform/graphql/graphql-node';
 import { Team } from '../teams/team.entity';
 import type { Plan } from '../plans/plan';
+import type { BlueprintView } from './blueprint.view';
 
 export enum Visibility {
   PUBLIC = 'public',
@@ -31,7 +32,7 @@ export function ratingAverageOf(reviewCount: number, ratingSum: number): number 
 // wrapper per field per node: a fork tree resolves them for hundreds of nodes.
 @ObjectType('Blueprint', { implements: Node, simpleResolvers: true })
 @Entity({ tableName: 'blueprint' })
-export class Blueprint {
+export class Blueprint implements BlueprintView {
   [OptionalProps]?:
     | 'id'
     | 'description'

@@ -1,4 +1,4 @@
-import { TxHookPoint } from '../platform/db/tx-hooks';
+import { TxHookPoint } from '../platform/sql/tx-hooks';
 
 /** What a blueprint hook is told: which blueprint, and who changed it. */
 export interface BlueprintChange {

@@ -1,11 +1,12 @@
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../platform/context';
-import type { SqlFragment } from '../platform/db/database';
+import type { SqlFragment } from '../platform/sql/database';
 import { readWithViewerCheck } from '../platform/graphql/deferred-viewer';
 import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 import type { BlueprintProjection } from './blueprint.projection';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
 export function blueprintLoaders(ctx: RequestContext) {
@@ -54,11 +55,11 @@ export function blueprintRowLoader(
   projection: BlueprintProjection,
   by: 'id' | 'slug',
   extra?: SqlFragment,
-): DataLoader<string, Blueprint | null> {
+): DataLoader<string, BlueprintView | null> {
   return ctx.loaders.get(
     `blueprint.row.${by}:${projection.key}${extra ? `:${extra.sql}:${extra.params.join(',')}` : ''}`,
     () =>
-      new DataLoader<string, Blueprint | null>(async (keys) => {
+      new DataLoader<string, BlueprintView | null>(async (keys) => {
         // The request's token lookup rides in this statement when it is the request's first (deferred-viewer.ts).
         const rows = await readWithViewerCheck<Record<string, unknown>>(ctx, {
           sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,

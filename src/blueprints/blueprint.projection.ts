@@ -1,6 +1,7 @@
 import { getNamedType, isObjectType, type FieldNode, type GraphQLNamedType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { Plan } from '../plans/plan';
-import { ratingAverageOf, successRateOf, type Blueprint } from './blueprint.entity';
+import { ratingAverageOf, successRateOf, Visibility } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 
 /**
  * The read path of blueprint lists and graphs (forks, parents, children, lineage, registry, trending,
@@ -96,17 +97,17 @@ const columnsOfField: Record<string, readonly BlueprintColumn[]> = {
 };
 
 /**
- * A blueprint read for display. It has the entity's shape (`owner.id`, `team?.id`, `forkedFrom?.id`,
- * `starsCount`, `successRate`...), so resolvers and wire functions serve both alike. Reading `plan` on a
- * row selected without it is a programming error and throws, rather than answering with an empty plan.
+ * A blueprint read for display: a `BlueprintView`, as the entity is, so resolvers and wire functions serve
+ * both alike. Reading `plan` on a row selected without it is a programming error and throws, rather than
+ * answering with an empty plan.
  */
-export class BlueprintRow {
+export class BlueprintRow implements BlueprintView {
   id!: string;
   slug!: string;
   name!: string;
   description!: string;
   tags!: string[];
-  visibility!: Blueprint['visibility'];
+  visibility!: Visibility;
   owner!: { id: string };
   team!: { id: string } | null;
   forkedFrom!: { id: string } | null;
@@ -161,7 +162,7 @@ const assign: Record<BlueprintColumn, (row: BlueprintRow, value: unknown) => voi
   name: (r, v) => (r.name = v as string),
   description: (r, v) => (r.description = v as string),
   tags: (r, v) => (r.tags = v as string[]),
-  visibility: (r, v) => (r.visibility = v as Blueprint['visibility']),
+  visibility: (r, v) => (r.visibility = v as Visibility),
   owner_id: (r, v) => (r.owner = { id: v as string }),
   team_id: (r, v) => (r.team = ref(v)),
   plan: (r, v) => (r.plan = v as Plan),
@@ -206,23 +207,20 @@ export class BlueprintProjection {
     return this.columns.includes(column);
   }
 
-  /**
-   * A plain row from a result row holding these columns (under `<prefix><col>` with a prefix). Typed as
-   * the entity because every reader of list nodes only reads the fields both share.
-   */
-  map(row: Record<string, unknown>, prefix = ''): Blueprint {
+  /** A plain row from a result row holding these columns (under `<prefix><col>` with a prefix). */
+  map(row: Record<string, unknown>, prefix = ''): BlueprintRow {
     const out = new BlueprintRow();
-    if (this.publicRows) out.visibility = 'public' as Blueprint['visibility'];
+    if (this.publicRows) out.visibility = Visibility.PUBLIC;
     for (const c of this.columns) assign[c](out, row[prefix + c]);
-    return out as unknown as Blueprint;
+    return out;
   }
 
   /** A plain row from the values of these columns in order (a JSON array built by PostgreSQL). */
-  mapValues(values: readonly unknown[]): Blueprint {
+  mapValues(values: readonly unknown[]): BlueprintRow {
     const out = new BlueprintRow();
-    if (this.publicRows) out.visibility = 'public' as Blueprint['visibility'];
+    if (this.publicRows) out.visibility = Visibility.PUBLIC;
     for (let i = 0; i < this.columns.length; i++) assign[this.columns[i]!](out, values[i]);
-    return out as unknown as Blueprint;
+    return out;
   }
 }
 
@@ -345,11 +343,3 @@ export function projectionFor(info?: GraphQLResolveInfo): BlueprintProjection {
   if (info.fieldNodes.length === 1) memo.set(node, projection);
   return projection;
 }
-
-/**
- * The root type of `Blueprint` field resolvers: a managed entity or a `BlueprintRow`. Resolvers must
- * annotate `@Root()` with this alias, not the class: for a class, type-graphql copies every root that is not
- * an instance of it into `new Blueprint()` (running the entity constructor); for an alias the emitted
- * parameter type is `Object` and the root is passed through as it is.
- */
-export type BlueprintRoot = Blueprint;

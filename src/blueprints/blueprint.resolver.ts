@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from './blueprint.projection';
+import type { BlueprintView } from './blueprint.view';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, Float, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
@@ -31,67 +31,67 @@ export class BlueprintResolver {
     @Info() info: GraphQLResolveInfo,
     @Arg('id', () => ID, { nullable: true }) id?: string,
     @Arg('slug', () => String, { nullable: true }) slug?: string,
-  ): Promise<Blueprint | null> {
+  ): Promise<BlueprintView | null> {
     const key = id ?? slug;
     if (!key || (id && slug)) throw validationFailed('Give exactly one of id or slug');
     return orNull(readBlueprint(ctx, key, projectionFor(info)));
   }
 
   @FieldResolver(() => Principal)
-  async owner(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Principal> {
+  async owner(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<Principal> {
     return (await principalById(ctx, bp.owner.id))!;
   }
 
   @FieldResolver(() => Team, { nullable: true, description: 'The team this blueprint belongs to, when the caller is a member of it.' })
-  async team(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Team | null> {
+  async team(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<Team | null> {
     // A team shows its members, audit log and analytics: only its members get to open it.
     if (!bp.team || !(await viewerTeamRoles(ctx)).has(bp.team.id)) return null;
     return teamById(ctx, bp.team.id);
   }
 
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint this one was forked from, when the caller may see it.' })
-  forkedFrom(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
+  forkedFrom(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<BlueprintView | null> {
     return forkedFromRef(ctx, bp);
   }
 
   @FieldResolver(() => [PlanModuleType])
-  async modules(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<PlanModuleType[]> {
+  async modules(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<PlanModuleType[]> {
     return (await planFor(ctx, bp, 'modules')).modules;
   }
 
   @FieldResolver(() => [PlanStepType])
-  async steps(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<PlanStepType[]> {
+  async steps(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<PlanStepType[]> {
     return (await planFor(ctx, bp, 'steps')).steps;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  async configuration(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
+  async configuration(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
     return (await planFor(ctx, bp, 'configuration')).configuration;
   }
 
   @FieldResolver(() => JSONObjectScalar)
-  async designSystem(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
+  async designSystem(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<Record<string, unknown>> {
     return (await planFor(ctx, bp, 'designSystem')).designSystem;
   }
 
   // A resolver, not an entity getter with @Field: type-graphql copies plain-row roots of getter fields into entities.
   @FieldResolver(() => Float, { nullable: true, description: 'Completed runs over ended runs; null before any run has ended.' })
-  successRate(@Root() bp: BlueprintRoot): number | null {
+  successRate(@Root() bp: BlueprintView): number | null {
     return bp.successRate;
   }
 
   @FieldResolver(() => Float, { nullable: true, description: 'Mean review rating (1-5); null without reviews.' })
-  ratingAverage(@Root() bp: BlueprintRoot): number | null {
+  ratingAverage(@Root() bp: BlueprintView): number | null {
     return bp.ratingAverage;
   }
 
   @FieldResolver(() => Int, { description: 'The current version number: the baseVersion an editor sends to updateBlueprintPlan.' })
-  version(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<number> {
+  version(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<number> {
     return currentVersionOf(ctx, bp.id);
   }
 
   @FieldResolver(() => Boolean)
-  viewerHasStarred(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
+  viewerHasStarred(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerHasStarred(ctx, bp.id);
   }
 
@@ -114,7 +114,7 @@ export class TeamBlueprintsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
+  ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
   }
@@ -130,7 +130,7 @@ export class PrincipalBlueprintsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> {
+  ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     return new LazyConnection(page, () => ownedBlueprints(ctx, owner.id, page));
   }

@@ -4,15 +4,16 @@ import { requireViewer } from '../auth/auth.service';
 import type { Plan } from '../plans/plan';
 import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
-import type { SqlFragment } from '../platform/db/database';
+import type { SqlFragment } from '../platform/sql/database';
 import { invalid, notFound } from '../platform/errors';
 import { Team } from '../teams/team.entity';
 import { getTeam } from '../teams/team.service';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import type { PageRequest } from '../platform/pagination';
 import { recordVersion } from './blueprint-version.service';
 import { assertOwner, assertReadable } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
 import { fullProjection, projectionOf, type BlueprintProjection } from './blueprint.projection';
 import { uniqueSlug } from './slug';
@@ -32,7 +33,7 @@ export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promi
  * statement (see `blueprintRowLoader`); it must show nothing the caller may not read, as it is computed
  * before the access check.
  */
-export async function readBlueprint(ctx: RequestContext, idOrSlug: string, projection: BlueprintProjection, extra?: SqlFragment): Promise<Blueprint> {
+export async function readBlueprint(ctx: RequestContext, idOrSlug: string, projection: BlueprintProjection, extra?: SqlFragment): Promise<BlueprintView> {
   const byId = isUuid(idOrSlug);
   if (!byId && !projection.includes('slug')) projection = projectionOf([...projection.columns, 'slug']);
   const bp = await blueprintRowLoader(ctx, projection, byId ? 'id' : 'slug', extra).load(byId ? idOrSlug.toLowerCase() : idOrSlug);
@@ -58,7 +59,7 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
 }
 
 /** A team's blueprints, newest first, for any member of it (others: 404). */
-export async function teamBlueprints(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
+export async function teamBlueprints(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: BlueprintView[]; total: number }> {
   const team = await getTeam(ctx, teamId);
   const rows: Array<Record<string, unknown>> = await ctx.em.execute(
     `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where b.team_id = ? order by b.created_at desc, b.id offset ? limit ?`,
@@ -76,7 +77,7 @@ export async function teamBlueprints(ctx: RequestContext, teamId: string, page: 
  * A person's blueprints, newest first (`/users/:username`): the public ones, and to the person themself
  * the private ones too. Nobody else sees a private one listed here, teammates included (the team's page lists those).
  */
-export async function ownedBlueprints(ctx: RequestContext, ownerId: string, page: PageRequest): Promise<{ items: Blueprint[]; total: number }> {
+export async function ownedBlueprints(ctx: RequestContext, ownerId: string, page: PageRequest): Promise<{ items: BlueprintView[]; total: number }> {
   const where = ctx.viewer?.principalId === ownerId ? 'b.owner_id = ?' : `b.owner_id = ? and b.visibility = 'public'`;
   const rows: Array<Record<string, unknown>> = await ctx.em.execute(
     `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,

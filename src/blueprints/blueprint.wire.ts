@@ -2,13 +2,16 @@ import { moduleToWire, stepToWire } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
 import { pageFromQuery } from '../platform/pagination';
 import { canRead, guardOf } from './access';
-import type { Blueprint } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 import { blueprintLoaders } from './blueprint.loaders';
 import { currentVersionOf } from './blueprint-version.service';
 import { teamBlueprints } from './blueprint.service';
 
 /** What a card shows of a blueprint: the entity, a projection row and an architecture node's card all have it. */
-export type CardSource = Pick<Blueprint, 'id' | 'slug' | 'name' | 'starsCount' | 'moduleCount' | 'stepCount' | 'successRate' | 'reviewCount' | 'ratingAverage'>;
+export type CardSource = Pick<
+  BlueprintView,
+  'id' | 'slug' | 'name' | 'starsCount' | 'moduleCount' | 'stepCount' | 'successRate' | 'reviewCount' | 'ratingAverage'
+>;
 
 /** The card body (`cardSchema`) shown in the registry, lineage, proposal and architecture views: the one place it is built. */
 export function toCard(c: CardSource) {
@@ -26,14 +29,14 @@ export function toCard(c: CardSource) {
 }
 
 /** `forked_from` as `{id, slug, name}`, or null when there is none or the viewer may not see it. */
-export async function forkedFromRef(ctx: RequestContext, bp: Blueprint): Promise<Blueprint | null> {
+export async function forkedFromRef(ctx: RequestContext, bp: BlueprintView): Promise<BlueprintView | null> {
   if (!bp.forkedFrom) return null;
   const parent = await blueprintLoaders(ctx).byId.load(bp.forkedFrom.id);
   return parent && (await canRead(ctx, guardOf(parent))) ? parent : null;
 }
 
 /** The REST blueprint body of docs/api.md. */
-export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
+export async function toBlueprintBody(ctx: RequestContext, bp: BlueprintView) {
   const [parent, version] = await Promise.all([forkedFromRef(ctx, bp), currentVersionOf(ctx, bp.id)]);
   return {
     id: bp.id,
@@ -63,12 +66,12 @@ export async function toBlueprintBody(ctx: RequestContext, bp: Blueprint) {
 }
 
 /** `POST` / `DELETE /api/blueprints/:id/star`. */
-export function toStarBody(bp: Blueprint, starred: boolean) {
+export function toStarBody(bp: BlueprintView, starred: boolean) {
   return { blueprint_id: bp.id, starred, stars: bp.starsCount };
 }
 
 /** An item of `GET /api/teams/:id/blueprints`: the registry card with owner, team and visibility. */
-export function toTeamBlueprintItem(bp: Blueprint) {
+export function toTeamBlueprintItem(bp: BlueprintView) {
   return {
     ...toCard(bp),
     description: bp.description,

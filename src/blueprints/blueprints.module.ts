@@ -1,6 +1,6 @@
 import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
-import { on } from '../platform/db/tx-hooks';
+import { on } from '../platform/sql/tx-hooks';
 import { blueprintMcpTools } from './blueprint.mcp';
 import { BlueprintLifecycleResolver } from './blueprint-lifecycle.resolver';
 import { BlueprintResolver, PrincipalBlueprintsResolver, TeamBlueprintsResolver } from './blueprint.resolver';

@@ -3,7 +3,7 @@ import type { RequestContext } from '../platform/context';
 import { Node } from '../platform/graphql/graphql-node';
 import { blueprintLoaders } from './blueprint.loaders';
 import { canRead, guardOf } from './access';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 
 /**
  * `Query.node(id)`. Ids are UUIDs, unique across all tables, so the id alone says where to look; today

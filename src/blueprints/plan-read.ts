@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
 import type { Plan } from '../plans/plan';
 import type { RequestContext } from '../platform/context';
-import { executeShaped } from '../platform/db/database';
+import { executeShaped } from '../platform/sql/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 import { chargeResponsePart, responseRefusal } from '../platform/graphql/response-budget';
-import type { Blueprint } from './blueprint.entity';
+import type { BlueprintView } from './blueprint.view';
 import { BlueprintRow } from './blueprint.projection';
 
 /**
@@ -21,7 +21,7 @@ import { BlueprintRow } from './blueprint.projection';
 const sizes = new WeakMap<Plan, number>();
 
 /** What a plan field of this blueprint costs: its stored plan's size as JSON text. */
-export function planBytesOf(bp: Blueprint): number {
+export function planBytesOf(bp: BlueprintView): number {
   if (bp instanceof BlueprintRow && bp.planBytes !== undefined) return bp.planBytes;
   const plan = bp.plan; // an entity, or a row read with every column: the plan is there
   let size = sizes.get(plan);
@@ -58,7 +58,7 @@ export function planById(ctx: RequestContext, id: string): Promise<Plan | null> 
  * The plan of `bp` for the plan field `field`, charged to the answer's budget: throws VALIDATION_FAILED
  * (and refuses the whole answer) when it would go over `responsePlanBytesMax`.
  */
-export async function planFor(ctx: RequestContext, bp: Blueprint, field: string): Promise<Plan> {
+export async function planFor(ctx: RequestContext, bp: BlueprintView, field: string): Promise<Plan> {
   // The plan's fields together are the plan: the first one asked of a row pays for all, an alias pays again.
   chargeResponsePart(ctx, bp, field, planBytesOf(bp), ctx.config.limits.responsePlanBytesMax, `Blueprint.${field}`);
   if (!(bp instanceof BlueprintRow) || bp.hasPlan()) return bp.plan;

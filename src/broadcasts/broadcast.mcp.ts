@@ -1,4 +1,3 @@
-import { defaultLimits } from '../platform/config';
 import { args, argsOf, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { broadcastContract, broadcastInput } from './broadcast.contract';
@@ -15,7 +14,7 @@ export const broadcastMcpTools = [
     name: 'broadcast_send',
     description:
       'Send a broadcast about a blueprint you own to the owners of its direct forks and its subscribers (each once, never you). Answers the broadcast and recipient_count. Same body as POST /api/blueprints/:id/broadcasts.',
-    input: argsOf(blueprintId, broadcastInput(defaultLimits)),
+    input: (limits) => argsOf(blueprintId, broadcastInput(limits)),
     output: broadcastContract.send.response[201],
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...fields }) => toSentBroadcastBody(await sendBroadcast(ctx, blueprint_id, fields)),

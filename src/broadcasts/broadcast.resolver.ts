@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requireViewer } from '../auth/auth.service';
 import { canRead, guardOf } from '../blueprints/access';
@@ -27,7 +27,7 @@ function cursorArg(raw: string | null | undefined, path: string): string | null 
 @Resolver(() => BroadcastNode)
 export class BroadcastResolver {
   @FieldResolver(() => Blueprint, { nullable: true, description: 'The blueprint it is about; null when the caller may no longer see it.' })
-  async sourceBlueprint(@Root() b: BroadcastNode, @Ctx() ctx: RequestContext): Promise<Blueprint | null> {
+  async sourceBlueprint(@Root() b: BroadcastNode, @Ctx() ctx: RequestContext): Promise<BlueprintView | null> {
     const bp = b.source !== undefined ? b.source : b.sourceBlueprintId === null ? null : await blueprintLoaders(ctx).byId.load(b.sourceBlueprintId);
     return bp && (await canRead(ctx, guardOf(bp))) ? bp : null;
   }
@@ -119,7 +119,7 @@ export function resolveInboxEventsDirectly(schema: GraphQLSchema): void {
 @Resolver(() => Blueprint)
 export class BlueprintBroadcastResolver {
   @FieldResolver(() => Boolean, { description: "Whether the caller subscribed to this blueprint's broadcasts." })
-  viewerIsSubscribed(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<boolean> {
+  viewerIsSubscribed(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<boolean> {
     return viewerIsSubscribed(ctx, bp.id);
   }
 }

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import { readableBySql } from '../blueprints/access';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';

@@ -1,5 +1,5 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Field, ID, ObjectType } from 'type-graphql';
-import type { Blueprint } from '../blueprints/blueprint.entity';
 import { connectionType } from '../platform/graphql/graphql-connection';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
@@ -15,7 +15,7 @@ export class BroadcastNode {
   senderId!: string;
   sentTo!: number;
   /** The source blueprint when it was read along with the event (undefined: load it; null: gone). */
-  source?: Blueprint | null;
+  source?: BlueprintView | null;
 }
 
 @ObjectType('InboxItem', { simpleResolvers: true, description: "One broadcast in one recipient's inbox." })
@@ -35,7 +35,7 @@ export class BlueprintSubscriptionState {
   @Field(() => Boolean, { description: "Whether the caller now receives the blueprint's broadcasts as a subscriber." }) subscribed!: boolean;
 }
 
-export function toBroadcastNode(b: BroadcastRecord, source?: Blueprint | null): BroadcastNode {
+export function toBroadcastNode(b: BroadcastRecord, source?: BlueprintView | null): BroadcastNode {
   return {
     id: b.id,
     message: b.message,
@@ -49,6 +49,6 @@ export function toBroadcastNode(b: BroadcastRecord, source?: Blueprint | null): 
   };
 }
 
-export function toInboxNode(item: InboxItem, source?: Blueprint | null): InboxItemNode {
+export function toInboxNode(item: InboxItem, source?: BlueprintView | null): InboxItemNode {
   return { id: item.id, readAt: item.readAt, broadcast: toBroadcastNode(item.broadcast, source) };
 }

@@ -1,3 +1,4 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import {
   Kind,
   getNamedType,
@@ -10,7 +11,6 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import type { Blueprint } from '../blueprints/blueprint.entity';
 import type { FrameEncoder } from '../platform/live/live-feed';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 
@@ -27,7 +27,7 @@ import type { BroadcastRecord, InboxItem } from './inbox.service';
  */
 
 /** One level of the event as the encoder reads it. */
-type Level = { item: InboxItem } | { broadcast: BroadcastRecord; source: Blueprint | null | undefined } | { blueprint: Blueprint };
+type Level = { item: InboxItem } | { broadcast: BroadcastRecord; source: BlueprintView | null | undefined } | { blueprint: BlueprintView };
 
 type Reader = (level: Level) => unknown;
 
@@ -51,14 +51,14 @@ const readers: Record<string, Record<string, Reader>> = {
     createdAt: (l) => (l as { broadcast: BroadcastRecord }).broadcast.createdAt,
     sourceBlueprintId: (l) => (l as { broadcast: BroadcastRecord }).broadcast.sourceBlueprintId,
     sourceBlueprint: (l) => {
-      const source = (l as { source: Blueprint | null }).source;
+      const source = (l as { source: BlueprintView | null }).source;
       return source ? { blueprint: source } : null;
     },
   },
   Blueprint: {
-    id: (l) => (l as { blueprint: Blueprint }).blueprint.id,
-    slug: (l) => (l as { blueprint: Blueprint }).blueprint.slug,
-    name: (l) => (l as { blueprint: Blueprint }).blueprint.name,
+    id: (l) => (l as { blueprint: BlueprintView }).blueprint.id,
+    slug: (l) => (l as { blueprint: BlueprintView }).blueprint.slug,
+    name: (l) => (l as { blueprint: BlueprintView }).blueprint.name,
   },
 };
 
@@ -150,7 +150,7 @@ function encodeObject(plans: FieldPlan[], level: Level): string | typeof FALL_BA
 /** Encodes `next` payloads of one `broadcastReceived` selection; shared by every socket that sent the document. */
 export class InboxEventEncoder implements FrameEncoder<InboxItem> {
   private lastBroadcast: BroadcastRecord | null = null;
-  private lastSource: Blueprint | null | undefined = undefined;
+  private lastSource: BlueprintView | null | undefined = undefined;
   private lastBroadcastJson: string | typeof FALL_BACK = FALL_BACK;
 
   constructor(

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Visibility } from '../blueprints/blueprint.entity';
 import type { RequestContext, Viewer } from '../platform/context';
-import { executePrepared } from '../platform/db/database';
+import { executePrepared } from '../platform/sql/database';
 import { durableStream, type DurableTopic } from '../platform/live/durable-live';
 import type { StreamEnd } from '../platform/live/live';
 import { inboxEncoderFor } from './inbox-direct';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 import { invalid, notFound } from '../platform/errors';
@@ -28,7 +28,7 @@ export interface InboxItem {
   id: string;
   readAt: Date | null;
   broadcast: BroadcastRecord;
-  source?: Blueprint | null;
+  source?: BlueprintView | null;
 }
 
 export const broadcastColumns = 'b.id, b.source_blueprint_id, b.sender_id, b.message, b.type, b.severity, b.recipient_count, b.created_at';
@@ -54,7 +54,7 @@ export function toBroadcastRecord(row: Record<string, unknown>): BroadcastRecord
 }
 
 /** The source blueprint inside a row selected with `sourceColumns` (a plain row, not an entity); null when it is gone. */
-export function sourceOf(row: Record<string, unknown>): Blueprint | null {
+export function sourceOf(row: Record<string, unknown>): BlueprintView | null {
   if (row.src_id === null || row.src_id === undefined) return null;
   return fullProjection.map(row, 'src_');
 }

@@ -1,4 +1,3 @@
-import { defaultLimits } from '../platform/config';
 import { args, argsOf, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
 import { changelogContract, changelogInputs } from './changelog.contract';
@@ -7,7 +6,6 @@ import { changelogPageBody, toChangelogBody } from './changelog.wire';
 
 const entrySchema = changelogContract.publish.response[201];
 const blueprintId = { blueprint_id: idArg('A blueprint id (UUID) or slug.') };
-const inputs = changelogInputs(defaultLimits);
 
 /** Changelogs as MCP tools: the same services and bodies as `/api/blueprints/:id/changelog`. */
 export const changelogMcpTools = [
@@ -23,7 +21,7 @@ export const changelogMcpTools = [
     name: 'changelog_publish',
     description:
       'Publish a changelog entry on a blueprint you own (it sends no broadcast: use broadcast_send to tell forkers). Same body as POST /api/blueprints/:id/changelog.',
-    input: argsOf(blueprintId, inputs.publish),
+    input: (limits) => argsOf(blueprintId, changelogInputs(limits).publish),
     output: entrySchema,
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...fields }) => toChangelogBody(await publishChangelogEntry(ctx, blueprint_id, fields)),
@@ -31,7 +29,7 @@ export const changelogMcpTools = [
   mcpTool<{ blueprint_id: string; entry_id: string; title?: string; body?: string }>({
     name: 'changelog_update',
     description: 'Change the title and/or body of a changelog entry on a blueprint you own. Same body as PATCH /api/blueprints/:id/changelog/:entryId.',
-    input: argsOf({ ...blueprintId, entry_id: idArg('The entry id.') }, inputs.update),
+    input: (limits) => argsOf({ ...blueprintId, entry_id: idArg('The entry id.') }, changelogInputs(limits).update),
     output: entrySchema,
     readOnly: false,
     idempotent: true,

@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -43,7 +43,7 @@ export class ChangelogEntryResolver {
 export class BlueprintChangelogResolver {
   @FieldResolver(() => ChangelogEntryConnection, { description: 'Changelog entries, newest first. Public to read.' })
   changelog(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { requireViewer } from '../auth/auth.service';
 import { getBlueprint, getOwnedBlueprint } from '../blueprints/blueprint.service';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { notFound } from '../platform/errors';

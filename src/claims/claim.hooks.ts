@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TxHookPoint, type TxHook } from '../platform/db/tx-hooks';
+import { TxHookPoint, type TxHook } from '../platform/sql/tx-hooks';
 
 /** What a claim moves, as the answer counts it. */
 export type ClaimedKind = 'blueprints' | 'architectures' | 'runs' | 'operations';

@@ -1,4 +1,4 @@
-import type { DatabaseSchema } from '../platform/db/database';
+import type { DatabaseSchema } from '../platform/sql/database';
 import { entities } from './entities';
 import { migrations } from './migrations';
 

@@ -27,6 +27,18 @@ const stepParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, n: { type: 'string', maxLength: 20, description: 'step number, 1..total_steps' } },
 };
 
+/** What reporting a run's end takes: checked by the service, the REST body and the MCP tool's arguments. */
+export const reportInput = obj(
+  { status: { type: 'string', enum: ['completed', 'failed', 'abandoned'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } },
+  ['notes'],
+);
+
+/** A step as an MCP tool names it (REST carries `n` in the path and the token in the query). */
+export const stepInput = obj({
+  n: { type: 'integer', minimum: 1, maximum: 100_000, description: 'The step number, 1-based.' },
+  token: { type: 'string', minLength: 1, maxLength: 200 },
+});
+
 export const executionContract = {
   start: {
     summary: 'Start a run: system prompt, every stage token and step 1',
@@ -65,10 +77,7 @@ export const executionContract = {
       'End a running run as failed or abandoned, with notes (its runner); completed only once its last step was reached (else 409); a run that has ended is 409',
     tags,
     params: idParam('runId'),
-    body: serviceChecked(
-      obj({ status: { type: 'string', enum: ['completed', 'failed', 'abandoned'] }, notes: { type: 'string', maxLength: MAX_NOTES_LENGTH } }, ['notes']),
-      { requireObject: true },
-    ),
+    body: serviceChecked(reportInput, { requireObject: true }),
     response: { 200: runSchema, ...errors(403, 409) },
   },
 };

@@ -1,6 +1,6 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import DataLoader from 'dataloader';
 import { viewerTeamRoles, canEditWith, guardOf } from '../blueprints/access';
-import type { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
 import type { PageRequest } from '../platform/pagination';
 import { ExecutionRun } from './execution-run.entity';
@@ -20,7 +20,7 @@ export interface ExecutionStats {
   successRate: number | null;
 }
 
-export function executionStatsOf(bp: Blueprint): ExecutionStats {
+export function executionStatsOf(bp: BlueprintView): ExecutionStats {
   const ended = bp.executionsCompleted + bp.executionsFailed + bp.executionsAbandoned;
   return {
     started: bp.executionsStarted,
@@ -37,11 +37,11 @@ export function executionStatsOf(bp: Blueprint): ExecutionStats {
  * of blueprints: the owner and team editors of a blueprint see all of its runs, everyone else only their
  * own (anonymous callers none).
  */
-function runPageLoader(ctx: RequestContext, page: PageRequest): DataLoader<Blueprint, RunPage, string> {
+function runPageLoader(ctx: RequestContext, page: PageRequest): DataLoader<BlueprintView, RunPage, string> {
   return ctx.loaders.get(
     `execution.runPage:${page.limit}:${page.offset}`,
     () =>
-      new DataLoader<Blueprint, RunPage, string>(
+      new DataLoader<BlueprintView, RunPage, string>(
         async (blueprints) => {
           const viewer = ctx.viewer;
           if (!viewer) return blueprints.map(() => ({ items: [], total: 0 }));
@@ -74,6 +74,6 @@ function runPageLoader(ctx: RequestContext, page: PageRequest): DataLoader<Bluep
 }
 
 /** The runs of `bp` the viewer may see, newest first, with their total. */
-export function executionsOf(ctx: RequestContext, bp: Blueprint, page: PageRequest): Promise<RunPage> {
+export function executionsOf(ctx: RequestContext, bp: BlueprintView, page: PageRequest): Promise<RunPage> {
   return runPageLoader(ctx, page).load(bp);
 }

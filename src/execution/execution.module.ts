@@ -1,6 +1,6 @@
 import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
-import { on } from '../platform/db/tx-hooks';
+import { on } from '../platform/sql/tx-hooks';
 import { ExecutionResolver, BlueprintExecutionResolver } from './execution.resolver';
 import { executionRoutes } from './execution.routes';
 import { executionMcpTools } from './execution.mcp';

@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { canRead, guardOf } from '../blueprints/access';
@@ -75,7 +75,7 @@ export class BlueprintExecutionResolver {
     description: 'Execution history, newest first: all runs for the owner and team editors, only their own runs for others.',
   })
   executions(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
@@ -85,7 +85,7 @@ export class BlueprintExecutionResolver {
   }
 
   @FieldResolver(() => ExecutionStatsType)
-  executionStats(@Root() bp: BlueprintRoot): ExecutionStatsType {
+  executionStats(@Root() bp: BlueprintView): ExecutionStatsType {
     return executionStatsOf(bp);
   }
 }

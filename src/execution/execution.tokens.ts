@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { hashToken, newToken, tokenPrefix } from '../platform/db/tokens';
+import { hashToken, newToken, tokenPrefix } from '../platform/sql/tokens';
 
 /** Domain separation: a chained token is never equal to any stored hash or other derivation. */
 const CHAIN_LABEL = 'blueprint-workshop/execution/next-stage-token';

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { rowExtra } from '../blueprints/blueprint.loaders';
 import { projectionFor, projectionForFields, publicRowsProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
@@ -9,7 +9,7 @@ import { pageInfoOf, type PageInfo } from '../platform/graphql/graphql-connectio
 import { orNull } from '../platform/graphql/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
-import { executeShaped, type SqlFragment } from '../platform/db/database';
+import { executeShaped, type SqlFragment } from '../platform/sql/database';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
 
 /**
@@ -36,7 +36,7 @@ interface ForkLevel {
 /** A connection with everything already loaded: plain properties, resolved synchronously. */
 export interface LoadedConnection {
   totalCount: number;
-  edges: Array<{ cursor: string; node: Blueprint }>;
+  edges: Array<{ cursor: string; node: BlueprintView }>;
   pageInfo: PageInfo;
 }
 
@@ -182,7 +182,7 @@ function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
 class PrefetchedEdge {
   constructor(
     private readonly position: number,
-    readonly node: Blueprint,
+    readonly node: BlueprintView,
   ) {}
 
   get cursor(): string {
@@ -196,7 +196,7 @@ class PrefetchedConnection implements LoadedConnection {
 
   constructor(
     private readonly offset: number,
-    rows: Blueprint[],
+    rows: BlueprintView[],
     private readonly total: number | null,
   ) {
     this.edges = rows.map((node, i) => new PrefetchedEdge(offset + i, node));

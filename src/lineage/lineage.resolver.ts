@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -22,25 +22,25 @@ registerEnumType(LineageDirectionEnum, { name: 'LineageDirection', description: 
 @ObjectType('LineageRelative', { simpleResolvers: true })
 class LineageRelative {
   @Field(() => LineageKind) kind!: LineageKind;
-  @Field(() => Blueprint) blueprint!: Blueprint;
+  @Field(() => Blueprint) blueprint!: BlueprintView;
 }
 
 @ObjectType('LineageEdge', { simpleResolvers: true })
 class LineageEdge {
-  @Field(() => Blueprint) parent!: Blueprint;
-  @Field(() => Blueprint) child!: Blueprint;
+  @Field(() => Blueprint) parent!: BlueprintView;
+  @Field(() => Blueprint) child!: BlueprintView;
   @Field(() => LineageKind) kind!: LineageKind;
 }
 
 @ObjectType('LineageNode', { simpleResolvers: true })
 class LineageNode {
-  @Field(() => Blueprint) blueprint!: Blueprint;
+  @Field(() => Blueprint) blueprint!: BlueprintView;
   @Field(() => Int, { description: 'Links between this blueprint and the root (0 for the root).' }) depth!: number;
 }
 
 @ObjectType('LineageGraph', { simpleResolvers: true })
 class LineageGraphType {
-  @Field(() => [Blueprint]) nodes!: Blueprint[];
+  @Field(() => [Blueprint]) nodes!: BlueprintView[];
   @Field(() => [LineageNode]) nodesWithDepth!: LineageNode[];
   @Field(() => [LineageEdge]) edges!: LineageEdge[];
 }
@@ -48,23 +48,23 @@ class LineageGraphType {
 @Resolver(() => Blueprint)
 export class LineageResolver {
   @FieldResolver(() => [LineageRelative], { description: 'What this blueprint was forked or bred from (visible ones only).' })
-  parents(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
+  parents(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
     return parentsOf(ctx, bp.id, projectionFor(info));
   }
 
   @FieldResolver(() => [LineageRelative], { description: 'Forks and breed offspring of this blueprint (visible ones only).' })
-  children(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
+  children(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): Promise<Relative[]> {
     return childrenOf(ctx, bp.id, projectionFor(info));
   }
 
   @FieldResolver(() => BlueprintConnection, { description: 'Public forks, oldest first.' })
   forks(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
-  ): LazyConnection<Blueprint> | LoadedConnection | Promise<LoadedConnection> {
+  ): LazyConnection<BlueprintView> | LoadedConnection | Promise<LoadedConnection> {
     // Inside a fork tree read in one statement, this level is already loaded; at the top of one, load it.
     const loaded = prefetchedForks(bp, info);
     if (loaded) return loaded;
@@ -78,7 +78,7 @@ export class LineageResolver {
 
   @FieldResolver(() => LineageGraphType, { description: 'The ancestry graph around this blueprint.' })
   async lineage(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,
     @Arg('direction', () => LineageDirectionEnum, { defaultValue: LineageDirectionEnum.BOTH }) direction: LineageDirectionEnum,

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { readableSql } from '../blueprints/access';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
 import type { RequestContext } from '../platform/context';
@@ -9,13 +9,13 @@ import type { PageRequest } from '../platform/pagination';
 import { LineageKind } from './lineage-link.entity';
 
 export interface ForkPage {
-  items: Blueprint[];
+  items: BlueprintView[];
   total: number;
 }
 
 export interface Relative {
   kind: LineageKind;
-  blueprint: Blueprint;
+  blueprint: BlueprintView;
 }
 
 /**
@@ -108,8 +108,8 @@ export function childrenOf(ctx: RequestContext, id: string, projection = fullPro
 export type LineageDirection = 'UP' | 'DOWN' | 'BOTH';
 
 export interface LineageGraph {
-  root: Blueprint;
-  nodes: Array<{ blueprint: Blueprint; depth: number }>;
+  root: BlueprintView;
+  nodes: Array<{ blueprint: BlueprintView; depth: number }>;
   edges: Array<{ parentId: string; childId: string; kind: LineageKind }>;
 }
 

@@ -1,4 +1,4 @@
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { blueprintColumns, projectionOf } from '../blueprints/blueprint.projection';
 import { getBlueprint } from '../blueprints/blueprint.service';
 import { toCard, toTeamBlueprintItem } from '../blueprints/blueprint.wire';
@@ -15,7 +15,7 @@ const forkItemColumns = projectionOf(blueprintColumns.filter((c) => c !== 'plan'
  * `GET /api/blueprints/:id` answers one fork at a time. A page of 100 forks of a plan at the size limit
  * was 92 MB as full bodies; as items it is about 50 KB.
  */
-function toForkItem(fork: Blueprint, parent: Blueprint) {
+function toForkItem(fork: BlueprintView, parent: BlueprintView) {
   return { ...toTeamBlueprintItem(fork), forked_from: { id: parent.id, slug: parent.slug, name: parent.name } };
 }
 

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readableSql } from '../blueprints/access';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 
@@ -16,7 +16,7 @@ export interface ModuleSource {
 export interface ModuleProvenance {
   moduleKey: string;
   sourceModuleKey: string;
-  sourceBlueprint: Blueprint | null;
+  sourceBlueprint: BlueprintView | null;
   operationId: string | null;
 }
 
@@ -63,7 +63,7 @@ function provenanceLoader(ctx: RequestContext): DataLoader<string, ModuleProvena
 }
 
 /** The module sources of a blueprint, in the order of its modules (batched across blueprints). */
-export async function provenanceOf(ctx: RequestContext, bp: Blueprint): Promise<ModuleProvenance[]> {
+export async function provenanceOf(ctx: RequestContext, bp: BlueprintView): Promise<ModuleProvenance[]> {
   const rows = await provenanceLoader(ctx).load(bp.id);
   const position = new Map(bp.plan.modules.map((m, i) => [m.key, i]));
   const rank = (key: string) => position.get(key) ?? Number.MAX_SAFE_INTEGER;

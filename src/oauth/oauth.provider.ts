@@ -13,7 +13,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { TokenScope } from '../auth/access-token.entity';
 import { mintAccountToken } from '../auth/account-token.service';
-import { hashToken, liveTokenSql } from '../platform/db/tokens';
+import { hashToken, liveTokenSql } from '../platform/sql/tokens';
 import type { AppDeps } from '../platform/http/request-context';
 import { verifyCredentials } from '../auth/account.service';
 import { AppError } from '../platform/errors';

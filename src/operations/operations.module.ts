@@ -1,6 +1,6 @@
 import { moveOwnedRows, principalClaimed } from '../claims/claim.hooks';
 import type { AreaModule } from '../platform/area';
-import { on } from '../platform/db/tx-hooks';
+import { on } from '../platform/sql/tx-hooks';
 import { operationMcpTools } from './operation.mcp';
 import { OperationResolver } from './operation.resolver';
 import { operationRoutes } from './operation.routes';

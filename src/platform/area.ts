@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { McpToolDefinition } from './mcp-tool';
 import type { AppDeps } from './http/request-context';
 import type { RouteModule } from './http/routes';
-import type { TxHookRegistration } from './db/tx-hooks';
+import type { TxHookRegistration } from './sql/tx-hooks';
 
 /**
  * Background work an area runs for the app's lifetime (e.g. the execution idle sweep): started once the

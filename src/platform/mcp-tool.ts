@@ -14,7 +14,11 @@ export interface McpToolDefinition<A = Record<string, unknown>> {
   /** `<area>_<verb>`. */
   name: string;
   description: string;
-  input: JsonSchema;
+  /**
+   * The arguments' schema, or a function of the limits the server was started with when a bound in it is
+   * configurable (a message or title size): `tools/list` then shows the bounds the service will apply.
+   */
+  input: JsonSchema | ((limits: Limits) => JsonSchema);
   output?: JsonSchema;
   /** True when the tool changes nothing: clients may call it without asking the user. */
   readOnly: boolean;
@@ -50,18 +54,31 @@ export function toolOutput(schema: JsonSchema): JsonSchema {
 }
 
 const inputsByLimits = new WeakMap<JsonSchema, { pageMax: number; pageDefault: number; schema: JsonSchema }>();
+const inputsOfConfig = new WeakMap<(limits: Limits) => JsonSchema, WeakMap<Limits, JsonSchema>>();
+
+/** The schema a tool's `input` gives for these limits: one object per function and limits (Ajv compiles it once). */
+function inputFor(input: McpToolDefinition['input'], limits: Limits): JsonSchema {
+  if (typeof input !== 'function') return input;
+  let byLimits = inputsOfConfig.get(input);
+  if (!byLimits) inputsOfConfig.set(input, (byLimits = new WeakMap()));
+  let schema = byLimits.get(limits);
+  if (!schema) byLimits.set(limits, (schema = input(limits)));
+  return schema;
+}
 
 /**
- * A tool's argument schema as listed and checked: a page size (`pageArgs.limit`) gets the configured
- * bounds and default, the ones REST's `pageFromQuery` applies.
+ * A tool's argument schema as listed and checked, for the limits the server was started with: the bounds
+ * an `input` function derives from them, and a page size (`pageArgs.limit`) with the configured bounds
+ * and default, the ones REST's `pageFromQuery` applies.
  */
-export function toolInput(input: JsonSchema, limits: Pick<Limits, 'pageMax' | 'pageDefault'>): JsonSchema {
+export function toolInput(tool: McpToolDefinition['input'], limits: Limits): JsonSchema {
+  const input = inputFor(tool, limits);
   const props = input.properties as Record<string, JsonSchema> | undefined;
   if (props?.limit !== limitArg) return input;
   const known = inputsByLimits.get(input);
   if (known && known.pageMax === limits.pageMax && known.pageDefault === limits.pageDefault) return known.schema;
   const limit = { type: 'integer', minimum: 1, maximum: limits.pageMax, default: limits.pageDefault, description: `Page size, 1-${limits.pageMax}.` };
   const schema = { ...input, properties: { ...props, limit } };
-  inputsByLimits.set(input, { ...limits, schema });
+  inputsByLimits.set(input, { pageMax: limits.pageMax, pageDefault: limits.pageDefault, schema });
   return schema;
 }

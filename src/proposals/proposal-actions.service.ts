@@ -17,6 +17,7 @@ import { assertValidPlan } from '../plans/plan.validation';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, invalid, invalidAll, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { commentInput, mergeInput } from './proposal.contract';
 import type { Page, PageRequest } from '../platform/pagination';
 import { actorOf, recordAudit } from '../teams/audit.service';
 import { planDiffToWire } from '../versions/version.wire';
@@ -41,16 +42,7 @@ export interface ProposalComment {
   createdAt: Date;
 }
 
-const commentSchema = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['body'],
-  properties: {
-    body: { type: 'string', minLength: 1, maxLength: 20_000, pattern: '\\S' },
-    module_key: { type: 'string', minLength: 1, maxLength: 100 },
-    step_key: { type: 'string', minLength: 1, maxLength: 100 },
-  },
-});
+const commentSchema = compileSchema(commentInput);
 
 /** A proposal the caller may see (target and source readable), for the actions below. */
 async function proposalFor(ctx: RequestContext, targetIdOrSlug: string, rawNumber: unknown) {
@@ -114,27 +106,7 @@ export async function listProposalComments(ctx: RequestContext, targetIdOrSlug: 
   };
 }
 
-const mergeSchema = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    resolutions: {
-      type: 'array',
-      maxItems: 20_000,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['kind', 'key', 'take'],
-        properties: {
-          kind: { enum: Object.keys(conflictKindByWire) },
-          key: { type: 'string', minLength: 1, maxLength: 1000 },
-          take: { enum: ['ours', 'theirs', 'custom'] },
-          value: {},
-        },
-      },
-    },
-  },
-});
+const mergeSchema = compileSchema(mergeInput);
 const validateModule = compileSchema(moduleSchema);
 const validateStep = compileSchema(stepSchema);
 

@@ -1,6 +1,8 @@
 import { cardSchema } from '../blueprints/blueprint.contract';
 import { arrayOf, bool, dateTime, errors, int, nullable, obj, page, pageQuerySchema, serviceChecked, str, strings, uuid } from '../platform/contract';
 import { idParam } from '../platform/http/routes';
+import type { JsonSchema } from '../platform/json-schema';
+import { conflictKindByWire } from './proposal.merge';
 
 const person = obj({ id: uuid, name: str });
 const keyChange = obj({ key: str, change: { type: 'string', enum: ['added', 'removed', 'changed'] }, fields: strings });
@@ -45,12 +47,59 @@ const numberParams = {
   properties: { ...idParam('id').properties, number: { type: 'string', minLength: 1, maxLength: 20, description: 'The proposal number (1, 2, ...)' } },
 };
 
+/** What opening a proposal takes: checked by the service, the REST body and the MCP tool's arguments. */
+export const openInput: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['source_blueprint_id', 'title'],
+  properties: {
+    source_blueprint_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Your descendant blueprint whose changes you propose: id or slug.' },
+    title: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    body: { type: 'string', maxLength: 20_000 },
+  },
+};
+
+/** What a comment takes, anchored to a module or a step or to neither. */
+export const commentInput: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['body'],
+  properties: {
+    body: { type: 'string', minLength: 1, maxLength: 20_000, pattern: '\\S' },
+    module_key: { type: 'string', minLength: 1, maxLength: 100 },
+    step_key: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+};
+
+/** What a merge takes: a resolution per conflict. */
+export const mergeInput: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    resolutions: {
+      type: 'array',
+      maxItems: 20_000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'key', 'take'],
+        properties: {
+          kind: { type: 'string', enum: Object.keys(conflictKindByWire) },
+          key: { type: 'string', minLength: 1, maxLength: 1000 },
+          take: { type: 'string', enum: ['ours', 'theirs', 'custom'] },
+          value: { description: 'custom: the module or step (wire form, same key) or the JSON value' },
+        },
+      },
+    },
+  },
+};
+
 export const proposalContract = {
   open: {
     summary: 'Propose a descendant’s changes to this blueprint (the source’s owner or team editor)',
     tags,
     params: idParam('id'),
-    body: serviceChecked(obj({ source_blueprint_id: str, title: str, body: str }, ['body'])),
+    body: serviceChecked(openInput),
     response: { 201: proposalBodySchema, ...errors(403) },
   },
   list: {
@@ -65,7 +114,7 @@ export const proposalContract = {
     summary: 'Comment on a proposal, optionally on a module or step',
     tags,
     params: numberParams,
-    body: serviceChecked(obj({ body: str, module_key: str, step_key: str }, ['module_key', 'step_key'])),
+    body: serviceChecked(commentInput),
     response: { 201: commentBodySchema },
   },
   comments: {
@@ -79,7 +128,7 @@ export const proposalContract = {
     summary: 'Merge a proposal (target owner or team editor), with a resolution per conflict',
     tags,
     params: numberParams,
-    body: serviceChecked({ type: 'object', description: '{resolutions?: [{kind, key, take: ours|theirs|custom, value?}]}' }),
+    body: serviceChecked(mergeInput),
     response: { 200: proposalBodySchema, ...errors(403, 409) },
   },
   close: {

@@ -1,14 +1,12 @@
-import { args, idArg, pageArgs } from '../platform/contract';
+import { args, argsOf, idArg, pageArgs } from '../platform/contract';
 import { mcpTool } from '../platform/mcp-tool';
-import { proposalContract } from './proposal.contract';
+import { commentInput, mergeInput, openInput, proposalContract } from './proposal.contract';
 import { commentOnProposal, mergeProposal, setProposalOpen } from './proposal-actions.service';
-import { conflictKindByWire } from './proposal.merge';
 import { getProposal, openProposal } from './proposal.service';
 import { commentListBody, proposalListBody, toCommentBody, toProposalBody } from './proposal.wire';
 
 const target = { blueprint_id: idArg('The target blueprint (the ancestor proposed to): id (UUID) or slug.') };
 const number = { number: { type: 'integer', minimum: 1, maximum: 999_999_999, description: 'The proposal number (1, 2, ... per target).' } };
-const kinds = Object.keys(conflictKindByWire);
 const proposalOut = proposalContract.get.response[200];
 const commentOut = proposalContract.comment.response[201];
 
@@ -18,15 +16,7 @@ export const proposalMcpTools = [
     name: 'proposal_open',
     description:
       'Propose the changes of a blueprint you own or edit (source: a fork or breed child of the target, any depth) to that ancestor (target). The target owner reviews them per module and step. Same body as POST /api/blueprints/:id/proposals.',
-    input: args(
-      {
-        ...target,
-        source_blueprint_id: idArg('Your descendant blueprint whose changes you propose: id or slug.'),
-        title: { type: 'string', minLength: 1, maxLength: 200 },
-        body: { type: 'string', maxLength: 20_000 },
-      },
-      ['blueprint_id', 'source_blueprint_id', 'title'],
-    ),
+    input: argsOf(target, openInput),
     output: proposalOut,
     readOnly: false,
     handler: async (ctx, { blueprint_id, ...body }) => toProposalBody(await openProposal(ctx, blueprint_id, body)),
@@ -51,16 +41,7 @@ export const proposalMcpTools = [
   mcpTool<{ blueprint_id: string; number: number; body: string; module_key?: string; step_key?: string }>({
     name: 'proposal_comment',
     description: 'Comment on a proposal, optionally anchored to a module or a step. Same body as POST /api/blueprints/:id/proposals/:number/comments.',
-    input: args(
-      {
-        ...target,
-        ...number,
-        body: { type: 'string', minLength: 1, maxLength: 20_000 },
-        module_key: { type: 'string', minLength: 1, maxLength: 100 },
-        step_key: { type: 'string', minLength: 1, maxLength: 100 },
-      },
-      ['blueprint_id', 'number', 'body'],
-    ),
+    input: argsOf({ ...target, ...number }, commentInput),
     output: commentOut,
     readOnly: false,
     handler: async (ctx, { blueprint_id, number: n, ...body }) => toCommentBody(await commentOnProposal(ctx, blueprint_id, n, body)),
@@ -77,27 +58,7 @@ export const proposalMcpTools = [
     name: 'proposal_merge',
     description:
       'Merge a proposal into the target (its owner or a team editor): a three-way merge keeping both sides’ non-conflicting changes; every conflict needs a resolution {kind, key, take: ours|theirs|custom, value?} (CONFLICT lists the unresolved ones, nothing written). Same body as POST /api/blueprints/:id/proposals/:number/merge.',
-    input: args(
-      {
-        ...target,
-        ...number,
-        resolutions: {
-          type: 'array',
-          maxItems: 20_000,
-          items: {
-            type: 'object',
-            required: ['kind', 'key', 'take'],
-            properties: {
-              kind: { type: 'string', enum: kinds },
-              key: { type: 'string', minLength: 1, maxLength: 1000 },
-              take: { type: 'string', enum: ['ours', 'theirs', 'custom'] },
-              value: { description: 'custom: the module or step (wire form, same key) or the JSON value' },
-            },
-          },
-        },
-      },
-      ['blueprint_id', 'number'],
-    ),
+    input: argsOf({ ...target, ...number }, mergeInput),
     output: proposalOut,
     readOnly: false,
     handler: async (ctx, { blueprint_id, number: n, ...body }) => toProposalBody(await mergeProposal(ctx, blueprint_id, n, body)),

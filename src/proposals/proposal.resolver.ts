@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { principalById } from '../auth/principal.loaders';
@@ -34,7 +34,7 @@ function customToWire(kind: string, value: unknown): unknown {
 export class BlueprintProposalsResolver {
   @FieldResolver(() => ProposalConnection, { description: 'Proposals to this blueprint, newest first (default: open ones).' })
   proposals(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('state', () => ProposalStateFilter, { nullable: true }) state?: ProposalStateFilter | null,
     @Arg('first', () => Int, { nullable: true }) first?: number,
@@ -45,7 +45,7 @@ export class BlueprintProposalsResolver {
   }
 
   @FieldResolver(() => ProposalType, { nullable: true, description: 'Proposal `number`; null when missing or its source is out of sight.' })
-  proposal(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Arg('number', () => Int) number: number): Promise<ProposalView | null> {
+  proposal(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext, @Arg('number', () => Int) number: number): Promise<ProposalView | null> {
     return orNull(getProposal(ctx, bp.id, number));
   }
 }

@@ -16,6 +16,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context';
 import { forbidden, invalid, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
+import { openInput } from './proposal.contract';
 import type { Page, PageRequest } from '../platform/pagination';
 import { lineagePath, mergeBaseOf } from './proposal.base';
 import { proposalChanges, proposalConflicts, type ProposalChanges, type ProposalConflict } from './proposal.merge';
@@ -183,16 +184,7 @@ export interface OpenProposalInput {
   body?: string;
 }
 
-const openSchema = compileSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['source_blueprint_id', 'title'],
-  properties: {
-    source_blueprint_id: { type: 'string', minLength: 1, maxLength: 200 },
-    title: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-    body: { type: 'string', maxLength: 20_000 },
-  },
-});
+const openSchema = compileSchema(openInput);
 
 /**
  * `POST /api/blueprints/:target/proposals`: the caller owns or team-edits the source, the source descends

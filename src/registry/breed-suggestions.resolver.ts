@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, Field, Float, FieldResolver, Int, ObjectType, Resolver, Root } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import type { RequestContext } from '../platform/context';
@@ -19,7 +19,7 @@ class BreedSuggestionType {
 export class BreedSuggestionsResolver {
   @FieldResolver(() => [BreedSuggestionType], { description: 'Readable blueprints worth breeding with this one, best first (authenticated callers).' })
   async breedSuggestions(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('limit', () => Int, { defaultValue: 10 }) limit: number,
   ): Promise<BreedSuggestionType[]> {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { readableSql } from '../blueprints/access';
 import type { PlanModule } from '../plans/plan';
 import type { Viewer } from '../platform/context';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 
 /** At most this many readable blueprints are scored: those sharing a module key or kind, most starred first. */
 export const CANDIDATES_MAX = 500;

@@ -1,3 +1,4 @@
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, Float, Info, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -27,7 +28,7 @@ class TrendingActivity {
 
 @ObjectType('TrendingEntry', { simpleResolvers: true })
 class TrendingEntryType {
-  @Field(() => Blueprint) blueprint!: Blueprint;
+  @Field(() => Blueprint) blueprint!: BlueprintView;
   @Field(() => Float, { description: 'Weighted activity inside the window.' }) score!: number;
   @Field(() => TrendingActivity) activity!: TrendingActivity;
 }
@@ -41,7 +42,7 @@ class RegistryConnection extends BlueprintConnection {
 }
 
 /** A registry page whose total may stop short (`RegistryPage.totalExact`). */
-class LazyRegistryConnection extends LazyConnection<Blueprint, RegistryPage> {
+class LazyRegistryConnection extends LazyConnection<BlueprintView, RegistryPage> {
   get totalCountExact(): Promise<boolean> {
     return this.loadPage().then((p) => p.totalExact);
   }

@@ -1,12 +1,12 @@
 import { readableSql } from '../blueprints/access';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
-import { textArrayLiteral } from '../platform/db/pg-array';
+import { textArrayLiteral } from '../platform/sql/pg-array';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 import { starsOrder, takenMatches } from './taken-matches';
 
@@ -49,7 +49,7 @@ export function parseWindowDays(raw: unknown, path = 'window_days'): number {
 export const EXACT_TOTAL_AHEAD = 1000;
 
 export interface RegistryPage {
-  items: Blueprint[];
+  items: BlueprintView[];
   /**
    * Every match when `totalExact`; otherwise a lower bound, and there are more: `offset + EXACT_TOTAL_AHEAD`,
    * or, when the caller asked for no count, the page's end plus one.

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Blueprint } from '../blueprints/blueprint.entity';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import type { Job } from '../platform/area';
 import type { RequestContext } from '../platform/context';
@@ -85,7 +85,7 @@ export function trendingPage(ctx: RequestContext, filter: string, params: unknow
 }
 
 export interface TrendingEntry {
-  blueprint: Blueprint;
+  blueprint: BlueprintView;
   score: number;
   stars: number;
   forks: number;

@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { principalById } from '../auth/principal.loaders';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, connectionType } from '../platform/graphql/graphql-connection';
@@ -61,7 +61,7 @@ export class ReviewResolver {
 export class BlueprintReviewsResolver {
   @FieldResolver(() => ReviewConnection, { description: 'Reviews, newest first.' })
   reviews(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,

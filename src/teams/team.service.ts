@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PrincipalKind } from '../auth/principal.entity';
 import { requireViewer } from '../auth/auth.service';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound, validationFailed } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';

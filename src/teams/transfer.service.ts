@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
-import { isUuid } from '../platform/db/ids';
+import { isUuid } from '../platform/sql/ids';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';

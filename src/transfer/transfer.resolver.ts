@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, FieldResolver, InputType, Mutation, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import type { RequestContext } from '../platform/context';
 import { exportFormats, type ExportFormat } from './transfer.format';
 import { exportBlueprint, importBlueprint } from './transfer.service';
@@ -40,7 +40,7 @@ class ImportBlueprintInput {
 @Resolver(() => Blueprint)
 export class TransferResolver {
   @FieldResolver(() => BlueprintExportType, { description: 'This blueprint as the instruction files coding agents read.' })
-  export(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext, @Arg('format', () => ExportFormatEnum) format: ExportFormat): Promise<BlueprintExportType> {
+  export(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext, @Arg('format', () => ExportFormatEnum) format: ExportFormat): Promise<BlueprintExportType> {
     return exportBlueprint(ctx, bp.id, format);
   }
 

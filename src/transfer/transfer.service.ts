@@ -13,16 +13,12 @@ import { recordForks } from '../lineage/fork.service';
 import { diffPlans } from '../plans/algebra';
 import type { RequestContext } from '../platform/context';
 import { invalid, invalidAll, validationFailed } from '../platform/errors';
-import { descriptionField, nameField } from '../platform/field-schemas';
-import { tagsField, visibilityField } from '../blueprints/blueprint.contract';
-import { assertValid, issuesFrom, validatorFor, type JsonSchema } from '../platform/json-schema';
+import { assertValid, issuesFrom, validatorFor } from '../platform/json-schema';
 import { moduleToWire, stepToWire } from '../plans/plan';
 import { moduleSchema, stepSchema } from '../plans/plan.schema';
 import { planDiffToWire } from '../versions/version.wire';
+import { importInput } from './transfer.contract';
 import { exportFormats, FileError, parseImport, renderExport, type ExportFile, type ExportFormat } from './transfer.format';
-
-export const MAX_IMPORT_FILES = 200;
-export const MAX_FILE_CHARS = 1_000_000;
 
 export function parseFormat(raw: unknown, path = 'format'): ExportFormat {
   if (typeof raw === 'string' && (exportFormats as readonly string[]).includes(raw)) return raw as ExportFormat;
@@ -40,31 +36,6 @@ export async function exportBlueprint(ctx: RequestContext, idOrSlug: string, raw
     files: renderExport(format, { id: bp.id, slug: bp.slug, version, name: bp.name, description: bp.description, tags: bp.tags, plan: bp.plan }),
   };
 }
-
-/** `POST /api/blueprints/import` (the MCP tool's arguments too). */
-export const importSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['format', 'files'],
-  properties: {
-    format: { type: 'string', enum: [...exportFormats] },
-    files: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_IMPORT_FILES,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['path', 'content'],
-        properties: { path: { type: 'string', minLength: 1, maxLength: 300 }, content: { type: 'string', maxLength: MAX_FILE_CHARS } },
-      },
-    },
-    name: nameField,
-    description: descriptionField,
-    tags: tagsField,
-    visibility: visibilityField,
-  },
-};
 
 export interface ImportInput {
   format: ExportFormat;
@@ -92,7 +63,7 @@ async function readableSource(ctx: RequestContext, id: string | null, slug: stri
 /** Files as a new blueprint of the caller's (201 body), or a fork with provenance of a readable source. */
 export async function importBlueprint(ctx: RequestContext, rawInput: unknown): Promise<Blueprint> {
   const viewer = requireViewer(ctx);
-  const input = assertValid<ImportInput>(validatorFor(importSchema), rawInput ?? null, '');
+  const input = assertValid<ImportInput>(validatorFor(importInput), rawInput ?? null, '');
   if (input.format !== 'cursor-rules' && input.files.length !== 1)
     throw invalid('files', `must hold exactly one file for ${input.format}`, `files must hold exactly one file for ${input.format}`);
   let parsed;

@@ -1,6 +1,7 @@
 /**
  * Reading version history: owner only (the API's rule), paged newest first, batched across blueprints.
  */
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import DataLoader from 'dataloader';
 import { assertOwner } from '../blueprints/access';
 import type { Blueprint } from '../blueprints/blueprint.entity';
@@ -29,7 +30,7 @@ const historyAction = 'read the version history of this blueprint';
  * Version history is the owner's alone (the API's rule): anonymous callers get 401, callers who may
  * not see the blueprint 404, and callers who may see it but do not own it 403.
  */
-export function assertHistoryReader(ctx: RequestContext, bp: Blueprint): void {
+export function assertHistoryReader(ctx: RequestContext, bp: BlueprintView): void {
   assertOwner(ctx, bp, historyAction);
 }
 

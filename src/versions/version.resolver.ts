@@ -1,4 +1,4 @@
-import type { BlueprintRoot } from '../blueprints/blueprint.projection';
+import type { BlueprintView } from '../blueprints/blueprint.view';
 import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
 import { Blueprint } from '../blueprints/blueprint.entity';
@@ -16,7 +16,7 @@ export class BlueprintVersionsResolver {
     description: 'The plan history, newest first. Owner only: others get FORBIDDEN, anonymous callers UNAUTHENTICATED.',
   })
   versions(
-    @Root() bp: BlueprintRoot,
+    @Root() bp: BlueprintView,
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { adminQuery, withDatabase } from '../../src/platform/db/database';
+import { adminQuery, withDatabase } from '../../src/platform/sql/database';
 
 export { adminQuery, withDatabase };
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { openDatabase } from '../../src/platform/db/database';
-import { startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres';
+import { openDatabase } from '../../src/platform/sql/database';
+import { startEmbeddedPostgres } from '../../src/platform/sql/embedded-postgres';
 import { ensureChromium } from './chromium';
 import { freePort } from './process';
 import { adminQuery, withDatabase } from './database';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { ROOT_RUNTIME_DIR } from '../../src/platform/db/embedded-postgres-files';
+import { ROOT_RUNTIME_DIR } from '../../src/platform/sql/embedded-postgres-files';
 import { ensureBuilt, projectRoot } from '../helpers/build';
 import { exitWithin, freePort, isAlive, type ServerProcess } from '../helpers/process';
 

@@ -2,14 +2,18 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpTestClient } from '../helpers/mcp-test-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-// PAGE_MAX set above the default: MCP advertises and accepts the same page sizes as REST.
+// PAGE_MAX set above the default: MCP advertises and accepts the same page sizes as REST. The message and
+// title bounds set below theirs: MCP advertises and applies the bounds the services check.
 const pageMax = 150;
+const broadcastMessageMax = 300;
+const changelogTitleMax = 40;
+const changelogBodyMax = 2_000;
 
 let server: TestServer;
 let client: McpTestClient;
 let tools: Tool[];
 beforeAll(async () => {
-  server = await startTestServer({ limits: { pageMax } });
+  server = await startTestServer({ limits: { pageMax, broadcastMessageMax, changelogTitleMax, changelogBodyMax } });
   client = await McpTestClient.connect(server.url, await server.rest.agentToken());
   tools = (await client.client.listTools()).tools;
 });
@@ -43,5 +47,32 @@ describe('MCP page bounds follow the configured PAGE_MAX', () => {
     expect(over.isError).toBe(true);
     expect(over.body.error.code).toBe('VALIDATION_FAILED');
     expect(over.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['limit']);
+  });
+});
+
+describe('MCP size bounds follow the configured limits', () => {
+  const props = (name: string) => tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, { maxLength?: number }>;
+
+  it('lists the configured message, title and body bounds', () => {
+    expect(props('broadcast_send').message!.maxLength).toBe(broadcastMessageMax);
+    for (const name of ['changelog_publish', 'changelog_update']) {
+      expect({ name, title: props(name).title!.maxLength, body: props(name).body!.maxLength }).toEqual({
+        name,
+        title: changelogTitleMax,
+        body: changelogBodyMax,
+      });
+    }
+  });
+
+  it('refuses a message above the configured bound at `message`, before the tool runs', async () => {
+    const over = await client.call('broadcast_send', {
+      blueprint_id: 'no-such-blueprint',
+      message: 'x'.repeat(broadcastMessageMax + 1),
+      type: 'notice',
+      severity: 'info',
+    });
+    expect(over.isError).toBe(true);
+    expect(over.body.error.code).toBe('VALIDATION_FAILED');
+    expect(over.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['message']);
   });
 });

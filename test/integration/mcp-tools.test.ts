@@ -4,7 +4,9 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { renderToolTable, DOCS_END, DOCS_START } from '../../src/mcp/mcp-docs';
 import { mcpTools } from '../../src/modules';
 import { toolTypes } from '../../src/operations/tool-types';
+import { defaultLimits } from '../../src/platform/config';
 import { validatorFor } from '../../src/platform/json-schema';
+import { toolInput } from '../../src/platform/mcp-tool';
 import { createArchitecture } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { McpTestClient } from '../helpers/mcp-test-client';
@@ -62,7 +64,7 @@ describe('tools/list', () => {
   });
 
   it("compiles every input schema with the server's Ajv (strict mode), as the first call would", () => {
-    for (const t of mcpTools) expect(() => validatorFor(t.input)).not.toThrow();
+    for (const t of mcpTools) expect(() => validatorFor(toolInput(t.input, defaultLimits))).not.toThrow();
   });
 
   it('keeps blueprint_fork {blueprint_id} exactly as the spec shows', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { databaseSchema } from '../../src/db';
-import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/db/database';
+import { adminQuery, ensureDatabase, openDatabase, withDatabase } from '../../src/platform/sql/database';
 import { OutboxRelay, type OutboxEvent, type RelayTarget } from '../../src/platform/live/outbox';
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';

@@ -1,11 +1,11 @@
 import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ViewerDocument } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/db/database';
+import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/sql/database';
 
 /**
  * The token lookup behind every authenticated request runs as a named prepared statement
- * (`executePrepared` in src/platform/db/database.ts): planned once per pooled connection, and still a fresh
+ * (`executePrepared` in src/platform/sql/database.ts): planned once per pooled connection, and still a fresh
  * read of the token on every call. The pool has one connection, so the server's own session is the one
  * asked for its prepared statements.
  */

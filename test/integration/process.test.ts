@@ -185,7 +185,7 @@ describe('the embedded PostgreSQL as a library (test runs, `npm run admin`)', ()
     const dataDir = path.join(projectRoot, '.data', `process-test-${randomBytes(4).toString('hex')}`);
     dataDirs.push(dataDir);
     const script = `
-      const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(projectRoot, 'dist', 'src', 'platform', 'db', 'embedded-postgres.js'))});
+      const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(projectRoot, 'dist', 'src', 'platform', 'sql', 'embedded-postgres.js'))});
       (async () => {
         const embedded = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, port: ${await freePort()} });
         await embedded.stop();

@@ -11,7 +11,7 @@ import {
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { query } from '../helpers/sql';
-import { sqlListeners } from '../../src/platform/db/sql-counter';
+import { sqlListeners } from '../../src/platform/sql/sql-counter';
 
 let server: TestServer;
 let owner: string;

@@ -1,4 +1,4 @@
-import type { Blueprint } from '../../blueprints/blueprint.entity';
+import type { BlueprintView } from '../../blueprints/blueprint.view';
 import { childrenOf, parentsOf } from '../../lineage/lineage.service';
 import { criticalPath, dependentsOf, moduleLevels, planStats } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
@@ -30,7 +30,7 @@ type Ctx = ToolContext<Record<string, never>, HoloState>;
 
 const composition = (plan: Plan) => planStats(plan).modulesByKind;
 
-function node(bp: Blueprint, relation: EcosystemNode['relation'], link: string | null): EcosystemNode {
+function node(bp: BlueprintView, relation: EcosystemNode['relation'], link: string | null): EcosystemNode {
   return { id: bp.id, slug: bp.slug, name: bp.name, relation, link, composition: composition(bp.plan) };
 }
 

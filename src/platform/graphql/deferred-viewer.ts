@@ -2,7 +2,7 @@ import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
 import type { RequestContext, Viewer } from '../context';
-import { executeShaped, type SqlFragment } from '../db/database';
+import { executeShaped, type SqlFragment } from '../sql/database';
 
 /**
  * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").

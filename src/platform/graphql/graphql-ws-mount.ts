@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { ServerOptions } from 'graphql-ws';
 import { GraphQLError, getOperationAST, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
-import { bearerFrom, hashToken } from '../db/tokens';
+import { bearerFrom, hashToken } from '../sql/tokens';
 import type { Limits } from '../config';
 import type { RequestContext, Viewer } from '../context';
 import { AppError, isUnavailable, validationFailed } from '../errors';
@@ -16,7 +17,7 @@ import type { CompiledDocuments } from './graphql-compiled';
 import { formatGraphQLError, reportInternalErrors, withRequestId } from './graphql-errors';
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
-import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
+import { SocketNextWriter, serveGraphQLWs, type WsConnection } from './graphql-ws-server';
 import { resetResponseBudget, responseRefusal } from './response-budget';
 
 /** Distinct subscription documents kept parsed and validated per server, and the longest one kept. */
@@ -52,6 +53,138 @@ export function documentChecker(schema: GraphQLSchema, limits: Limits, compiled:
   };
 }
 
+/** What the server keeps per socket: the caps' bookkeeping, the viewer, and the token's hash while it is counted. */
+type SocketExtra = CappedSocket & { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean };
+type WsOptions = ServerOptions<Record<string, unknown> | undefined, WsConnection & SocketExtra>;
+
+/**
+ * Who a socket is, and whether it may stay: the token from `connectionParams` (checked by the input gate,
+ * then dropped), at most `wsConnectionsPerToken` sockets per token, and the per-IP and per-account caps.
+ */
+function connectionAdmission(deps: AppDeps, caps: WsCaps): Pick<WsOptions, 'onConnect' | 'onClose'> {
+  const limits = deps.config.limits;
+  const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
+  /** The last step: the socket takes its place among its IP's anonymous sockets or its account's. */
+  const admitted = (socket: WsConnection & SocketExtra, accountId: string | null): boolean => {
+    const refused = caps.admit(socket, accountId);
+    if (!refused) return true;
+    socket.socket.close(refused.code, refused.reason); // the 4403 graphql-ws sends after `false` is then ignored
+    return false;
+  };
+  return {
+    onConnect: async (ctx) => {
+      if (gateError(ctx.connectionParams ?? null, 'connectionParams', limits.jsonDepthMax)) return false;
+      const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+      if (raw !== undefined && raw !== null && typeof raw !== 'string') return false; // a token is a string; anything else is a bad credential, not anonymity
+      const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
+      // Nothing reads the parameters again: the connection does not keep the token text for its whole life.
+      (ctx as { connectionParams?: unknown }).connectionParams = undefined;
+      if (token === null) return false;
+      if (token === undefined) {
+        ctx.extra.viewer = null;
+        return admitted(ctx.extra, null);
+      }
+      try {
+        ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
+      } catch (err) {
+        // A database outage is not a bad token: 1013 "try again later" rather than 4403.
+        if (isUnavailable(err)) ctx.extra.socket.close(1013, 'The database is unavailable; retry later');
+        return false; // graphql-ws closes with 4403 Forbidden
+      }
+      ctx.extra.tokenHash = hashToken(token);
+      if (!connections.tryOpen(ctx.extra.tokenHash)) {
+        // 4429 (graphql-ws's "too many" code) says why; the 4403 graphql-ws sends after `false` is then ignored.
+        ctx.extra.socket.close(4429, `At most ${limits.wsConnectionsPerToken} connections per token`);
+        return false;
+      }
+      ctx.extra.counted = true;
+      return admitted(ctx.extra, ctx.extra.viewer?.principalId ?? null);
+    },
+    onClose: (ctx) => {
+      if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
+      ctx.extra.counted = false;
+      caps.release(ctx.extra);
+    },
+  };
+}
+
+/**
+ * Whether one operation may start, in the order HTTP checks it: the input gate, the per-connection
+ * operation cap, the document (parsed and validated once per text), the rate buckets, the access rule and
+ * the node limit, then the caps' place for it; what it runs with when it may.
+ */
+function operationAdmission(
+  deps: AppDeps,
+  schema: GraphQLSchema,
+  checkedDocument: DocumentChecker,
+  caps: WsCaps,
+  wsMetrics: ReturnType<typeof graphqlWsMetricsHooks>,
+): NonNullable<WsOptions['onSubscribe']> {
+  const limits = deps.config.limits;
+  return async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    // The input gate, for everything the message carries, before anything else reads it.
+    const refused = gateError(id, 'id', limits.jsonDepthMax) ?? gateError(payload, 'payload', limits.jsonDepthMax);
+    if (refused) return [refused];
+    // graphql-ws marks the new operation before calling us, so it is counted here.
+    if (Object.keys(ctx.subscriptions).length > limits.wsSubscriptionsMax)
+      return [
+        validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, {
+          max_subscriptions: limits.wsSubscriptionsMax,
+        }),
+      ];
+    const checked = checkedDocument(payload.query);
+    wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
+    if (!('document' in checked)) return checked.errors;
+    const document = checked.document;
+    const ip = ctx.extra.ip;
+    const operation = getOperationAST(document, payload.operationName ?? undefined);
+    const limited = await chargeOperation(deps.limiter, limits, { viewer: ctx.extra.viewer, ip }, document, operation, true);
+    if (limited) return [limited];
+    try {
+      assertOperationAllowed(ctx.extra.viewer ?? null, schema, document, payload.operationName);
+      assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
+    } catch (err) {
+      return [err as AppError];
+    }
+    // Last of the checks: from here on the operation holds its place until onComplete or the socket closes.
+    const capped = caps.startOperation(ctx.extra, id);
+    if (capped) return [capped];
+    const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
+    if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
+    // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
+    return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
+  };
+}
+
+/** Every answer in the error shape of HTTP: one over its work budget is that error alone; internal errors are logged and masked. */
+function maskedAnswers(log: FastifyBaseLogger): Pick<WsOptions, 'onNext' | 'onError'> {
+  return {
+    onNext: (_ctx, id, _payload, args, result) => {
+      // Each message is one answer with its own work budget; one over it is that error alone.
+      const refusal = args.contextValue ? responseRefusal(args.contextValue) : null;
+      if (args.contextValue) resetResponseBudget(args.contextValue);
+      if (refusal) return { errors: [refusal] };
+      if (!('errors' in result) || !result.errors) return result;
+      const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
+      reportInternalErrors(result.errors, requestId, log);
+      return {
+        ...result,
+        errors: withRequestId(
+          result.errors.map((e) => formatGraphQLError(e.toJSON(), e)),
+          requestId,
+        ) as GraphQLError[],
+      };
+    },
+    onError: (_ctx, id, _payload, errors) => {
+      reportInternalErrors(errors, `ws-${id}`, log);
+      return withRequestId(
+        errors.map((e) => formatGraphQLError(e.toJSON(), e)),
+        `ws-${id}`,
+      );
+    },
+  };
+}
+
 /**
  * graphql-ws on `/graphql` (same port and path as Apollo): the connection's token and caps, each operation's
  * input gate, limits, rate buckets and access rule, and the error shape, as over HTTP.
@@ -63,22 +196,13 @@ export function mountGraphQLWs(
   compiled: CompiledDocuments,
   checkedDocument: DocumentChecker,
 ): { wss: WebSocketServer; dispose(): Promise<void> } {
-  const wsMetrics = graphqlWsMetricsHooks(app);
-  /** onConnect's last step: the socket takes its place among its IP's anonymous sockets or its account's. */
-  const admitted = (socket: CappedSocket & { socket: { close(code: number, reason: string): void } }, accountId: string | null): boolean => {
-    const refused = caps.admit(socket, accountId);
-    if (!refused) return true;
-    socket.socket.close(refused.code, refused.reason); // the 4403 graphql-ws sends after `false` is then ignored
-    return false;
-  };
-
   const limits = deps.config.limits;
-  const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
-  // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap above.
+  const wsMetrics = graphqlWsMetricsHooks(app);
+  // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap.
   const caps = new WsCaps(limits);
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
   const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
-  const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, CappedSocket & { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
+  const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, SocketExtra>(
     {
       schema,
       execute: (args) => compiled.execute(args),
@@ -86,100 +210,14 @@ export function mountGraphQLWs(
         const query = compiled.compiledFor(args.document, args.operationName);
         return query?.subscribe ? subscribeCompiled(query, args) : subscribe(args);
       },
-      onConnect: async (ctx) => {
-        if (gateError(ctx.connectionParams ?? null, 'connectionParams', limits.jsonDepthMax)) return false;
-        const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
-        if (raw !== undefined && raw !== null && typeof raw !== 'string') return false; // a token is a string; anything else is a bad credential, not anonymity
-        const token = bearerFrom(typeof raw === 'string' ? (/^bearer\s/i.test(raw) ? raw : `Bearer ${raw}`) : undefined);
-        // Nothing reads the parameters again: the connection does not keep the token text for its whole life.
-        (ctx as { connectionParams?: unknown }).connectionParams = undefined;
-        if (token === null) return false;
-        if (token === undefined) {
-          ctx.extra.viewer = null;
-          return admitted(ctx.extra, null);
-        }
-        try {
-          ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
-        } catch (err) {
-          // A database outage is not a bad token: 1013 "try again later" rather than 4403.
-          if (isUnavailable(err)) ctx.extra.socket.close(1013, 'The database is unavailable; retry later');
-          return false; // graphql-ws closes with 4403 Forbidden
-        }
-        ctx.extra.tokenHash = hashToken(token);
-        if (!connections.tryOpen(ctx.extra.tokenHash)) {
-          // 4429 (graphql-ws's "too many" code) says why; the 4403 graphql-ws sends after `false` is then ignored.
-          ctx.extra.socket.close(4429, `At most ${limits.wsConnectionsPerToken} connections per token`);
-          return false;
-        }
-        ctx.extra.counted = true;
-        return admitted(ctx.extra, ctx.extra.viewer?.principalId ?? null);
-      },
-      onClose: (ctx) => {
-        if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
-        ctx.extra.counted = false;
-        caps.release(ctx.extra);
-      },
-      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-        // The input gate, for everything the message carries, before anything else reads it.
-        const refused = gateError(id, 'id', limits.jsonDepthMax) ?? gateError(payload, 'payload', limits.jsonDepthMax);
-        if (refused) return [refused];
-        // graphql-ws marks the new operation before calling us, so it is counted here.
-        if (Object.keys(ctx.subscriptions).length > limits.wsSubscriptionsMax)
-          return [
-            validationFailed(`At most ${limits.wsSubscriptionsMax} operations may run at once on one connection; complete one first`, {
-              max_subscriptions: limits.wsSubscriptionsMax,
-            }),
-          ];
-        const checked = checkedDocument(payload.query);
-        wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
-        if (!('document' in checked)) return checked.errors;
-        const document = checked.document;
-        const ip = ctx.extra.ip;
-        const operation = getOperationAST(document, payload.operationName ?? undefined);
-        const limited = await chargeOperation(deps.limiter, limits, { viewer: ctx.extra.viewer, ip }, document, operation, true);
-        if (limited) return [limited];
-        try {
-          assertOperationAllowed(ctx.extra.viewer ?? null, schema, document, payload.operationName);
-          assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
-        } catch (err) {
-          return [err as AppError];
-        }
-        // Last of the checks: from here on the operation holds its place until onComplete or the socket closes.
-        const capped = caps.startOperation(ctx.extra, id);
-        if (capped) return [capped];
-        const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
-        if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
-        // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
-        return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
-      },
+      ...connectionAdmission(deps, caps),
+      onSubscribe: operationAdmission(deps, schema, checkedDocument, caps, wsMetrics),
       onOperation: wsMetrics.onOperation,
       onComplete: (ctx, id) => {
         caps.endOperation(ctx.extra, id);
         wsMetrics.onComplete(ctx, id);
       },
-      onNext: (_ctx, id, _payload, args, result) => {
-        // Each message is one answer with its own work budget; one over it is that error alone.
-        const refusal = args.contextValue ? responseRefusal(args.contextValue) : null;
-        if (args.contextValue) resetResponseBudget(args.contextValue);
-        if (refusal) return { errors: [refusal] };
-        if (!('errors' in result) || !result.errors) return result;
-        const requestId = (args.contextValue as RequestContext | undefined)?.requestId ?? `ws-${id}`;
-        reportInternalErrors(result.errors, requestId, app.log);
-        return {
-          ...result,
-          errors: withRequestId(
-            result.errors.map((e) => formatGraphQLError(e.toJSON(), e)),
-            requestId,
-          ) as GraphQLError[],
-        };
-      },
-      onError: (_ctx, id, _payload, errors) => {
-        reportInternalErrors(errors, `ws-${id}`, app.log);
-        return withRequestId(
-          errors.map((e) => formatGraphQLError(e.toJSON(), e)),
-          `ws-${id}`,
-        );
-      },
+      ...maskedAnswers(app.log),
     },
     wss,
     limits.wsKeepAliveMs,

@@ -5,7 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import rateLimit from '@fastify/rate-limit';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { bearerFrom, hashToken } from '../db/tokens';
+import { bearerFrom, hashToken } from '../sql/tokens';
 import type { RequestContext } from '../context';
 import type { Config } from '../config';
 import { assertAllowed } from '../graphql/access-policy';
@@ -18,7 +18,7 @@ import { registerOpenApi } from './openapi';
 import { registerSecurityHeaders } from './security-headers';
 import { healthzSchema } from './platform.schemas';
 import { createRequestContext, deferredRequestContext, knownCaller, type AppDeps } from './request-context';
-import { sqlCountScope, type SqlCount } from '../db/sql-counter';
+import { sqlCountScope, type SqlCount } from '../sql/sql-counter';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

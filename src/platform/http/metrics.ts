@@ -8,7 +8,7 @@ import type { EventBus } from '../live/events';
 import { outboxBacklog } from '../live/outbox';
 import { AppError } from '../errors';
 import { metricsSchema } from './platform.schemas';
-import { bearerFrom } from '../db/tokens';
+import { bearerFrom } from '../sql/tokens';
 import type { AppDeps } from './request-context';
 
 /**

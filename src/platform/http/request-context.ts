@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bearerFrom, hashToken } from '../db/tokens';
+import { bearerFrom, hashToken } from '../sql/tokens';
 import type { Config } from '../config';
 import type { LiveWriter, RequestContext, Viewer } from '../context';
-import { requestEntityManager, type Orm } from '../db/database';
+import { requestEntityManager, type Orm } from '../sql/database';
 import { AppError, unauthenticated } from '../errors';
 import type { EventBus } from '../live/events';
 import { Loaders } from '../loaders';

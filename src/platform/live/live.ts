@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../context';
-import { executePrepared } from '../db/database';
+import { executePrepared } from '../sql/database';
 import { AppError, unauthenticated } from '../errors';
 import type { EventBus } from './events';
-import { liveTokenSql } from '../db/tokens';
+import { liveTokenSql } from '../sql/tokens';
 
 /**
  * Building blocks of live subscriptions (graphql-ws; the engine is `live-feed.ts` and `durable-live.ts`):

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bearerFrom, hashToken, newToken, tokenMatches } from '../../../src/platform/db/tokens';
+import { bearerFrom, hashToken, newToken, tokenMatches } from '../../../src/platform/sql/tokens';
 
 describe('tokens', () => {
   it('are a readable prefix and 32 random bytes (43 base64url characters), never repeated', () => {

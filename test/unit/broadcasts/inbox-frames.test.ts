@@ -1,8 +1,8 @@
+import type { BlueprintView } from '../../../src/blueprints/blueprint.view';
 import { execute, Kind, parse, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { MessageType, stringifyMessage } from 'graphql-ws';
 import type WebSocket from 'ws';
 import { graphQLSchema } from '../../../src/app';
-import type { Blueprint } from '../../../src/blueprints/blueprint.entity';
 import { fullProjection } from '../../../src/blueprints/blueprint.projection';
 import { BroadcastSeverity, BroadcastType } from '../../../src/broadcasts/broadcast.entity';
 import { inboxLive } from '../../../src/broadcasts/inbox-live';
@@ -64,7 +64,7 @@ function uuid(next: () => number): string {
   return `${part(8)}-${part(4)}-4${part(3)}-8${part(3)}-${part(12)}`;
 }
 
-function source(next: () => number): Blueprint | null {
+function source(next: () => number): BlueprintView | null {
   const kind = pick(next, ['gone', 'public', 'public', 'private-own', 'private-other', 'team'] as const);
   if (kind === 'gone') return null;
   return fullProjection.map({

@@ -1,4 +1,4 @@
-import { hashToken } from '../../../src/platform/db/tokens';
+import { hashToken } from '../../../src/platform/sql/tokens';
 import { newStageTokens, nextStageToken, stageTokenHashes } from '../../../src/execution/execution.tokens';
 
 describe('stage tokens', () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../../src/platform/context';
-import { TxHookPoint, on, registerTxHooks } from '../../../src/platform/db/tx-hooks';
+import { TxHookPoint, on, registerTxHooks } from '../../../src/platform/sql/tx-hooks';
 
 const tx = {} as EntityManager;
 const ctx = {} as RequestContext;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, chmodSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError, isUnavailable, knownError } from '../../../src/platform/errors';
-import { reachableBy } from '../../../src/platform/db/embedded-postgres-files';
+import { reachableBy } from '../../../src/platform/sql/embedded-postgres-files';
 
 describe('isUnavailable: which failures are a 503 UNAVAILABLE', () => {
   it.each([

@@ -1,43 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import {
-  getNamedType,
-  isAbstractType,
-  isEnumType,
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  isObjectType,
-  type GraphQLField,
-  type GraphQLInputType,
-} from 'graphql';
-import { graphQLSchema } from '../../src/app';
-import { addNode, createArchitecture, createTeam } from '../fixtures/architectures';
-import { createBlueprint, fork } from '../fixtures/blueprints';
-import { mcpClient, toolBody } from '../helpers/mcp-client';
-import type { SignedInUser } from '../helpers/rest';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { connectWs, type WsClient } from '../helpers/ws';
+import { createArchitecture, createTeam } from '../../fixtures/architectures';
+import { createBlueprint } from '../../fixtures/blueprints';
+import type { SignedInUser } from '../../helpers/rest';
+import type { TestServer } from '../../helpers/server';
 
 /**
  * The authorization matrix: ONE table (below) says who may call every REST route, GraphQL root field
- * (queries, mutations, subscriptions) and MCP tool. The test fails when the server has a route, field or
- * tool without a row, so nothing is added without deciding its access.
+ * (queries, mutations, subscriptions) and MCP tool. One test file per surface reads it (authorization-rest,
+ * -graphql, -ws and -mcp .test.ts); each fails when the server has a route, field or tool of its surface
+ * without a row, or a row without one, so nothing is added without deciding its access.
  *
  * Callers: anonymous; an agent session (a stranger); the owner's `read` and `write` account tokens; a
  * foreign signed-in user; the owner (sign-in token). Expectations: a status, `ok` (2xx), or `pass` (got
  * past authorization: neither 401 nor 403, e.g. a 404 for a made-up id or a 409 for a wrong step token).
  */
-const callers = ['anonymous', 'agent', 'read', 'write', 'foreign', 'owner'] as const;
-type Caller = (typeof callers)[number];
-type Outcome = number | 'ok' | 'pass';
-type Expect = Record<Caller, Outcome>;
+export const callers = ['anonymous', 'agent', 'read', 'write', 'foreign', 'owner'] as const;
+export type Caller = (typeof callers)[number];
+export type Outcome = number | 'ok' | 'pass';
+export type Expect = Record<Caller, Outcome>;
 
 /** Public: everyone, token or not. */
 const PUBLIC: Expect = { anonymous: 'ok', agent: 'ok', read: 'ok', write: 'ok', foreign: 'ok', owner: 'ok' };
 /** A read of something public (or the caller's own list): a token is required. */
 const READ: Expect = { anonymous: 401, agent: 'ok', read: 'ok', write: 'ok', foreign: 'ok', owner: 'ok' };
 /** A read of the owner's private thing: 404 to those who may not see it. */
-const PRIVATE: Expect = { anonymous: 401, agent: 404, read: 'ok', write: 'ok', foreign: 404, owner: 'ok' };
+export const PRIVATE: Expect = { anonymous: 401, agent: 404, read: 'ok', write: 'ok', foreign: 404, owner: 'ok' };
 /** A write anyone signed in may make; `read` tokens may not. */
 const WRITE: Expect = { anonymous: 401, agent: 'ok', read: 403, write: 'ok', foreign: 'ok', owner: 'ok' };
 /** A write to the owner's private thing. */
@@ -52,7 +39,7 @@ const SIGN_IN_ONLY: Expect = { anonymous: 401, agent: 403, read: 403, write: 403
 const NOT_FOUND_TO_ALL: Expect = { anonymous: 404, agent: 404, read: 404, write: 404, foreign: 404, owner: 404 };
 const with_ = (base: Expect, changes: Partial<Expect>): Expect => ({ ...base, ...changes });
 
-interface World {
+export interface World {
   server: TestServer;
   owner: SignedInUser;
   foreign: SignedInUser;
@@ -67,7 +54,7 @@ interface World {
   op: any;
 }
 
-interface RestRow {
+export interface RestRow {
   method: string;
   /** The route as registered (Fastify's pattern). */
   route: string;
@@ -80,7 +67,7 @@ interface RestRow {
   expect: Expect;
 }
 
-const fresh = {
+export const fresh = {
   privateBlueprint: async (w: World) =>
     (await createBlueprint(w.server.rest, w.owner.token, { name: `fresh ${randomUUID().slice(0, 6)}`, visibility: 'private' })).id as string,
   privateArch: async (w: World) => (await createArchitecture(w.server.rest, w.owner.token, { name: `fresh map`, visibility: 'private' })).slug as string,
@@ -96,7 +83,7 @@ const fresh = {
 };
 
 /** THE table. */
-const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<string, Expect> } = {
+export const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; subscriptions: Record<string, Expect>; mcp: Record<string, Expect> } = {
   rest: [
     { method: 'GET', route: '/healthz', url: () => '/healthz', expect: PUBLIC },
     // The ecosystem's public pages (DESIGN 9: documentation and metrics need no token).
@@ -447,7 +434,7 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     { method: 'DELETE', route: '/mcp', url: () => '/mcp', expect: { anonymous: 405, agent: 405, read: 405, write: 405, foreign: 405, owner: 405 } },
   ],
 
-  /** GraphQL root fields (queries, mutations, subscriptions). `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */
+  /** GraphQL query and mutation root fields, over HTTP. `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */
   graphql: {
     // Public (docs/api.md, Authentication).
     architectures: PUBLIC,
@@ -455,7 +442,6 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     createAgentSession: PUBLIC,
     signUp: PUBLIC,
     signIn: with_(PUBLIC, { anonymous: 'pass', agent: 'pass', read: 'pass', write: 'pass', foreign: 'pass', owner: 'pass' }),
-    architectureChanged: PUBLIC,
     // Reads.
     viewer: READ,
     node: READ,
@@ -474,9 +460,6 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     mergeProposal: WRITE,
     closeProposal: WRITE,
     reopenProposal: WRITE,
-    blueprintActivity: READ,
-    operationUpdated: READ,
-    broadcastReceived: READ,
     // Writes.
     signOut: with_(WRITE, { agent: 'pass', write: 'pass' }),
     createAccessToken: SIGN_IN_ONLY,
@@ -519,6 +502,14 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     updateTeam: WRITE,
     deleteTeam: WRITE,
     transferBlueprint: WRITE,
+  },
+
+  /** GraphQL subscription root fields, over WebSocket (graphql-ws). `ok`: no UNAUTHENTICATED or FORBIDDEN error. */
+  subscriptions: {
+    architectureChanged: PUBLIC,
+    blueprintActivity: READ,
+    operationUpdated: READ,
+    broadcastReceived: READ,
   },
 
   /** MCP tools. `ok` here: no UNAUTHENTICATED or FORBIDDEN error. */
@@ -598,252 +589,3 @@ const matrix: { rest: RestRow[]; graphql: Record<string, Expect>; mcp: Record<st
     account_claim: ACCOUNT_WRITE,
   },
 };
-
-// ---------------------------------------------------------------------------------------------------
-
-const PASSWORD = 'correct horse battery';
-let w: World;
-const tokens = {} as Record<Caller, string | undefined>;
-const sockets: WsClient[] = [];
-
-beforeAll(async () => {
-  const server = await startTestServer();
-  const rest = server.rest;
-  const owner = await rest.signUp(`owner-${randomUUID().slice(0, 8)}`, PASSWORD);
-  const foreign = await rest.signUp(`foreign-${randomUUID().slice(0, 8)}`, PASSWORD);
-  const pub = await createBlueprint(rest, owner.token, { name: 'Matrix public' });
-  const priv = await createBlueprint(rest, owner.token, { name: 'Matrix private', visibility: 'private' });
-  const pubFork = await fork(rest, owner.token, pub.id);
-  const pubArch = await createArchitecture(rest, owner.token, { name: 'Matrix public map', visibility: 'public' });
-  await addNode(rest, owner.token, pubArch.slug, { blueprint_id: pub.id });
-  const privArch = await createArchitecture(rest, owner.token, { name: 'Matrix private map', visibility: 'private' });
-  const team = await createTeam(rest, owner.token, [], 'Matrix team');
-  const entry = (await rest.post(`/api/blueprints/${priv.id}/changelog`, { token: owner.token, body: { title: 'first', body: '' } })).body;
-  const run = (await rest.get(`/api/blueprints/${priv.id}/start`, { token: owner.token })).body;
-  const op = await fresh.operation({ server, owner } as World);
-  w = { server, owner, foreign, pub, priv, pubFork, pubArch, privArch, team, entry, run, op };
-  Object.assign(tokens, {
-    anonymous: undefined,
-    agent: await rest.agentToken('matrix agent'),
-    read: await rest.accountToken(owner.token, 'read'),
-    write: await rest.accountToken(owner.token, 'write'),
-    foreign: foreign.token,
-    owner: owner.token,
-  });
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(sockets.map((s) => s.close()));
-  await w?.server.close();
-});
-
-/** A token of the same kind as the caller's, for calls that revoke the token they present. */
-async function freshToken(c: Caller): Promise<string | undefined> {
-  const rest = w.server.rest;
-  const login = async (u: SignedInUser) => (await rest.post('/api/auth/login', { body: { username: u.username, password: PASSWORD } })).body.token as string;
-  switch (c) {
-    case 'anonymous':
-      return undefined;
-    case 'agent':
-      return rest.agentToken('fresh agent');
-    case 'read':
-    case 'write':
-      return rest.accountToken(w.owner.token, c);
-    case 'foreign':
-      return login(w.foreign);
-    case 'owner':
-      return login(w.owner);
-  }
-}
-
-function matches(outcome: Outcome, status: number): boolean {
-  if (outcome === 'ok') return status >= 200 && status < 300;
-  if (outcome === 'pass') return status !== 401 && status !== 403 && status < 500;
-  return status === outcome;
-}
-
-describe('every route, root field and tool has a row', () => {
-  it('REST: the routes the server registered are exactly the rows', () => {
-    const registered = new Set(w.server.app.http.registeredRoutes.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`));
-    const rows = new Set(matrix.rest.map((r) => `${r.method} ${r.route}`));
-    expect([...registered].filter((r) => !rows.has(r)).sort()).toEqual([]);
-    expect([...rows].filter((r) => !registered.has(r)).sort()).toEqual([]);
-  });
-
-  it('GraphQL: every query, mutation and subscription root field has a row', async () => {
-    const schema = await graphQLSchema();
-    const fields = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((t) => Object.keys(t?.getFields() ?? {}));
-    expect(fields.filter((f) => !(f in matrix.graphql)).sort()).toEqual([]);
-    expect(
-      Object.keys(matrix.graphql)
-        .filter((f) => !fields.includes(f))
-        .sort(),
-    ).toEqual([]);
-  });
-
-  it('MCP: every tool the server lists has a row', async () => {
-    const client = await mcpClient(w.server.url, tokens.owner!);
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    await client.close();
-    expect(names.filter((n) => !(n in matrix.mcp)).sort()).toEqual([]);
-    expect(
-      Object.keys(matrix.mcp)
-        .filter((n) => !names.includes(n))
-        .sort(),
-    ).toEqual([]);
-  });
-});
-
-describe('REST', () => {
-  it.each(matrix.rest.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
-    const actual = {} as Record<Caller, number>;
-    const wanted = {} as Record<Caller, Outcome>;
-    for (const c of callers) {
-      const token = row.freshTokens ? await freshToken(c) : tokens[c];
-      const res = await w.server.rest.request(row.method, await row.url(w, c), { token, body: await row.body?.(w, c), headers: row.headers });
-      actual[c] = res.status;
-      wanted[c] = matches(row.expect[c], res.status) ? res.status : row.expect[c];
-    }
-    expect(actual).toEqual(wanted);
-  });
-});
-
-// GraphQL documents are built from the schema: required arguments get harmless values (unknown ids, so a
-// call that passes authorization ends in NOT_FOUND or VALIDATION_FAILED, never in a change).
-function sample(type: GraphQLInputType): unknown {
-  if (isNonNullType(type)) return sample(type.ofType);
-  if (isListType(type)) return [];
-  if (isEnumType(type)) return type.getValues()[0]!.name;
-  if (isInputObjectType(type))
-    return Object.fromEntries(
-      Object.values(type.getFields())
-        .filter((f) => isNonNullType(f.type))
-        .map((f) => [f.name, sample(f.type)]),
-    );
-  switch (type.name) {
-    case 'ID':
-      return randomUUID();
-    case 'Int':
-    case 'Float':
-      return 1;
-    case 'Boolean':
-      return true;
-    case 'String':
-      return 'no-such-thing';
-    case 'DateTimeISO':
-      return new Date().toISOString();
-    default:
-      return {};
-  }
-}
-
-function documentFor(
-  kind: 'query' | 'mutation' | 'subscription',
-  field: GraphQLField<unknown, unknown>,
-): { query: string; variables: Record<string, unknown> } {
-  const required = field.args.filter((a) => isNonNullType(a.type));
-  const variables = Object.fromEntries(
-    required.map((a) => [a.name, field.name === 'architectureChanged' && a.name === 'slug' ? w.pubArch.slug : sample(a.type)]),
-  );
-  const defs = required.length ? `(${required.map((a) => `$${a.name}: ${String(a.type)}`).join(', ')})` : '';
-  const args = required.length ? `(${required.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
-  const named = getNamedType(field.type);
-  const selection = isObjectType(named) || isAbstractType(named) ? ' { __typename }' : '';
-  return { query: `${kind}${defs} { ${field.name}${args}${selection} }`, variables };
-}
-
-const codeFor = (outcome: Outcome) => (outcome === 401 ? 'UNAUTHENTICATED' : outcome === 403 ? 'FORBIDDEN' : 'allowed');
-const authCode = (errors: Array<{ extensions?: { code?: string } }> | undefined) =>
-  errors?.map((e) => e.extensions?.code).find((c) => c === 'UNAUTHENTICATED' || c === 'FORBIDDEN') ?? 'allowed';
-
-describe('GraphQL root fields', () => {
-  it.each(Object.keys(matrix.graphql))('%s', async (name) => {
-    const schema = await graphQLSchema();
-    const kind = schema.getQueryType()!.getFields()[name] ? 'query' : schema.getMutationType()!.getFields()[name] ? 'mutation' : 'subscription';
-    const field = (kind === 'query' ? schema.getQueryType() : kind === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType())!.getFields()[
-      name
-    ]!;
-    const actual = {} as Record<Caller, string>;
-    const wanted = {} as Record<Caller, string>;
-    for (const c of callers) {
-      const token = name === 'signOut' ? await freshToken(c) : tokens[c];
-      const { query, variables } = documentFor(kind, field);
-      if (kind === 'subscription') {
-        const ws = connectWs(w.server.url, token);
-        sockets.push(ws);
-        const sub = ws.subscribe(query, variables);
-        const first = await sub.next(400).catch(() => null); // nothing within 400 ms: subscribed and waiting
-        actual[c] = first ? authCode(first.errors as never) : 'allowed';
-        sub.dispose();
-      } else {
-        actual[c] = authCode((await w.server.gql.request(query, variables, token)).errors);
-      }
-      wanted[c] = codeFor(matrix.graphql[name]![c]);
-    }
-    expect(actual).toEqual(wanted);
-  });
-
-  it('hides private things from those who may not see them (null, as for a missing one)', async () => {
-    for (const c of callers) {
-      const res = await w.server.gql.request('query($id: ID!) { blueprint(id: $id) { id } }', { id: w.priv.id }, tokens[c]);
-      if (c === 'anonymous') expect(res.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
-      else expect((res.data as { blueprint?: unknown } | null | undefined)?.blueprint ?? null).toEqual(PRIVATE[c] === 404 ? null : { id: w.priv.id });
-    }
-  });
-});
-
-function sampleJson(name: string, schema: Record<string, any>): unknown {
-  if (schema.enum) return schema.enum[0];
-  switch (schema.type) {
-    case 'string':
-      if (name.endsWith('_id') || name === 'token') return randomUUID();
-      // A made-up name, so that a create (architecture_create) never makes the 'no-such-thing' a later row looks up.
-      return name === 'name' ? `matrix ${randomUUID()}` : 'no-such-thing';
-    case 'number':
-    case 'integer':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'array':
-      return [];
-    default:
-      return {};
-  }
-}
-
-describe('MCP tools', () => {
-  it.each(Object.keys(matrix.mcp))('%s', async (name) => {
-    const owner = await mcpClient(w.server.url, tokens.owner!);
-    const tool = (await owner.listTools()).tools.find((t) => t.name === name)!;
-    await owner.close();
-    const props = (tool.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-    const args = Object.fromEntries((tool.inputSchema.required ?? []).map((p) => [p, sampleJson(p, props[p] ?? {})]));
-    const actual = {} as Record<Caller, string>;
-    const wanted = {} as Record<Caller, string>;
-    for (const c of callers) {
-      wanted[c] = codeFor(matrix.mcp[name]![c]);
-      if (c === 'anonymous') {
-        const res = await w.server.rest.post('/mcp', {
-          headers: { accept: 'application/json, text/event-stream' },
-          body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-        });
-        actual[c] = res.status === 401 ? 'UNAUTHENTICATED' : 'allowed';
-        continue;
-      }
-      const client = await mcpClient(w.server.url, tokens[c]!);
-      const result = await client.callTool({ name, arguments: args });
-      await client.close();
-      actual[c] = result.isError ? authCode([{ extensions: { code: toolBody(result).error?.code } }]) : 'allowed';
-    }
-    expect(actual).toEqual(wanted);
-  });
-
-  it('hides private blueprints from those who may not see them (NOT_FOUND)', async () => {
-    for (const c of callers.filter((x) => x !== 'anonymous')) {
-      const client = await mcpClient(w.server.url, tokens[c]!);
-      const result = await client.callTool({ name: 'blueprint_get', arguments: { blueprint_id: w.priv.id } });
-      await client.close();
-      if (PRIVATE[c] === 404) expect(toolBody(result).error.code).toBe('NOT_FOUND');
-      else expect(result.isError).toBeFalsy();
-    }
-  });
-});
