@@ -74,7 +74,7 @@ export class BlueprintReviewsResolver {
   }
 
   @FieldResolver(() => ReviewType, { nullable: true, description: 'Your own review of this blueprint; null when you have not reviewed it.' })
-  async viewerReview(@Root() bp: BlueprintRoot, @Ctx() ctx: RequestContext): Promise<ReviewType | null> {
+  async viewerReview(@Root() bp: BlueprintView, @Ctx() ctx: RequestContext): Promise<ReviewType | null> {
     const review = await viewerReviewOf(ctx, bp.id);
     return review ? toType(review) : null;
   }
