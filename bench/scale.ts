@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { Client as PgClient } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/db/database';
 
 const HOST = '127.0.0.1';
@@ -29,6 +30,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
 const LISTENERS_PER_INSTANCE = 20;
 const SENDS = Number(process.env.BENCH_SENDS ?? 5);
+/** BENCH_DELIVERY=off skips the second half (the delivery latency at BENCH_SUBSCRIBERS). */
+const DELIVERY = process.env.BENCH_DELIVERY !== 'off';
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const RUN_LIMIT_MS = 20 * 60_000;
 
@@ -180,8 +183,40 @@ function connect(base: string, token: string): Promise<Client> {
   });
 }
 
+/**
+ * The database's work so far, from PostgreSQL's cumulative statistics: transactions committed (every
+ * autocommit statement is one) and table reads (sequential plus index scans) per table. Read after the
+ * instances stopped, so every backend has flushed its counters.
+ */
+async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
+  const client = new PgClient({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_stat_clear_snapshot()');
+    const xacts = await client.query<{ n: string }>('select xact_commit::text as n from pg_stat_database where datname = current_database()');
+    const rows = await client.query<{ relname: string; n: string }>(
+      'select relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text as n from pg_stat_user_tables',
+    );
+    return { xacts: Number(xacts.rows[0]?.n ?? 0), scans: new Map(rows.rows.map((r) => [r.relname, Number(r.n)])) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** What a fork cost the database between two `databaseWork` readings (`forks` includes the warm-up ones). */
+function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
+  const scans = [...after.scans]
+    .map(([table, n]) => [table, (n - (before.scans.get(table) ?? 0)) / forks] as const)
+    .filter(([, n]) => n >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  const total = scans.reduce((sum, [, n]) => sum + n, 0);
+  return `${((after.xacts - before.xacts) / forks).toFixed(1)} transactions, ${total.toFixed(1)} table reads (${scans
+    .map(([table, n]) => `${table} ${n.toFixed(1)}`)
+    .join(', ')}) per fork`;
+}
+
 /** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
-async function forkRate(bases: string[], token: string, listener: string, sourceId: string): Promise<{ perSecond: number; events: number }> {
+async function forkRate(bases: string[], token: string, listener: string, sourceId: string): Promise<{ perSecond: number; events: number; forks: number }> {
   let events = 0;
   const clients = await pool(
     Array.from({ length: 3 * LISTENERS_PER_INSTANCE }, (_, i) => i),
@@ -214,7 +249,7 @@ async function forkRate(bases: string[], token: string, listener: string, source
   await sleep(1000);
   const received = events;
   await Promise.all(clients.map((c) => c.dispose()));
-  return { perSecond, events: received };
+  return { perSecond, events: received, forks: done + 10 };
 }
 
 /** BENCH_SUBSCRIBERS subscribers spread over the three instances; SENDS broadcasts through instance 0. */
@@ -291,23 +326,33 @@ async function main(): Promise<void> {
       { name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
       { name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
     ];
-    let setup: { owner: string; listener: string; sourceId: string } | null = null;
+    // Migrations and the bench's principals first, on instances of their own, so that every measured run
+    // below starts from the same database and its counters hold that run's work only.
+    const setup = await (async () => {
+      const instances = await startInstances(databaseUrl, {});
+      try {
+        const base = instances.bases[0]!;
+        const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
+        const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
+        return { owner, listener, sourceId: await createSource(base, owner) };
+      } finally {
+        await instances.stop();
+      }
+    })();
     const forkRows: string[] = [];
     for (const config of configs) {
-      const rates: Record<string, { perSecond: number; events: number }> = {};
+      const rates: Record<string, { perSecond: number; events: number; forks: number }> = {};
       for (const publishing of ['on', 'off'] as const) {
+        // Counted from before the instances start, so every backend's counters are in the second reading.
+        const before = await databaseWork(databaseUrl);
         const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
         try {
-          setup ??= await (async () => {
-            const base = instances.bases[0]!;
-            const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
-            const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
-            return { owner, listener, sourceId: await createSource(base, owner) };
-          })();
           rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId);
         } finally {
           await instances.stop();
         }
+        const work = workPerFork(before, await databaseWork(databaseUrl), rates[publishing].forks);
+        console.log(`${config.name}, publishing ${publishing}: ${work}`);
       }
       const ratio = rates.on!.perSecond / rates.off!.perSecond;
       forkRows.push(
@@ -319,7 +364,7 @@ async function main(): Promise<void> {
 
     // Delivery at BENCH_SUBSCRIBERS over three instances.
     const tokens: string[] = [];
-    for (const config of configs) {
+    for (const config of DELIVERY ? configs : []) {
       const instances = await startInstances(databaseUrl, config.env);
       try {
         if (tokens.length === 0)
@@ -330,12 +375,12 @@ async function main(): Promise<void> {
               async (i) => {
                 const base = instances.bases[i % 3]!;
                 const token = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: `scale sub ${i}` })).token as string;
-                await ok(base, 'POST', `/api/blueprints/${setup!.sourceId}/subscription`, token);
+                await ok(base, 'POST', `/api/blueprints/${setup.sourceId}/subscription`, token);
                 return token;
               },
             )),
           );
-        const result = await delivery(instances.bases, setup!.owner, setup!.sourceId, tokens);
+        const result = await delivery(instances.bases, setup.owner, setup.sourceId, tokens);
         console.log(
           `\ndelivery over ${config.name}: ${SUBSCRIBERS} subscribers on 3 instances, ${SENDS} sends through instance 0: delivered ${result.delivered}/${SUBSCRIBERS}, p50 ${percentile(result.latencies, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(0)} ms, max ${(result.latencies.at(-1) ?? NaN).toFixed(0)} ms (${result.note})`,
         );
