@@ -34,6 +34,8 @@ const SENDS = Number(process.env.BENCH_SENDS ?? 5);
 const DELIVERY = process.env.BENCH_DELIVERY !== 'off';
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const RUN_LIMIT_MS = 20 * 60_000;
+/** A pause in which every backend flushes its statistics counters (at most 1 s apart), and late events arrive. */
+const QUIET_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const children: ChildProcess[] = [];
@@ -185,8 +187,8 @@ function connect(base: string, token: string): Promise<Client> {
 
 /**
  * The database's work so far, from PostgreSQL's cumulative statistics: transactions committed (every
- * autocommit statement is one) and table reads (sequential plus index scans) per table. Read after the
- * instances stopped, so every backend has flushed its counters.
+ * autocommit statement is one) and table reads (sequential plus index scans) per table. A backend flushes
+ * its counters at most once a second (and when it goes idle), so readings are taken after a quiet pause.
  */
 async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
   const client = new PgClient({ connectionString: databaseUrl });
@@ -203,7 +205,7 @@ async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans
   }
 }
 
-/** What a fork cost the database between two `databaseWork` readings (`forks` includes the warm-up ones). */
+/** What a fork cost the database between two `databaseWork` readings. */
 function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
   const scans = [...after.scans]
     .map(([table, n]) => [table, (n - (before.scans.get(table) ?? 0)) / forks] as const)
@@ -216,7 +218,13 @@ function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Aw
 }
 
 /** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
-async function forkRate(bases: string[], token: string, listener: string, sourceId: string): Promise<{ perSecond: number; events: number; forks: number }> {
+async function forkRate(
+  bases: string[],
+  token: string,
+  listener: string,
+  sourceId: string,
+  databaseUrl: string,
+): Promise<{ perSecond: number; events: number; work: string }> {
   let events = 0;
   const clients = await pool(
     Array.from({ length: 3 * LISTENERS_PER_INSTANCE }, (_, i) => i),
@@ -233,6 +241,8 @@ async function forkRate(bases: string[], token: string, listener: string, source
   await sleep(500);
   // Warm-up, not counted.
   for (let i = 0; i < 10; i++) await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
+  await sleep(QUIET_MS);
+  const before = await databaseWork(databaseUrl);
   events = 0;
   let done = 0;
   const end = performance.now() + DURATION_MS;
@@ -246,10 +256,11 @@ async function forkRate(bases: string[], token: string, listener: string, source
     }),
   );
   const perSecond = done / ((performance.now() - t0) / 1000);
-  await sleep(1000);
+  await sleep(QUIET_MS);
   const received = events;
+  const work = workPerFork(before, await databaseWork(databaseUrl), done);
   await Promise.all(clients.map((c) => c.dispose()));
-  return { perSecond, events: received, forks: done + 10 };
+  return { perSecond, events: received, work };
 }
 
 /** BENCH_SUBSCRIBERS subscribers spread over the three instances; SENDS broadcasts through instance 0. */
@@ -327,7 +338,7 @@ async function main(): Promise<void> {
       { name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
     ];
     // Migrations and the bench's principals first, on instances of their own, so that every measured run
-    // below starts from the same database and its counters hold that run's work only.
+    // below starts from the same database.
     const setup = await (async () => {
       const instances = await startInstances(databaseUrl, {});
       try {
@@ -341,18 +352,15 @@ async function main(): Promise<void> {
     })();
     const forkRows: string[] = [];
     for (const config of configs) {
-      const rates: Record<string, { perSecond: number; events: number; forks: number }> = {};
+      const rates: Record<string, { perSecond: number; events: number; work: string }> = {};
       for (const publishing of ['on', 'off'] as const) {
-        // Counted from before the instances start, so every backend's counters are in the second reading.
-        const before = await databaseWork(databaseUrl);
         const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
         try {
-          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId);
+          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl);
         } finally {
           await instances.stop();
         }
-        const work = workPerFork(before, await databaseWork(databaseUrl), rates[publishing].forks);
-        console.log(`${config.name}, publishing ${publishing}: ${work}`);
+        console.log(`${config.name}, publishing ${publishing}: ${rates[publishing].work}`);
       }
       const ratio = rates.on!.perSecond / rates.off!.perSecond;
       forkRows.push(
