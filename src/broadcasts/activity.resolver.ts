@@ -8,8 +8,8 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import { ChangelogEntry } from '../changelog/changelog-entry.entity';
 import { changelogEntryById } from '../changelog/changelog.service';
 import type { RequestContext } from '../platform/context';
-import { AppError } from '../platform/errors';
-import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live/live';
+import { AppError, notFound } from '../platform/errors';
+import { assertConnectionAuthorized, StreamEnd, unlessEnded } from '../platform/live/live';
 import { principalById } from '../auth/principal.loaders';
 import { startEvent } from '../platform/http/request-context';
 import { activityStream, type ActivityItem } from './activity-live';
@@ -40,7 +40,9 @@ export class BlueprintActivityResolver {
       return activityStream(ctx, bp.id, info);
     },
   })
-  blueprintActivity(@Root() payload: ActivityItem | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) _id: string): BlueprintActivity {
+  blueprintActivity(@Root() payload: ActivityItem | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): BlueprintActivity {
+    // The hub names the blueprint by its id; the error names only what the caller sent (docs/limits.md).
+    if (payload instanceof StreamEnd && payload.error.code === 'NOT_FOUND') throw notFound('blueprint', id);
     const event = unlessEnded(payload);
     if (event instanceof AppError) throw event; // the engine ends the stream with it before it gets here
     startEvent(ctx);

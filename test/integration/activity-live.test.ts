@@ -85,12 +85,16 @@ describe('blueprintActivity through the shared hub', () => {
     const bp = await createTeamBlueprint(server.rest, tokens.owner!, team.id, { name: 'Shared watch', visibility: 'public' });
     const mark = liveMark(server);
     const listeners = listen(bp.id);
-    await mark.streaming(listeners.length);
+    // By slug: an error names only what its receiver sent.
+    const bySlug = sockets.at(-1)!.subscribe<any, any>(DIRECT, { id: bp.slug });
+    await mark.streaming(listeners.length + 1);
 
     // Public: everyone hears it, the same event.
     expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: tokens.owner })).status).toBe(200);
     const starred = await nextOf(listeners, people);
-    for (const person of people) expect(starred.get(person)).toEqual({ __typename: 'BlueprintActivity', kind: 'STARRED', blueprintId: bp.id, subjectId: ids.owner });
+    expect((await bySlug.next()).data.blueprintActivity.kind).toBe('STARRED');
+    for (const person of people)
+      expect(starred.get(person)).toEqual({ __typename: 'BlueprintActivity', kind: 'STARRED', blueprintId: bp.id, subjectId: ids.owner });
 
     // Private to the team: its members keep hearing (their roles are read with the event), the stranger's streams end.
     await sql(server, "update blueprint set visibility = 'private' where id = ?", [bp.id]);
@@ -104,7 +108,11 @@ describe('blueprintActivity through the shared hub', () => {
       expect(last.data?.blueprintActivity ?? null).toBeNull();
       expect(last.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     }
-    await ended.ended(strangers.length);
+    const slugEnd = await bySlug.next();
+    expect(slugEnd.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(slugEnd.errors?.[0]?.message).toContain(bp.slug);
+    expect(slugEnd.errors?.[0]?.message).not.toContain(bp.id);
+    await ended.ended(strangers.length + 1);
 
     // The owner's fork of a private blueprint is private and not the team's: only the owner learns which it is.
     const forked = await server.rest.post(`/api/blueprints/${bp.id}/fork`, { token: tokens.owner });
