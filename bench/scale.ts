@@ -14,7 +14,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +32,8 @@ const LISTENERS_PER_INSTANCE = 20;
 const SENDS = Number(process.env.BENCH_SENDS ?? 5);
 /** BENCH_DELIVERY=off skips the second half (the delivery latency at BENCH_SUBSCRIBERS). */
 const DELIVERY = process.env.BENCH_DELIVERY !== 'off';
+/** The backplanes to measure: `postgres` (LISTEN/NOTIFY), `nats` or both (the default), comma-separated. */
+const BACKPLANES = (process.env.BENCH_BACKPLANES ?? 'postgres,nats').split(',').map((b) => b.trim());
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const RUN_LIMIT_MS = 20 * 60_000;
 /** A pause in which every backend flushes its statistics counters (at most 1 s apart), and late events arrive. */
@@ -111,7 +113,7 @@ async function startNats(): Promise<string> {
 }
 
 /** Three server processes over `databaseUrl` with `env`; resolves once all answer /healthz. */
-async function startInstances(databaseUrl: string, env: Record<string, string>): Promise<{ bases: string[]; stop(): Promise<void> }> {
+async function startInstances(databaseUrl: string, env: Record<string, string>): Promise<{ bases: string[]; pids: number[]; stop(): Promise<void> }> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
   const started: ChildProcess[] = [];
   const bases: string[] = [];
@@ -154,6 +156,7 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
     }
   return {
     bases,
+    pids: started.map((c) => c.pid!),
     async stop() {
       for (const child of started) child.kill('SIGTERM');
       await Promise.all(started.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
@@ -205,6 +208,14 @@ async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans
   }
 }
 
+/** CPU time (user + system) each process has used so far, in ms (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+function cpuMs(pids: number[]): number[] {
+  return pids.map((pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  });
+}
+
 /** What a fork cost the database between two `databaseWork` readings. */
 function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
   const scans = [...after.scans]
@@ -224,6 +235,7 @@ async function forkRate(
   listener: string,
   sourceId: string,
   databaseUrl: string,
+  pids: number[],
 ): Promise<{ perSecond: number; events: number; work: string }> {
   let events = 0;
   const clients = await pool(
@@ -243,6 +255,7 @@ async function forkRate(
   for (let i = 0; i < 10; i++) await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
   await sleep(QUIET_MS);
   const before = await databaseWork(databaseUrl);
+  const cpuBefore = cpuMs(pids);
   events = 0;
   let done = 0;
   const end = performance.now() + DURATION_MS;
@@ -258,7 +271,10 @@ async function forkRate(
   const perSecond = done / ((performance.now() - t0) / 1000);
   await sleep(QUIET_MS);
   const received = events;
-  const work = workPerFork(before, await databaseWork(databaseUrl), done);
+  const cpu = cpuMs(pids).map((ms, i) => (ms - cpuBefore[i]!) / done);
+  const work = `${workPerFork(before, await databaseWork(databaseUrl), done)}; server CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${cpu
+    .map((ms) => ms.toFixed(1))
+    .join(' + ')}, instance 0 first)`;
   await Promise.all(clients.map((c) => c.dispose()));
   return { perSecond, events: received, work };
 }
@@ -334,9 +350,9 @@ async function main(): Promise<void> {
       `forks: ${DURATION_MS / 1000} s per run, ${CONCURRENCY} in flight through instance 0, ${LISTENERS_PER_INSTANCE} activity listeners on each of 3 instances\n`,
     );
     const configs = [
-      { name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
-      { name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
-    ];
+      { key: 'postgres', name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
+      { key: 'nats', name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
+    ].filter((c) => BACKPLANES.includes(c.key));
     // Migrations and the bench's principals first, on instances of their own, so that every measured run
     // below starts from the same database.
     const setup = await (async () => {
@@ -356,7 +372,7 @@ async function main(): Promise<void> {
       for (const publishing of ['on', 'off'] as const) {
         const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
         try {
-          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl);
+          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl, instances.pids);
         } finally {
           await instances.stop();
         }
