@@ -14,13 +14,14 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { Client as PgClient } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
 
 const HOST = '127.0.0.1';
@@ -29,8 +30,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
 const LISTENERS_PER_INSTANCE = 20;
 const SENDS = Number(process.env.BENCH_SENDS ?? 5);
+/** BENCH_DELIVERY=off skips the second half (the delivery latency at BENCH_SUBSCRIBERS). */
+const DELIVERY = process.env.BENCH_DELIVERY !== 'off';
+/** The backplanes to measure: `postgres` (LISTEN/NOTIFY), `nats` or both (the default), comma-separated. */
+const BACKPLANES = (process.env.BENCH_BACKPLANES ?? 'postgres,nats').split(',').map((b) => b.trim());
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const RUN_LIMIT_MS = 20 * 60_000;
+/** A pause in which every backend flushes its statistics counters (at most 1 s apart), and late events arrive. */
+const QUIET_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const children: ChildProcess[] = [];
@@ -106,7 +113,7 @@ async function startNats(): Promise<string> {
 }
 
 /** Three server processes over `databaseUrl` with `env`; resolves once all answer /healthz. */
-async function startInstances(databaseUrl: string, env: Record<string, string>): Promise<{ bases: string[]; stop(): Promise<void> }> {
+async function startInstances(databaseUrl: string, env: Record<string, string>): Promise<{ bases: string[]; pids: number[]; stop(): Promise<void> }> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
   const started: ChildProcess[] = [];
   const bases: string[] = [];
@@ -149,6 +156,7 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
     }
   return {
     bases,
+    pids: started.map((c) => c.pid!),
     async stop() {
       for (const child of started) child.kill('SIGTERM');
       await Promise.all(started.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
@@ -180,8 +188,55 @@ function connect(base: string, token: string): Promise<Client> {
   });
 }
 
+/**
+ * The database's work so far, from PostgreSQL's cumulative statistics: transactions committed (every
+ * autocommit statement is one) and table reads (sequential plus index scans) per table. A backend flushes
+ * its counters at most once a second (and when it goes idle), so readings are taken after a quiet pause.
+ */
+async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
+  const client = new PgClient({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_stat_clear_snapshot()');
+    const xacts = await client.query<{ n: string }>('select xact_commit::text as n from pg_stat_database where datname = current_database()');
+    const rows = await client.query<{ relname: string; n: string }>(
+      'select relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text as n from pg_stat_user_tables',
+    );
+    return { xacts: Number(xacts.rows[0]?.n ?? 0), scans: new Map(rows.rows.map((r) => [r.relname, Number(r.n)])) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU time (user + system) each process has used so far, in ms (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+function cpuMs(pids: number[]): number[] {
+  return pids.map((pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  });
+}
+
+/** What a fork cost the database between two `databaseWork` readings. */
+function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
+  const scans = [...after.scans]
+    .map(([table, n]) => [table, (n - (before.scans.get(table) ?? 0)) / forks] as const)
+    .filter(([, n]) => n >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  const total = scans.reduce((sum, [, n]) => sum + n, 0);
+  return `${((after.xacts - before.xacts) / forks).toFixed(1)} transactions, ${total.toFixed(1)} table reads (${scans
+    .map(([table, n]) => `${table} ${n.toFixed(1)}`)
+    .join(', ')}) per fork`;
+}
+
 /** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
-async function forkRate(bases: string[], token: string, listener: string, sourceId: string): Promise<{ perSecond: number; events: number }> {
+async function forkRate(
+  bases: string[],
+  token: string,
+  listener: string,
+  sourceId: string,
+  databaseUrl: string,
+  pids: number[],
+): Promise<{ perSecond: number; events: number; work: string }> {
   let events = 0;
   const clients = await pool(
     Array.from({ length: 3 * LISTENERS_PER_INSTANCE }, (_, i) => i),
@@ -198,6 +253,9 @@ async function forkRate(bases: string[], token: string, listener: string, source
   await sleep(500);
   // Warm-up, not counted.
   for (let i = 0; i < 10; i++) await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
+  await sleep(QUIET_MS);
+  const before = await databaseWork(databaseUrl);
+  const cpuBefore = cpuMs(pids);
   events = 0;
   let done = 0;
   const end = performance.now() + DURATION_MS;
@@ -211,10 +269,14 @@ async function forkRate(bases: string[], token: string, listener: string, source
     }),
   );
   const perSecond = done / ((performance.now() - t0) / 1000);
-  await sleep(1000);
+  await sleep(QUIET_MS);
   const received = events;
+  const cpu = cpuMs(pids).map((ms, i) => (ms - cpuBefore[i]!) / done);
+  const work = `${workPerFork(before, await databaseWork(databaseUrl), done)}; server CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${cpu
+    .map((ms) => ms.toFixed(1))
+    .join(' + ')}, instance 0 first)`;
   await Promise.all(clients.map((c) => c.dispose()));
-  return { perSecond, events: received };
+  return { perSecond, events: received, work };
 }
 
 /** BENCH_SUBSCRIBERS subscribers spread over the three instances; SENDS broadcasts through instance 0. */
@@ -288,26 +350,33 @@ async function main(): Promise<void> {
       `forks: ${DURATION_MS / 1000} s per run, ${CONCURRENCY} in flight through instance 0, ${LISTENERS_PER_INSTANCE} activity listeners on each of 3 instances\n`,
     );
     const configs = [
-      { name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
-      { name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
-    ];
-    let setup: { owner: string; listener: string; sourceId: string } | null = null;
+      { key: 'postgres', name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
+      { key: 'nats', name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
+    ].filter((c) => BACKPLANES.includes(c.key));
+    // Migrations and the bench's principals first, on instances of their own, so that every measured run
+    // below starts from the same database.
+    const setup = await (async () => {
+      const instances = await startInstances(databaseUrl, {});
+      try {
+        const base = instances.bases[0]!;
+        const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
+        const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
+        return { owner, listener, sourceId: await createSource(base, owner) };
+      } finally {
+        await instances.stop();
+      }
+    })();
     const forkRows: string[] = [];
     for (const config of configs) {
-      const rates: Record<string, { perSecond: number; events: number }> = {};
+      const rates: Record<string, { perSecond: number; events: number; work: string }> = {};
       for (const publishing of ['on', 'off'] as const) {
         const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
         try {
-          setup ??= await (async () => {
-            const base = instances.bases[0]!;
-            const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
-            const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
-            return { owner, listener, sourceId: await createSource(base, owner) };
-          })();
-          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId);
+          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl, instances.pids);
         } finally {
           await instances.stop();
         }
+        console.log(`${config.name}, publishing ${publishing}: ${rates[publishing].work}`);
       }
       const ratio = rates.on!.perSecond / rates.off!.perSecond;
       forkRows.push(
@@ -319,7 +388,7 @@ async function main(): Promise<void> {
 
     // Delivery at BENCH_SUBSCRIBERS over three instances.
     const tokens: string[] = [];
-    for (const config of configs) {
+    for (const config of DELIVERY ? configs : []) {
       const instances = await startInstances(databaseUrl, config.env);
       try {
         if (tokens.length === 0)
@@ -330,12 +399,12 @@ async function main(): Promise<void> {
               async (i) => {
                 const base = instances.bases[i % 3]!;
                 const token = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: `scale sub ${i}` })).token as string;
-                await ok(base, 'POST', `/api/blueprints/${setup!.sourceId}/subscription`, token);
+                await ok(base, 'POST', `/api/blueprints/${setup.sourceId}/subscription`, token);
                 return token;
               },
             )),
           );
-        const result = await delivery(instances.bases, setup!.owner, setup!.sourceId, tokens);
+        const result = await delivery(instances.bases, setup.owner, setup.sourceId, tokens);
         console.log(
           `\ndelivery over ${config.name}: ${SUBSCRIBERS} subscribers on 3 instances, ${SENDS} sends through instance 0: delivered ${result.delivered}/${SUBSCRIBERS}, p50 ${percentile(result.latencies, 50).toFixed(0)} ms, p99 ${percentile(result.latencies, 99).toFixed(0)} ms, max ${(result.latencies.at(-1) ?? NaN).toFixed(0)} ms (${result.note})`,
         );

@@ -27,12 +27,12 @@ export function guardOf(bp: BlueprintView): Guarded {
   return { visibility: bp.visibility, ownerId: bp.owner.id, teamId: bp.team?.id ?? null };
 }
 
-export function isOwner(viewer: Viewer | null, g: Guarded): boolean {
+export function isOwner(viewer: Pick<Viewer, 'principalId'> | null, g: Guarded): boolean {
   return viewer !== null && viewer.principalId === g.ownerId;
 }
 
 /** Public, owned, or shared with a team the viewer is in (any role). */
-export function canReadWith(viewer: Viewer | null, roles: Map<string, TeamRole>, g: Guarded): boolean {
+export function canReadWith(viewer: Pick<Viewer, 'principalId'> | null, roles: ReadonlyMap<string, TeamRole>, g: Guarded): boolean {
   if (g.visibility === Visibility.PUBLIC || isOwner(viewer, g)) return true;
   return g.teamId !== null && roles.has(g.teamId);
 }

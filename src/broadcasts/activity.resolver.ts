@@ -1,7 +1,6 @@
-import DataLoader from 'dataloader';
 import { Arg, Ctx, Field, FieldResolver, ID, Int, ObjectType, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import { Principal } from '../auth/principal.entity';
-import { canRead, canReadWith, guardOf, type Guarded } from '../blueprints/access';
+import { canRead, guardOf } from '../blueprints/access';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { blueprintLoaders } from '../blueprints/blueprint.loaders';
 import { BlueprintActivityKind } from '../blueprints/blueprint.events';
@@ -9,17 +8,13 @@ import { getBlueprint } from '../blueprints/blueprint.service';
 import { ChangelogEntry } from '../changelog/changelog-entry.entity';
 import { changelogEntryById } from '../changelog/changelog.service';
 import type { RequestContext } from '../platform/context';
-import { notFound } from '../platform/errors';
-import type { EventTopics } from '../platform/live/events';
-import { assertConnectionAuthorized, instanceScoped, unlessEnded, type StreamEnd } from '../platform/live/live';
-import { liveStream } from '../platform/live/live-feed';
-import type { TeamRole } from '../teams/team.entity';
+import { AppError, notFound } from '../platform/errors';
+import { assertConnectionAuthorized, StreamEnd, unlessEnded } from '../platform/live/live';
 import { principalById } from '../auth/principal.loaders';
 import { startEvent } from '../platform/http/request-context';
+import { activityStream, type ActivityItem } from './activity-live';
 
 registerEnumType(BlueprintActivityKind, { name: 'BlueprintActivityKind', description: 'What happened to a blueprint.' });
-
-type ActivityEvent = EventTopics['blueprint.activity'];
 
 @ObjectType('BlueprintActivity', {
   simpleResolvers: true,
@@ -32,77 +27,24 @@ export class BlueprintActivity {
   actorId!: string;
 }
 
-/**
- * Whether the viewer may read a blueprint right now: a fresh read for every event (a blueprint can turn
- * private), batched across all subscribers of this instance through uncached, instance-wide loaders.
- */
-async function readableNow(ctx: RequestContext, blueprintId: string): Promise<boolean> {
-  const guards = instanceScoped(
-    ctx,
-    'activity.guards',
-    (em) =>
-      new DataLoader<string, Guarded | null>(
-        async (ids) => {
-          const rows: Array<{ id: string; visibility: string; owner_id: string; team_id: string | null }> = await em.execute(
-            'select id, visibility, owner_id, team_id from blueprint where id = any(?::uuid[])',
-            [`{${ids.join(',')}}`],
-          );
-          const byId = new Map(rows.map((r) => [r.id, { visibility: r.visibility, ownerId: r.owner_id, teamId: r.team_id }]));
-          return ids.map((id) => byId.get(id) ?? null);
-        },
-        { cache: false },
-      ),
-  );
-  const guard = await guards.load(blueprintId);
-  if (!guard) return false;
-  if (guard.teamId === null || !ctx.viewer) return canReadWith(ctx.viewer, new Map(), guard);
-  const roles = instanceScoped(
-    ctx,
-    'activity.teamRoles',
-    (em) =>
-      new DataLoader<string, Map<string, TeamRole>>(
-        async (principalIds) => {
-          const rows: Array<{ principal_id: string; team_id: string; role: TeamRole }> = await em.execute(
-            'select principal_id, team_id, role from team_member where principal_id = any(?::uuid[])',
-            [`{${principalIds.join(',')}}`],
-          );
-          const byPrincipal = new Map<string, Map<string, TeamRole>>(principalIds.map((p) => [p, new Map()]));
-          for (const r of rows) byPrincipal.get(r.principal_id)!.set(r.team_id, r.role);
-          return principalIds.map((p) => byPrincipal.get(p)!);
-        },
-        { cache: false },
-      ),
-  );
-  return canReadWith(ctx.viewer, await roles.load(ctx.viewer.principalId), guard);
-}
-
 @Resolver(() => BlueprintActivity)
 export class BlueprintActivityResolver {
   @Subscription(() => BlueprintActivity, {
     description:
       'Activity on a blueprint the caller may read (anonymous callers: public ones). Access is re-checked for every event: when the blueprint goes out of sight the stream ends with NOT_FOUND.',
-    subscribe: async ({ args, context }) => {
+    subscribe: async ({ args, context, info }) => {
       const ctx = context as RequestContext;
       await assertConnectionAuthorized(ctx);
       const bp = await getBlueprint(ctx, args.id as string); // 404 before anything is sent
-      return liveStream(
-        ctx,
-        // A proposal event is about its source too: receivers who may not read the source never hear of it.
-        filterAsync(ctx.events.subscribe('blueprint.activity'), async (event) =>
-          event.blueprintId !== bp.id || event.sourceId === undefined ? true : readableNow(ctx, event.sourceId),
-        ),
-        (event) => event.blueprintId === bp.id,
-        async (event) => {
-          if (!(await readableNow(ctx, bp.id))) return notFound('blueprint', args.id as string);
-          // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
-          if (event.kind === 'forked' && event.subjectId !== null && !(await readableNow(ctx, event.subjectId))) return { ...event, subjectId: null };
-          return event;
-        },
-      );
+      // Each event is resolved once per instance for all its listeners (activity-live.ts).
+      return activityStream(ctx, bp.id, info);
     },
   })
-  blueprintActivity(@Root() payload: ActivityEvent | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) _id: string): BlueprintActivity {
+  blueprintActivity(@Root() payload: ActivityItem | StreamEnd, @Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): BlueprintActivity {
+    // The hub names the blueprint by its id; the error names only what the caller sent (docs/limits.md).
+    if (payload instanceof StreamEnd && payload.error.code === 'NOT_FOUND') throw notFound('blueprint', id);
     const event = unlessEnded(payload);
+    if (event instanceof AppError) throw event; // the engine ends the stream with it before it gets here
     startEvent(ctx);
     return { kind: event.kind as BlueprintActivityKind, blueprintId: event.blueprintId, subjectId: event.subjectId, actorId: event.actorId };
   }
@@ -137,26 +79,4 @@ export class BlueprintActivityResolver {
     const rows: Array<{ number: number }> = await ctx.em.execute('select number from blueprint_version where id = ?', [a.subjectId]);
     return rows[0]?.number ?? null;
   }
-}
-
-/**
- * The events of `source` that `keep` accepts. Returning the iterator releases `source` at once, even while
- * a `next` is waiting (a generator would hold it until the next event came).
- */
-function filterAsync<T>(source: AsyncIterable<T>, keep: (event: T) => Promise<boolean>): AsyncIterable<T> {
-  const it = source[Symbol.asyncIterator]();
-  return {
-    [Symbol.asyncIterator]: () => ({
-      async next(): Promise<IteratorResult<T>> {
-        for (;;) {
-          const n = await it.next();
-          if (n.done || (await keep(n.value))) return n;
-        }
-      },
-      async return(value?: unknown): Promise<IteratorResult<T>> {
-        await it.return?.();
-        return { done: true, value: value as T };
-      },
-    }),
-  };
 }

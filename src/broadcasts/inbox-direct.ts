@@ -1,16 +1,6 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { BlueprintView } from '../blueprints/blueprint.view';
-import {
-  Kind,
-  getNamedType,
-  isLeafType,
-  isNonNullType,
-  isObjectType,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLObjectType,
-  type GraphQLResolveInfo,
-  type SelectionSetNode,
-} from 'graphql';
+import { FALL_BACK, encodeObject, encodeValue, rootPlanOf, type FieldPlan, type Readers } from '../platform/live/frame-plan';
 import type { FrameEncoder } from '../platform/live/live-feed';
 import type { BroadcastRecord, InboxItem } from './inbox.service';
 
@@ -26,15 +16,8 @@ import type { BroadcastRecord, InboxItem } from './inbox.service';
  * `test/integration/inbox-frames.test.ts` proves its answers equal execution's, field by field.
  */
 
-/** One level of the event as the encoder reads it. */
-type Level = { item: InboxItem } | { broadcast: BroadcastRecord; source: BlueprintView | null | undefined } | { blueprint: BlueprintView };
-
-type Reader = (level: Level) => unknown;
-
-type FragmentMap = Record<string, FragmentDefinitionNode>;
-
 /** The fields the fast path knows, per GraphQL type, and where each reads its value. */
-const readers: Record<string, Record<string, Reader>> = {
+const readers: Readers = {
   InboxItem: {
     id: (l) => (l as { item: InboxItem }).item.id,
     readAt: (l) => (l as { item: InboxItem }).item.readAt,
@@ -61,91 +44,6 @@ const readers: Record<string, Record<string, Reader>> = {
     name: (l) => (l as { blueprint: BlueprintView }).blueprint.name,
   },
 };
-
-interface FieldPlan {
-  /** `"responseKey":` */
-  keyJson: string;
-  read: Reader | null;
-  /** The type name, for `__typename`. */
-  typename?: string;
-  serialize?: (value: unknown) => unknown;
-  nonNull: boolean;
-  object?: FieldPlan[];
-}
-
-/** Why an event cannot be encoded here: it takes the normal path instead. */
-const FALL_BACK = Symbol('fall back');
-
-/**
- * The fields of a selection set with fragments spread in (fragments on this type, without directives);
- * null when something else is there. A response key selected twice is kept once, in its first place, as
- * GraphQL merges it; twice with a sub-selection is left to graphql-js (it merges the sub-selections).
- */
-function fieldsOf(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: FragmentMap, out: Map<string, FieldNode>): boolean {
-  for (const selection of selectionSet.selections) {
-    if (selection.directives?.length) return false;
-    if (selection.kind === Kind.FIELD) {
-      const key = selection.alias?.value ?? selection.name.value;
-      const seen = out.get(key);
-      if (!seen) out.set(key, selection);
-      else if (seen.name.value !== selection.name.value || seen.selectionSet || selection.selectionSet) return false;
-      continue;
-    }
-    const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? fragments[selection.name.value] : selection;
-    if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) return false;
-    if (fragment.directives?.length || !fieldsOf(type, fragment.selectionSet, fragments, out)) return false;
-  }
-  return true;
-}
-
-function planOf(type: GraphQLObjectType, selectionSet: SelectionSetNode | undefined, fragments: FragmentMap): FieldPlan[] | null {
-  const known = readers[type.name];
-  const fields = new Map<string, FieldNode>();
-  if (!known || !selectionSet || !fieldsOf(type, selectionSet, fragments, fields)) return null;
-  const plans: FieldPlan[] = [];
-  for (const [key, selection] of fields) {
-    if (selection.arguments?.length) return null;
-    const keyJson = `${JSON.stringify(key)}:`;
-    if (selection.name.value === '__typename') {
-      plans.push({ keyJson, read: null, typename: type.name, nonNull: true });
-      continue;
-    }
-    const read = known[selection.name.value];
-    const field = type.getFields()[selection.name.value];
-    if (!read || !field) return null;
-    const named = getNamedType(field.type);
-    const nonNull = isNonNullType(field.type);
-    if (isLeafType(named)) {
-      if (selection.selectionSet) return null;
-      plans.push({ keyJson, read, nonNull, serialize: (value) => named.serialize(value) });
-    } else if (isObjectType(named)) {
-      const object = planOf(named, selection.selectionSet, fragments);
-      if (!object) return null;
-      plans.push({ keyJson, read, nonNull, object });
-    } else return null;
-  }
-  return plans;
-}
-
-/** One field's value as JSON. */
-function encodeValue(plan: FieldPlan, level: Level): string | typeof FALL_BACK {
-  if (plan.typename !== undefined) return JSON.stringify(plan.typename);
-  const value = plan.read!(level);
-  if (value === null || value === undefined) return plan.nonNull ? FALL_BACK : 'null';
-  if (plan.object) return encodeObject(plan.object, value as Level);
-  return JSON.stringify(plan.serialize!(value));
-}
-
-function encodeObject(plans: FieldPlan[], level: Level): string | typeof FALL_BACK {
-  let out = '{';
-  for (let i = 0; i < plans.length; i++) {
-    const plan = plans[i]!;
-    const value = encodeValue(plan, level);
-    if (value === FALL_BACK) return FALL_BACK;
-    out += (i > 0 ? ',' : '') + plan.keyJson + value;
-  }
-  return out + '}';
-}
 
 /** Encodes `next` payloads of one `broadcastReceived` selection; shared by every socket that sent the document. */
 export class InboxEventEncoder implements FrameEncoder<InboxItem> {
@@ -198,12 +96,11 @@ export function inboxEncoderFor(info: GraphQLResolveInfo): InboxEventEncoder | n
   if (!node) return null;
   if (encoders.has(node)) return encoders.get(node)!;
   let encoder: InboxEventEncoder | null = null;
-  const type = getNamedType(info.returnType);
-  const plans = !node.directives?.length && isObjectType(type) ? planOf(type, node.selectionSet, info.fragments) : null;
-  if (plans) {
-    const broadcastIndex = plans.findIndex((p) => p.object !== undefined);
-    const readsSource = plans.some((p) => p.object?.some((q) => q.object !== undefined));
-    encoder = new InboxEventEncoder(`{"data":{${JSON.stringify(node.alias?.value ?? node.name.value)}:{`, plans, broadcastIndex, readsSource);
+  const root = rootPlanOf(readers, info);
+  if (root) {
+    const broadcastIndex = root.plans.findIndex((p) => p.object !== undefined);
+    const readsSource = root.plans.some((p) => p.object?.some((q) => q.object !== undefined));
+    encoder = new InboxEventEncoder(root.prefix, root.plans, broadcastIndex, readsSource);
   }
   encoders.set(node, encoder);
   return encoder;

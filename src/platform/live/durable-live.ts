@@ -7,15 +7,20 @@ import { revokedTokens, type StreamEnd } from './live';
 import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from './live-feed';
 
 /**
- * Durable live streams: per-receiver rows (an inbox) announced by one bus event per write. The area that
- * owns the rows describes them (`DurableTopic`); this module listens, reads and delivers:
+ * Shared live streams: one read per event and instance, however many subscribers listen here. Two kinds:
+ * - durable streams: per-receiver rows (an inbox) announced by one bus event per write;
+ * - shared streams of in-process events (`replay` absent): the area resolves each event once for all the
+ *   receivers of this instance (e.g. who may see a blueprint's activity), instead of once per subscriber.
+ * The area that owns the topic describes it (`DurableTopic`); this module listens, reads and delivers:
  * - one hub per server instance and topic listens to the topic while anyone is subscribed here, and for
  *   each event makes ONE read of the items of the receivers connected to this instance and ONE check of
  *   their tokens, however many they are; then it hands each receiver its item in one loop;
- * - each subscriber is a `LiveFeed` with the receiver's cursor: it starts listening BEFORE it reads
+ * - each durable subscriber is a `LiveFeed` with the receiver's cursor: it starts listening BEFORE it reads
  *   anything, replays the rows after the client's cursor, and continues live without gaps or duplicates;
  *   whenever events may have been lost (the backplane reconnected, a read failed, the client fell
- *   `liveQueueMax` behind) it re-reads from its cursor;
+ *   `liveQueueMax` behind) it re-reads from its cursor. A shared stream without rows has nothing to re-read:
+ *   a failed read or a client too far behind ends it with CONFLICT; a backplane reconnect does not end it
+ *   (like every stream of in-process events, it misses what was published during the gap);
  * - events are handled one at a time, in the order the backplane delivered them (commit order).
  */
 export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
@@ -23,7 +28,13 @@ export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
   readonly name: string;
   /** The bus topic announcing new rows. */
   readonly topic: K;
-  readonly replay: DurableReader<T>;
+  /** The receiver's rows; absent for a shared stream of in-process events. */
+  readonly replay?: DurableReader<T>;
+  /**
+   * The receivers of this instance an event may concern (cheap, synchronous): only their tokens are
+   * checked and only they are passed to `read`; none: the event costs nothing here. Absent: every receiver.
+   */
+  receiversOf?(event: EventTopics[K], listening: ReadonlyMap<string, unknown>): string[];
   /**
    * The items one event brings to the receivers in `listening` (receiver ids of this instance), in the
    * order they are to be delivered: one read for all of them. Items are shared by every subscription of
@@ -73,7 +84,7 @@ class DurableHub<K extends Topic, T> {
   private start(): void {
     const source = this.events.subscribe(this.topic.topic)[Symbol.asyncIterator]();
     this.source = source;
-    this.offResume = this.events.onResume(() => this.resyncAll());
+    if (this.topic.replay) this.offResume = this.events.onResume(() => this.resyncAll());
     // The first next() registers with the bus synchronously, before any subscriber reads its cursor.
     void (async () => {
       for (;;) {
@@ -103,13 +114,20 @@ class DurableHub<K extends Topic, T> {
 
   private async dispatch(event: EventTopics[K]): Promise<void> {
     if (this.listeners.size === 0) return;
-    // The items and the tokens, at once. Every listener's token is checked, receiver or not (the items are
-    // not known yet); one that started listening meanwhile has no answer and re-reads from its cursor
-    // instead (which checks its token).
+    let listening: ReadonlyMap<string, Set<Listener<T>>> = this.listeners;
+    if (this.topic.receiversOf) {
+      const receivers = this.topic.receiversOf(event, this.listeners);
+      if (receivers.length === 0) return;
+      listening = new Map(receivers.flatMap((r) => (this.listeners.has(r) ? [[r, this.listeners.get(r)!] as const] : [])));
+    }
+    // The items and the tokens, at once. Every listening receiver's token is checked, whether an item comes
+    // for it or not (the items are not known yet). One that started listening meanwhile has no answer: a
+    // durable one re-reads from its cursor instead (which checks its token); another one started after
+    // the event and does not get it.
     const checked = new Set<string>();
-    for (const set of this.listeners.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+    for (const set of listening.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
     const [items, revoked] = await Promise.all([
-      this.topic.read(this.em, event, this.listeners),
+      this.topic.read(this.em, event, listening),
       checked.size ? revokedTokens(this.em, [...checked]) : new Set<string>(),
     ]);
     // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
@@ -123,8 +141,9 @@ class DurableHub<K extends Topic, T> {
       const set = this.listeners.get(receiver);
       if (!set) continue;
       for (const { tokenHash, feed } of set) {
-        if (tokenHash && !checked.has(tokenHash)) feed.resync();
-        else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
+        if (tokenHash && !checked.has(tokenHash)) {
+          if (this.topic.replay) feed.resync();
+        } else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
         else feed.push(item, true);
       }
     }

@@ -168,25 +168,31 @@ export class OutboxRelay {
     void client?.end().catch(() => undefined);
   }
 
-  /** One transaction: take the lock (or report 'busy'), publish the unsent rows in id order, stamp them sent. */
+  /**
+   * One transaction: take the lock (or report 'busy'), stamp the unsent rows sent and publish them in id
+   * order; a failed publish rolls the stamps back. Four round trips: begin with the lock, the stamping
+   * (which answers the rows), the publish, the commit.
+   */
   private async pass(): Promise<number | 'busy'> {
     const client = await this.connection();
-    await client.query('begin');
+    // Two statements in one simple-protocol message (no parameters): one round trip.
+    const opened = (await client.query(`begin; select pg_try_advisory_xact_lock(${RELAY_LOCK}) as locked`)) as unknown as Array<{
+      rows: Array<{ locked?: boolean }>;
+    }>;
     try {
-      const locked = await client.query<{ locked: boolean }>('select pg_try_advisory_xact_lock($1) as locked', [RELAY_LOCK]);
-      if (!locked.rows[0]?.locked) {
+      if (!opened[1]?.rows[0]?.locked) {
         await client.query('commit');
         return 'busy';
       }
       const { rows } = await client.query<OutboxEvent>(
-        `select id::text as id, topic, payload, (extract(epoch from created_at) * 1000)::float8 as at
-           from event_outbox where sent_at is null order by event_outbox.id limit $1`,
+        `update event_outbox set sent_at = now()
+          where id in (select id from event_outbox where sent_at is null order by id limit $1)
+          returning id::text as id, topic, payload, (extract(epoch from created_at) * 1000)::float8 as at`,
         [BATCH],
       );
-      if (rows.length > 0) {
-        await this.options.target.send(client, rows);
-        await client.query('update event_outbox set sent_at = now() where id = any($1::bigint[])', [rows.map((r) => r.id)]);
-      }
+      // `returning` answers in no particular order: publish in id (commit) order.
+      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      if (rows.length > 0) await this.options.target.send(client, rows);
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         await client.query(
           `delete from event_outbox where id in (
