@@ -17,7 +17,7 @@ import { formatGraphQLError, reportInternalErrors, withRequestId } from './graph
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { SocketNextWriter, serveGraphQLWs } from './graphql-ws-server';
-import { resetResponseBudget, responseRefusal } from './response-budget';
+import { releaseResponse, resetResponseBudget, responseRefusal } from './response-budget';
 
 /** Distinct subscription documents kept parsed and validated per server, and the longest one kept. */
 const DOCUMENT_CACHE_SIZE = 500;
@@ -76,6 +76,16 @@ export function mountGraphQLWs(
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
   // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap above.
   const caps = new WsCaps(limits);
+  // Each socket's running operations' contexts: what they hold of their caller's plan bytes in flight is
+  // given back when the operation completes or the socket closes (response-budget.ts).
+  const operationContexts = new WeakMap<object, Map<string, object>>();
+  const endOperationContext = (extra: object, id: string) => {
+    const contexts = operationContexts.get(extra);
+    const context = contexts?.get(id);
+    if (!context) return;
+    releaseResponse(context);
+    contexts!.delete(id);
+  };
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
   const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
   const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, CappedSocket & { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean }>(
@@ -118,6 +128,7 @@ export function mountGraphQLWs(
         if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
         ctx.extra.counted = false;
         caps.release(ctx.extra);
+        for (const id of [...(operationContexts.get(ctx.extra)?.keys() ?? [])]) endOperationContext(ctx.extra, id);
       },
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         // The input gate, for everything the message carries, before anything else reads it.
@@ -149,12 +160,16 @@ export function mountGraphQLWs(
         if (capped) return [capped];
         const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
         if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
+        let contexts = operationContexts.get(ctx.extra);
+        if (!contexts) operationContexts.set(ctx.extra, (contexts = new Map()));
+        contexts.set(id, contextValue);
         // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
         return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
       },
       onOperation: wsMetrics.onOperation,
       onComplete: (ctx, id) => {
         caps.endOperation(ctx.extra, id);
+        endOperationContext(ctx.extra, id);
         wsMetrics.onComplete(ctx, id);
       },
       onNext: (_ctx, id, _payload, args, result) => {
