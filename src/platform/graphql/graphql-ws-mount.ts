@@ -141,6 +141,9 @@ export function mountGraphQLWs(
               max_subscriptions: limits.wsSubscriptionsMax,
             }),
           ];
+        // An IP or account already at its operations cap is refused before its document costs anything.
+        const full = caps.operationRefusal(ctx.extra);
+        if (full) return [full];
         const checked = checkedDocument(payload.query);
         wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
         if (!('document' in checked)) return checked.errors;
