@@ -243,6 +243,12 @@ export function projectionOf(columns: Iterable<BlueprintColumn>, publicRows = fa
 }
 
 /**
+ * Every column but the plan and its size: what REST and MCP lists and cards read. A plan can be 1 MiB of
+ * JSON, and parsing a page of them for cards that never show them held the event loop for hundreds of ms.
+ */
+export const listProjection = projectionOf(blueprintColumns.filter((c) => c !== 'plan' && c !== 'plan_bytes'));
+
+/**
  * The names of the `Blueprint` fields selected anywhere below the current field, at the first level of
  * `Blueprint` on each path (`forks { edges { node { ... } } }`, `lineage { nodes { ... } edges { parent { ... } } }`),
  * through fragments; null when an unknown field or abstract type makes it unsafe to narrow.

@@ -114,9 +114,10 @@ export class TeamBlueprintsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
+    @Info() info?: GraphQLResolveInfo,
   ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page));
+    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page, projectionFor(info)));
   }
 }
 
@@ -130,8 +131,9 @@ export class PrincipalBlueprintsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
+    @Info() info?: GraphQLResolveInfo,
   ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => ownedBlueprints(ctx, owner.id, page));
+    return new LazyConnection(page, () => ownedBlueprints(ctx, owner.id, page, projectionFor(info)));
   }
 }

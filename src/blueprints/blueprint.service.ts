@@ -15,7 +15,7 @@ import { assertOwner, assertReadable } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import type { BlueprintView } from './blueprint.view';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
-import { fullProjection, projectionOf, type BlueprintProjection } from './blueprint.projection';
+import { listProjection, projectionOf, type BlueprintProjection } from './blueprint.projection';
 import { uniqueSlug } from './slug';
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
@@ -59,10 +59,15 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
 }
 
 /** A team's blueprints, newest first, for any member of it (others: 404). */
-export async function teamBlueprints(ctx: RequestContext, teamId: string, page: PageRequest): Promise<{ items: BlueprintView[]; total: number }> {
+export async function teamBlueprints(
+  ctx: RequestContext,
+  teamId: string,
+  page: PageRequest,
+  projection = listProjection,
+): Promise<{ items: BlueprintView[]; total: number }> {
   const team = await getTeam(ctx, teamId);
   const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-    `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where b.team_id = ? order by b.created_at desc, b.id offset ? limit ?`,
+    `select ${projection.sql('b')}, count(*) over () as total from blueprint b where b.team_id = ? order by b.created_at desc, b.id offset ? limit ?`,
     [team.id, page.offset, page.limit],
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
@@ -70,17 +75,22 @@ export async function teamBlueprints(ctx: RequestContext, teamId: string, page: 
     const counted: Array<{ n: string }> = await ctx.em.execute('select count(*) as n from blueprint where team_id = ?', [team.id]);
     total = Number(counted[0]!.n);
   }
-  return { items: rows.map((r) => fullProjection.map(r)), total };
+  return { items: rows.map((r) => projection.map(r)), total };
 }
 
 /**
  * A person's blueprints, newest first (`/users/:username`): the public ones, and to the person themself
  * the private ones too. Nobody else sees a private one listed here, teammates included (the team's page lists those).
  */
-export async function ownedBlueprints(ctx: RequestContext, ownerId: string, page: PageRequest): Promise<{ items: BlueprintView[]; total: number }> {
+export async function ownedBlueprints(
+  ctx: RequestContext,
+  ownerId: string,
+  page: PageRequest,
+  projection = listProjection,
+): Promise<{ items: BlueprintView[]; total: number }> {
   const where = ctx.viewer?.principalId === ownerId ? 'b.owner_id = ?' : `b.owner_id = ? and b.visibility = 'public'`;
   const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-    `select ${fullProjection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,
+    `select ${projection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,
     [ownerId, page.offset, page.limit],
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
@@ -88,7 +98,7 @@ export async function ownedBlueprints(ctx: RequestContext, ownerId: string, page
     const counted: Array<{ n: string }> = await ctx.em.execute(`select count(*) as n from blueprint b where ${where}`, [ownerId]);
     total = Number(counted[0]!.n);
   }
-  return { items: rows.map((r) => fullProjection.map(r)), total };
+  return { items: rows.map((r) => projection.map(r)), total };
 }
 
 /** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */

@@ -33,6 +33,12 @@ export interface Limits {
    * of one of them counts it again (docs/limits.md).
    */
   responsePlanBytesMax: number;
+  /**
+   * The plan bytes one caller's GraphQL answers in flight at once may carry together (an account, the agent
+   * sessions of one address, or an address; per instance; 0: no limit). A charge over it refuses its answer
+   * with RATE_LIMITED before any plan is read; one answer alone always gets its own budget (docs/limits.md).
+   */
+  responsePlanBytesInFlightMax: number;
   /** Most WebSocket connections open at once per bearer token (per server instance). */
   wsConnectionsPerToken: number;
   /** Most WebSocket connections open at once per IP address, counted from the upgrade (per instance; 0: no cap). */
@@ -207,6 +213,7 @@ export const defaultLimits: Limits = {
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
   responsePlanBytesMax: 2 * 1024 * 1024,
+  responsePlanBytesInFlightMax: 4 * 1024 * 1024,
   wsConnectionsPerToken: 20,
   wsConnectionsPerIp: 200,
   wsAnonymousConnectionsPerIp: 20,
@@ -273,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       queryNodeMax: intFromEnv(env, 'QUERY_NODE_MAX', defaultLimits.queryNodeMax),
       wsSubscriptionsMax: intFromEnv(env, 'WS_SUBSCRIPTIONS_MAX', defaultLimits.wsSubscriptionsMax),
       responsePlanBytesMax: intFromEnv(env, 'RESPONSE_PLAN_BYTES_MAX', defaultLimits.responsePlanBytesMax),
+      responsePlanBytesInFlightMax: intFromEnv(env, 'RESPONSE_PLAN_BYTES_IN_FLIGHT_MAX', defaultLimits.responsePlanBytesInFlightMax),
       wsConnectionsPerToken: intFromEnv(env, 'WS_CONNECTIONS_PER_TOKEN', defaultLimits.wsConnectionsPerToken),
       wsConnectionsPerIp: intFromEnv(env, 'WS_CONNECTIONS_PER_IP', defaultLimits.wsConnectionsPerIp),
       wsAnonymousConnectionsPerIp: intFromEnv(env, 'WS_ANONYMOUS_CONNECTIONS_PER_IP', defaultLimits.wsAnonymousConnectionsPerIp),

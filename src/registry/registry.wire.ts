@@ -1,4 +1,4 @@
-import { projectionOf } from '../blueprints/blueprint.projection';
+import { listProjection, projectionOf } from '../blueprints/blueprint.projection';
 import { toCard } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
@@ -62,7 +62,7 @@ export async function registrySearchBody(ctx: RequestContext, query: RegistrySea
 export async function trendingBody(ctx: RequestContext, query: { limit?: unknown; window_days?: unknown }) {
   const { limit } = pageFromQuery({ limit: query.limit }, ctx.config.limits);
   const windowDays = parseWindowDays(query.window_days);
-  const entries = await trending(ctx, windowDays, limit);
+  const entries = await trending(ctx, windowDays, limit, listProjection);
   return {
     window_days: windowDays,
     items: entries.map((e) => ({

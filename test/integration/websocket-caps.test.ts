@@ -250,3 +250,18 @@ it('caps operations per IP over all its sockets; another IP is unaffected', asyn
   await expectRunning([[y, await subscribeEventually(y, '8')]]);
   await closeAll(y, z);
 });
+
+it('refuses an operation at the per-IP cap before its document is parsed or checked', async () => {
+  // Two agents (each under its account cap of 3), one IP.
+  const x = await connect('127.0.0.61', await server.rest.agentToken('x2'));
+  const y = await connect('127.0.0.61', await server.rest.agentToken('y2'));
+  expectAcked(x);
+  expectAcked(y);
+  const ids = ['1', '2', '3', '4', '5'];
+  ids.forEach((id, i) => (i % 2 ? y : x).subscribe(id));
+  await expectRunning(ids.map((id, i) => [i % 2 ? y : x, id]));
+  // A document that does not parse: at the cap, the answer is the cap, not the syntax error.
+  x.socket.send(JSON.stringify({ id: '6', type: 'subscribe', payload: { query: 'subscription { nope(' } }));
+  expect(await x.refusal('6')).toMatchObject({ extensions: { code: 'VALIDATION_FAILED', details: { max_subscriptions_per_ip: 5 } } });
+  await closeAll(x, y);
+});

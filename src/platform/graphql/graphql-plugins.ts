@@ -6,7 +6,7 @@ import { AppError, isUnavailable, unauthenticated, unavailable, validationFailed
 import { viewerAfterRead } from './deferred-viewer';
 import { chargeOperation } from './graphql-guards';
 import { assertNodeLimit } from './graphql-limits';
-import { responseRefusal } from './response-budget';
+import { releaseResponse, responseRefusal } from './response-budget';
 import type { AppDeps } from '../http/request-context';
 
 // The Apollo plugins that admit an HTTP operation: the access rule, the limits and rate buckets, and the
@@ -84,17 +84,22 @@ export function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin
 
 /**
  * An answer that went over its work budget (response-budget.ts) is refused as a whole: 400 with that one
- * error (`VALIDATION_FAILED`, `details.max_response_plan_bytes`), never the partial data around it.
+ * error (`VALIDATION_FAILED`, `details.max_response_plan_bytes`), never the partial data around it; one
+ * over its caller's budget of answers in flight is 429 `RATE_LIMITED` with `Retry-After`. Once the answer
+ * is built its plan bytes stop counting as in flight.
  */
 export function responseBudgetPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response, contextValue }) {
+          releaseResponse(contextValue);
           const refusal = responseRefusal(contextValue);
           if (!refusal || response.body.kind !== 'single') return;
           response.body.singleResult = { errors: [{ message: refusal.message, extensions: { code: refusal.code, details: refusal.details } }] };
           response.http.status = refusal.status;
+          const retryAfter = refusal.details?.retry_after_seconds;
+          if (retryAfter !== undefined) response.http.headers.set('retry-after', String(retryAfter));
         },
       };
     },

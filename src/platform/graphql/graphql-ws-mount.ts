@@ -18,7 +18,7 @@ import { formatGraphQLError, reportInternalErrors, withRequestId } from './graph
 import { ConnectionCounter, chargeOperation } from './graphql-guards';
 import { assertNodeLimit, limitRules, parseLimited } from './graphql-limits';
 import { SocketNextWriter, serveGraphQLWs, type WsConnection } from './graphql-ws-server';
-import { resetResponseBudget, responseRefusal } from './response-budget';
+import { releaseResponse, resetResponseBudget, responseRefusal } from './response-budget';
 
 /** Distinct subscription documents kept parsed and validated per server, and the longest one kept. */
 const DOCUMENT_CACHE_SIZE = 500;
@@ -58,10 +58,36 @@ type SocketExtra = CappedSocket & { viewer?: Viewer | null; tokenHash?: string |
 type WsOptions = ServerOptions<Record<string, unknown> | undefined, WsConnection & SocketExtra>;
 
 /**
+ * Each socket's running operations' contexts: what they hold of their caller's plan bytes in flight is
+ * given back when the operation completes or the socket closes (response-budget.ts).
+ */
+class RunningContexts {
+  private readonly bySocket = new WeakMap<object, Map<string, object>>();
+
+  add(socket: object, id: string, context: object): void {
+    let contexts = this.bySocket.get(socket);
+    if (!contexts) this.bySocket.set(socket, (contexts = new Map()));
+    contexts.set(id, context);
+  }
+
+  end(socket: object, id: string): void {
+    const contexts = this.bySocket.get(socket);
+    const context = contexts?.get(id);
+    if (!context) return;
+    releaseResponse(context);
+    contexts!.delete(id);
+  }
+
+  endAll(socket: object): void {
+    for (const id of [...(this.bySocket.get(socket)?.keys() ?? [])]) this.end(socket, id);
+  }
+}
+
+/**
  * Who a socket is, and whether it may stay: the token from `connectionParams` (checked by the input gate,
  * then dropped), at most `wsConnectionsPerToken` sockets per token, and the per-IP and per-account caps.
  */
-function connectionAdmission(deps: AppDeps, caps: WsCaps): Pick<WsOptions, 'onConnect' | 'onClose'> {
+function connectionAdmission(deps: AppDeps, caps: WsCaps, running: RunningContexts): Pick<WsOptions, 'onConnect' | 'onClose'> {
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
   /** The last step: the socket takes its place among its IP's anonymous sockets or its account's. */
@@ -104,6 +130,7 @@ function connectionAdmission(deps: AppDeps, caps: WsCaps): Pick<WsOptions, 'onCo
       if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
       ctx.extra.counted = false;
       caps.release(ctx.extra);
+      running.endAll(ctx.extra);
     },
   };
 }
@@ -118,6 +145,7 @@ function operationAdmission(
   schema: GraphQLSchema,
   checkedDocument: DocumentChecker,
   caps: WsCaps,
+  running: RunningContexts,
   wsMetrics: ReturnType<typeof graphqlWsMetricsHooks>,
 ): NonNullable<WsOptions['onSubscribe']> {
   const limits = deps.config.limits;
@@ -132,6 +160,9 @@ function operationAdmission(
           max_subscriptions: limits.wsSubscriptionsMax,
         }),
       ];
+    // An IP or account already at its operations cap is refused before its document costs anything.
+    const full = caps.operationRefusal(ctx.extra);
+    if (full) return [full];
     const checked = checkedDocument(payload.query);
     wsMetrics.counted('document' in checked ? checked.document : null, payload.operationName);
     if (!('document' in checked)) return checked.errors;
@@ -151,6 +182,7 @@ function operationAdmission(
     if (capped) return [capped];
     const contextValue = new OperationContext(deps, ctx.extra.viewer ?? null, `ws-${id}`, ctx.extra.tokenHash ?? null, ip);
     if (operation?.operation === 'subscription') contextValue.liveWriter = new SocketNextWriter(ctx.extra.socket, id);
+    running.add(ctx.extra, id, contextValue);
     // `rootValue` is set here so that graphql-ws does not add it to the object (kept for the operation's life).
     return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue, rootValue: undefined };
   };
@@ -200,6 +232,7 @@ export function mountGraphQLWs(
   const wsMetrics = graphqlWsMetricsHooks(app);
   // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap.
   const caps = new WsCaps(limits);
+  const running = new RunningContexts();
   // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
   const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
   const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, SocketExtra>(
@@ -210,11 +243,12 @@ export function mountGraphQLWs(
         const query = compiled.compiledFor(args.document, args.operationName);
         return query?.subscribe ? subscribeCompiled(query, args) : subscribe(args);
       },
-      ...connectionAdmission(deps, caps),
-      onSubscribe: operationAdmission(deps, schema, checkedDocument, caps, wsMetrics),
+      ...connectionAdmission(deps, caps, running),
+      onSubscribe: operationAdmission(deps, schema, checkedDocument, caps, running, wsMetrics),
       onOperation: wsMetrics.onOperation,
       onComplete: (ctx, id) => {
         caps.endOperation(ctx.extra, id);
+        running.end(ctx.extra, id);
         wsMetrics.onComplete(ctx, id);
       },
       ...maskedAnswers(app.log),

@@ -12,6 +12,7 @@ import { AppError, isUnavailable, unavailable } from '../errors';
 import { limitRules } from './graphql-limits';
 import { accessPlugin, operationLimitPlugin, responseBudgetPlugin, unavailablePlugin } from './graphql-plugins';
 import { graphqlRequestContext } from '../http/http';
+import { responseRefusal } from './response-budget';
 import { graphqlMetricsPlugin } from '../http/metrics';
 import { graphqlRouteSchemas } from '../http/platform.schemas';
 import { CompiledDocuments } from './graphql-compiled';
@@ -41,14 +42,20 @@ function compiledGateway(schema: GraphQLSchema, compiled: CompiledDocuments): Ap
     async load() {
       announce?.({ apiSchema: schema, coreSupergraphSdl: '' });
       return {
-        executor: async (request) =>
-          compiled.execute({
+        executor: async (request) => {
+          const result = await compiled.execute({
             schema,
             document: request.document,
             variableValues: request.request.variables,
             operationName: request.request.operationName,
             contextValue: request.context,
-          }),
+          });
+          // An answer over its plan budget is that one error (responseBudgetPlugin sets its status): every
+          // plan field after the refusal failed with it too, and a hundred copies of it would each be
+          // logged-checked and formatted by Apollo before being thrown away.
+          const refusal = responseRefusal(request.context);
+          return refusal ? { errors: [refusal] } : result;
+        },
       };
     },
     async stop() {},

@@ -22,6 +22,11 @@ class Counter {
     return true;
   }
 
+  /** Whether `key` is at the cap (one more would be refused). */
+  full(key: string): boolean {
+    return this.max > 0 && (this.counts.get(key) ?? 0) >= this.max;
+  }
+
   remove(key: string): void {
     const n = (this.counts.get(key) ?? 1) - 1;
     if (n <= 0) this.counts.delete(key);
@@ -84,21 +89,40 @@ export class WsCaps {
     return null;
   }
 
+  /**
+   * The refusal a new operation of `socket` would get now, counting nothing: checked before the operation's
+   * document is parsed, validated and rate-counted, so that an IP or account at its cap is refused for the
+   * price of two map reads (a socket sends a hundred subscribes in one packet).
+   */
+  operationRefusal(socket: CappedSocket): AppError | null {
+    if (this.operationsPerIp.full(socket.ip)) return this.perIpRefusal();
+    const account = socket.capAccount ?? null;
+    if (account !== null && this.operationsPerAccount.full(account)) return this.perAccountRefusal();
+    return null;
+  }
+
   /** A new operation of `socket`: refused with VALIDATION_FAILED when its IP or its account is at the cap. */
   startOperation(socket: CappedSocket, id: string): AppError | null {
-    if (!this.operationsPerIp.tryAdd(socket.ip))
-      return validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
-        max_subscriptions_per_ip: this.operationsPerIp.max,
-      });
+    if (!this.operationsPerIp.tryAdd(socket.ip)) return this.perIpRefusal();
     const account = socket.capAccount ?? null;
     if (account !== null && !this.operationsPerAccount.tryAdd(account)) {
       this.operationsPerIp.remove(socket.ip);
-      return validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
-        max_subscriptions_per_account: this.operationsPerAccount.max,
-      });
+      return this.perAccountRefusal();
     }
     (socket.capOperations ??= new Set()).add(id);
     return null;
+  }
+
+  private perIpRefusal(): AppError {
+    return validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
+      max_subscriptions_per_ip: this.operationsPerIp.max,
+    });
+  }
+
+  private perAccountRefusal(): AppError {
+    return validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
+      max_subscriptions_per_account: this.operationsPerAccount.max,
+    });
   }
 
   /** The operation ended (completed, failed, or its socket closed); a second call is a no-op. */
