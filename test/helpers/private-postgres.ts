@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,9 +36,15 @@ export class PrivatePostgres {
     const flags = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', ...settings.flatMap((s) => ['-c', s])];
     const [cmd, args] = asPostgres(path.join(bin, 'postgres'), flags);
     const { child } = await spawnListening(cmd, args, port, 30_000);
-    // Accepting TCP is not yet accepting queries: wait for the startup to finish.
+    // Accepting TCP is not yet accepting queries: wait for the startup to finish. pg_isready answers 1 at
+    // once while the server is still starting ("rejecting connections"), so it is asked until it says 0.
     const [readyCmd, readyArgs] = asPostgres(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '30']);
-    execFileSync(readyCmd, readyArgs, { stdio: 'ignore' });
+    const deadline = Date.now() + 30_000;
+    const ready = () => spawnSync(readyCmd, readyArgs, { stdio: 'ignore' }).status;
+    for (let status = ready(); status !== 0; status = ready()) {
+      if (status !== 1 || Date.now() > deadline) throw new Error(`PostgreSQL on port ${port} did not become ready (pg_isready: ${status})`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const pg = new PrivatePostgres(port, dir, bin);
     pg.stopChild = async () => {
       if (child.exitCode !== null) return;
