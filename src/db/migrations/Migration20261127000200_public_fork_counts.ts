@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Fork counts are public figures, so they count public forks only (issue 24 finding 9): a private fork of
+ * Fork counts are public figures, so they count public forks only: a private fork of
  * a public blueprint showed as `forks_count: 1` to a stranger who could not see it in `/forks` or lineage.
  * `forks_count` and the trending rollup's `trending_forks` are recomputed, and the rollup's trigger now
  * counts a fork while it is public and follows its visibility changes. (The services keep `forks_count`.)

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * Delivering one event to many local subscribers without holding the event loop (issue 24 finding 2: one
+ * Delivering one event to many local subscribers without holding the event loop (one
  * layout write to 150,000 anonymous subscriptions stalled the server 12.6 s). Handing an event to a
  * subscriber resolves its waiting `next()`; the subscriber's own work (access checks, execution, the
  * socket write) then runs in the microtasks that follow, up to its first real wait. A synchronous loop

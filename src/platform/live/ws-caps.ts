@@ -3,7 +3,7 @@ import { validationFailed, type AppError } from '../errors';
 
 /**
  * Caps on live WebSocket use per IP address and per account, on top of the per-token and per-socket caps
- * (docs/limits.md, "WebSocket limits"). Issue 24 finding 2: one IP opened 1,500 anonymous sockets with
+ * (docs/limits.md, "WebSocket limits"). Without them, one IP opened 1,500 anonymous sockets with
  * 100 subscriptions each, and one person with 40 tokens held 20,000 subscriptions; each of their writes
  * then fanned out to all of them. Counted per server instance, like the per-token cap.
  *
