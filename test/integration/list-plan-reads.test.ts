@@ -3,7 +3,7 @@ import { createBlueprint, fork } from '../fixtures/blueprints';
 import { createTeamBlueprint } from '../fixtures/teams';
 import { mcpCall, mcpResultBody } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { sqlListeners } from '../../src/platform/sql/sql-counter';
+import { captureSql as capture } from '../helpers/sql-capture';
 
 /**
  * REST and MCP lists answer cards, so no statement they send may read a plan (up to 1 MiB of JSON each):
@@ -26,19 +26,6 @@ beforeAll(async () => {
   await createTeamBlueprint(server.rest, person, teamId, { name: 'Team one' });
 }, 60_000);
 afterAll(() => server.close());
-
-/** The statements the server sent while `fn` ran (in-process server). */
-async function capture(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const listener = (sql: string) => seen.push(sql);
-  sqlListeners.add(listener);
-  try {
-    await fn();
-  } finally {
-    sqlListeners.delete(listener);
-  }
-  return seen;
-}
 
 /** Statements that read a blueprint's plan column (`plan`, not `plan_bytes`), or every column of a blueprint. */
 const planReads = (statements: string[]) => statements.filter((sql) => /\bplan\b/.test(sql) || /\.\*.* from "?blueprint"? /.test(sql));

@@ -10,8 +10,8 @@ import {
 } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { captureSql as capture } from '../helpers/sql-capture';
 import { query } from '../helpers/sql';
-import { sqlListeners } from '../../src/platform/sql/sql-counter';
 
 let server: TestServer;
 let owner: string;
@@ -33,19 +33,6 @@ beforeAll(async () => {
   await query(server.databaseUrl, "update blueprint set visibility = 'private' where id = $1", [privateChildId]);
 }, 60_000);
 afterAll(() => server.close());
-
-/** Runs `fn` and returns the text of every SQL statement the server sent meanwhile (in-process server). */
-async function capture(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const listener = (sql: string) => seen.push(sql);
-  sqlListeners.add(listener);
-  try {
-    await fn();
-  } finally {
-    sqlListeners.delete(listener);
-  }
-  return seen;
-}
 
 /** A statement without the columns the carried token lookup's wrapper passes through (platform/graphql/deferred-viewer.ts). */
 const withoutViewerWrapper = (sql: string) => sql.replace(/\bbw_[qr]\.\*/g, '');

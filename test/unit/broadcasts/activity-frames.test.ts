@@ -1,6 +1,4 @@
-import { execute, Kind, parse, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
-import { MessageType, stringifyMessage } from 'graphql-ws';
-import type WebSocket from 'ws';
+import { execute, type GraphQLSchema } from 'graphql';
 import { graphQLSchema } from '../../../src/app';
 import { BlueprintActivityKind } from '../../../src/blueprints/blueprint.events';
 import { activityLive, type ActivityItem } from '../../../src/broadcasts/activity-live';
@@ -8,7 +6,7 @@ import type { RequestContext, Viewer } from '../../../src/platform/context';
 import { defaultLimits } from '../../../src/platform/config';
 import { notFound } from '../../../src/platform/errors';
 import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
-import { SocketNextWriter } from '../../../src/platform/graphql/graphql-ws-server';
+import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/frames';
 
 /**
  * The `blueprintActivity` direct path (the frame encoder behind the live engine's one hook) answers
@@ -73,26 +71,7 @@ const declined = [
   'subscription ($id: ID!) { blueprintActivity(id: $id) { kind subjectId @include(if: true) } }',
 ];
 
-function infoOf(schema: GraphQLSchema, query: string): { document: ReturnType<typeof parse>; info: GraphQLResolveInfo } {
-  const document = parse(query);
-  let field: FieldNode | null = null;
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-    else if (definition.kind === Kind.OPERATION_DEFINITION) field = definition.selectionSet.selections[0] as FieldNode;
-  }
-  const returnType = schema.getSubscriptionType()!.getFields().blueprintActivity!.type;
-  return { document, info: { fieldNodes: [field!], returnType, fragments } as unknown as GraphQLResolveInfo };
-}
-
-const executedFrame = (payload: unknown) => stringifyMessage({ id: 'op-1', type: MessageType.Next, payload: payload as never });
-
-function directFrame(payload: string): string {
-  const sent: string[] = [];
-  const socket = { readyState: 1, send: (text: string) => sent.push(text) } as unknown as WebSocket;
-  expect(new SocketNextWriter(socket, 'op-1').next(payload)).toBe(true);
-  return sent[0]!;
-}
+const infoOf = (schema: GraphQLSchema, query: string) => subscriptionInfo(schema, 'blueprintActivity', query);
 
 describe('the blueprintActivity frame encoder answers what the resolvers answer', () => {
   let schema: GraphQLSchema;

@@ -1,7 +1,5 @@
 import type { BlueprintView } from '../../../src/blueprints/blueprint.view';
-import { execute, Kind, parse, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
-import { MessageType, stringifyMessage } from 'graphql-ws';
-import type WebSocket from 'ws';
+import { execute, type GraphQLSchema } from 'graphql';
 import { graphQLSchema } from '../../../src/app';
 import { fullProjection } from '../../../src/blueprints/blueprint.projection';
 import { BroadcastSeverity, BroadcastType } from '../../../src/broadcasts/broadcast.entity';
@@ -10,7 +8,7 @@ import type { InboxItem } from '../../../src/broadcasts/inbox.service';
 import type { RequestContext, Viewer } from '../../../src/platform/context';
 import { defaultLimits } from '../../../src/platform/config';
 import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
-import { SocketNextWriter } from '../../../src/platform/graphql/graphql-ws-server';
+import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/frames';
 
 /**
  * The live inbox's direct path (the frame encoder behind the live engine's one hook) answers exactly what
@@ -120,28 +118,7 @@ const declined = [
   `subscription { broadcastReceived { id broadcast { sourceBlueprint { id viewerIsSubscribed } } } }`,
 ];
 
-function infoOf(schema: GraphQLSchema, query: string): { document: ReturnType<typeof parse>; info: GraphQLResolveInfo } {
-  const document = parse(query);
-  let field: FieldNode | null = null;
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-    else if (definition.kind === Kind.OPERATION_DEFINITION) field = definition.selectionSet.selections[0] as FieldNode;
-  }
-  const returnType = schema.getSubscriptionType()!.getFields().broadcastReceived!.type;
-  return { document, info: { fieldNodes: [field!], returnType, fragments } as unknown as GraphQLResolveInfo };
-}
-
-/** The frame as graphql-ws sends it for an executed event. */
-const executedFrame = (payload: unknown) => stringifyMessage({ id: 'op-1', type: MessageType.Next, payload: payload as never });
-
-/** The frame as the direct path writes it (the WebSocket server's writer over a socket that records). */
-function directFrame(payload: string): string {
-  const sent: string[] = [];
-  const socket = { readyState: 1, send: (text: string) => sent.push(text) } as unknown as WebSocket;
-  expect(new SocketNextWriter(socket, 'op-1').next(payload)).toBe(true);
-  return sent[0]!;
-}
+const infoOf = (schema: GraphQLSchema, query: string) => subscriptionInfo(schema, 'broadcastReceived', query);
 
 describe('the live inbox frame encoder answers what the resolvers answer', () => {
   let schema: GraphQLSchema;
