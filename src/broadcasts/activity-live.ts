@@ -4,7 +4,7 @@ import { canReadWith, type Guarded } from '../blueprints/access';
 import type { RequestContext } from '../platform/context';
 import { executePrepared } from '../platform/sql/database';
 import { AppError, notFound } from '../platform/errors';
-import { durableStream, type DurableTopic } from '../platform/live/durable-live';
+import { durableStream, type DurableTopic, type Pending } from '../platform/live/durable-live';
 import type { EventTopics } from '../platform/live/events';
 import { FALL_BACK, encodeObject, rootPlanOf, type FieldPlan, type Readers } from '../platform/live/frame-plan';
 import type { StreamEnd } from '../platform/live/live';
@@ -55,6 +55,62 @@ function readable(row: GuardRow | undefined, principalId: string | null): boolea
   return canReadWith(principalId === null ? null : { principalId }, role === undefined ? NO_ROLES : new Map([[row.team_id!, role]]), guard);
 }
 
+/** The blueprints an event names: the blueprint, a FORKED event's fork, a proposal event's source. */
+function namedBy(event: ActivityEvent): string[] {
+  return [
+    event.blueprintId,
+    ...(event.kind === 'forked' && event.subjectId ? [event.subjectId] : []),
+    ...(event.sourceId !== undefined ? [event.sourceId] : []),
+  ];
+}
+
+/**
+ * The items of events that waited together, each for its own receivers: ONE statement reads every
+ * blueprint they name as it is now, with the team roles of every listening principal in the teams of the
+ * private ones; then each receiver's sight of each event is decided in memory.
+ */
+async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blueprint.activity'>>): Promise<Array<Array<[string, ActivityItem]>>> {
+  const principals = new Set<string>();
+  const ids = new Set<string>();
+  for (const { event, listening } of batch) {
+    for (const id of namedBy(event)) ids.add(id);
+    for (const receiver of listening.keys()) {
+      const principal = receiver.slice(receiver.indexOf(' ') + 1);
+      if (principal) principals.add(principal);
+    }
+  }
+  const rows = await executePrepared<GuardRow>(
+    em,
+    'activity_live_guards',
+    `select b.id, b.visibility, b.owner_id, b.team_id,
+            case when b.visibility = 'public' or b.team_id is null then '{}'::json
+                 else coalesce((select json_object_agg(m.principal_id, m.role) from team_member m
+                                 where m.team_id = b.team_id and m.principal_id = any(?::uuid[])), '{}'::json) end as members
+       from blueprint b where b.id = any(?::uuid[])`,
+    [`{${[...principals].join(',')}}`, `{${[...ids].join(',')}}`],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return batch.map(({ event, listening }) => sightsOf(event, listening, byId));
+}
+
+/** Each receiver's item of one event, from the blueprints it names (`byId`, absent: gone). */
+function sightsOf(event: ActivityEvent, listening: ReadonlyMap<string, unknown>, byId: ReadonlyMap<string, GuardRow>): Array<[string, ActivityItem]> {
+  const blueprint = byId.get(event.blueprintId);
+  const forkId = event.kind === 'forked' ? event.subjectId : null;
+  let withoutFork: ActivityEvent | null = null;
+  const items: Array<[string, ActivityItem]> = [];
+  for (const receiver of listening.keys()) {
+    const principal = receiver.slice(receiver.indexOf(' ') + 1) || null;
+    // A proposal event is about its source too: receivers who may not read the source never hear of it.
+    if (event.sourceId !== undefined && !readable(byId.get(event.sourceId), principal)) continue;
+    if (!readable(blueprint, principal)) items.push([receiver, notFound('blueprint', event.blueprintId)]);
+    // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
+    else if (forkId && !readable(byId.get(forkId), principal)) items.push([receiver, (withoutFork ??= { ...event, subjectId: null })]);
+    else items.push([receiver, event]);
+  }
+  return items;
+}
+
 export const activityLive: DurableTopic<'blueprint.activity', ActivityItem> = {
   name: 'activity',
   topic: 'blueprint.activity',
@@ -67,38 +123,10 @@ export const activityLive: DurableTopic<'blueprint.activity', ActivityItem> = {
   },
 
   async read(em: EntityManager, event, listening) {
-    const principals = new Set<string>();
-    for (const receiver of listening.keys()) {
-      const principal = receiver.slice(receiver.indexOf(' ') + 1);
-      if (principal) principals.add(principal);
-    }
-    const forkId = event.kind === 'forked' ? event.subjectId : null;
-    const ids = [...new Set([event.blueprintId, ...(forkId ? [forkId] : []), ...(event.sourceId !== undefined ? [event.sourceId] : [])])];
-    const rows = await executePrepared<GuardRow>(
-      em,
-      'activity_live_guards',
-      `select b.id, b.visibility, b.owner_id, b.team_id,
-              case when b.visibility = 'public' or b.team_id is null then '{}'::json
-                   else coalesce((select json_object_agg(m.principal_id, m.role) from team_member m
-                                   where m.team_id = b.team_id and m.principal_id = any(?::uuid[])), '{}'::json) end as members
-         from blueprint b where b.id = any(?::uuid[])`,
-      [`{${[...principals].join(',')}}`, `{${ids.join(',')}}`],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const blueprint = byId.get(event.blueprintId);
-    let withoutFork: ActivityEvent | null = null;
-    const items: Array<[string, ActivityItem]> = [];
-    for (const receiver of listening.keys()) {
-      const principal = receiver.slice(receiver.indexOf(' ') + 1) || null;
-      // A proposal event is about its source too: receivers who may not read the source never hear of it.
-      if (event.sourceId !== undefined && !readable(byId.get(event.sourceId), principal)) continue;
-      if (!readable(blueprint, principal)) items.push([receiver, notFound('blueprint', event.blueprintId)]);
-      // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
-      else if (forkId && !readable(byId.get(forkId), principal)) items.push([receiver, (withoutFork ??= { ...event, subjectId: null })]);
-      else items.push([receiver, event]);
-    }
-    return items;
+    return (await readActivity(em, [{ event, listening }]))[0]!;
   },
+
+  readBatch: readActivity,
 
   // Every item is already this receiver's sight of the event; an error ends its stream.
   visibleToAll: (item) => !(item instanceof AppError),

@@ -3,7 +3,9 @@ import { sql } from '../fixtures/history';
 import { createTeamBlueprint } from '../fixtures/teams';
 import { liveMark } from '../helpers/live';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { activityLive } from '../../src/broadcasts/activity-live';
 import { connectWs, type Subscription, type WsClient } from '../helpers/ws';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * `blueprintActivity` through the shared hub (src/broadcasts/activity-live.ts): each event is resolved
@@ -133,5 +135,47 @@ describe('blueprintActivity through the shared hub', () => {
       expect(sub.completed).toBe(true);
       expect(await sub.nothingWithin(1)).toBe(true);
     }
+  });
+
+  it('reads events that arrive together once, and still gives each listener each event in order with its own sight', async () => {
+    const open = await createTeamBlueprint(server.rest, tokens.owner!, (await createTeam(server.rest, tokens.owner!, [], 'Burst')).id, {
+      name: 'Burst public',
+      visibility: 'public',
+    });
+    const closed = await createTeamBlueprint(server.rest, tokens.owner!, (await createTeam(server.rest, tokens.owner!, [], 'Burst closed')).id, {
+      name: 'Burst private',
+      visibility: 'private',
+    });
+    const mark = liveMark(server);
+    const ownerSocket = connectWs(server.url, tokens.owner);
+    const strangerSocket = connectWs(server.url, tokens.stranger);
+    sockets.push(ownerSocket, strangerSocket);
+    const onOpen = [ownerSocket, strangerSocket].map((s) => s.subscribe<any, any>(DIRECT, { id: open.id }));
+    const onClosed = ownerSocket.subscribe<any, any>(DIRECT, { id: closed.id });
+    await mark.streaming(3);
+    // Twelve events in one transaction: one relay pass hands them to this instance together.
+    const kinds = ['starred', 'unstarred', 'edited'] as const;
+    const { events, orm } = server.app.deps;
+    // Every read of the hub goes through `read` (one event) or `readBatch` (several): count both.
+    const one = jest.spyOn(activityLive, 'read');
+    const many = jest.spyOn(activityLive, 'readBatch');
+    try {
+      await orm.em.fork().transactional(async (tx) => {
+        for (let i = 0; i < 6; i++)
+          for (const bp of [open, closed])
+            await events.publish(tx as EntityManager, 'blueprint.activity', { blueprintId: bp.id, kind: kinds[i % 3]!, subjectId: null, actorId: ids.owner! });
+      });
+      for (const sub of [...onOpen, onClosed])
+        for (let i = 0; i < 6; i++) expect((await sub.next()).data.blueprintActivity.kind).toBe(kinds[i % 3]!.toUpperCase());
+      const batched = many.mock.calls.map(([, batch]) => batch.length);
+      expect(batched.some((n) => n > 1)).toBe(true);
+      expect(one.mock.calls.length + batched.reduce((a, b) => a + b, 0)).toBe(12);
+      expect(one.mock.calls.length + many.mock.calls.length).toBeLessThan(12);
+    } finally {
+      one.mockRestore();
+      many.mockRestore();
+    }
+    // The stranger may not see the private one: it never subscribed to it (404 at the start), and nothing else reached it.
+    expect(await onOpen[1]!.nothingWithin(1)).toBe(true);
   });
 });

@@ -21,7 +21,8 @@ import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from 
  *   `liveQueueMax` behind) it re-reads from its cursor. A shared stream without rows has nothing to re-read:
  *   a failed read or a client too far behind ends it with CONFLICT; a backplane reconnect does not end it
  *   (like every stream of in-process events, it misses what was published during the gap);
- * - events are handled one at a time, in the order the backplane delivered them (commit order).
+ * - events are handled in the order the backplane delivered them (commit order); those that arrived while
+ *   the previous ones were being read are read together (`readBatch`) and share one token check.
  */
 export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
   /** Names this topic's hub among the instance's (one per name and event bus). */
@@ -41,9 +42,23 @@ export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
    * the receiver (read-only).
    */
   read(em: EntityManager, event: EventTopics[K], listening: ReadonlyMap<string, unknown>): Promise<Array<[receiver: string, item: T]>>;
+  /**
+   * The items of several events that waited together, each for its own receivers, in one read (optional;
+   * without it each event is read on its own, all at once). Answers one list per event, in their order.
+   */
+  readBatch?(em: EntityManager, batch: ReadonlyArray<Pending<K>>): Promise<Array<Array<[receiver: string, item: T]>>>;
   /** The direct path for this selection (`FrameEncoder`), or null: run the document for every event. */
   frames?(info: GraphQLResolveInfo): FrameEncoder<T> | null;
 }
+
+/** One event of a batch and the receivers of this instance it concerns. */
+export interface Pending<K extends Topic> {
+  event: EventTopics[K];
+  listening: ReadonlyMap<string, unknown>;
+}
+
+/** At most this many waiting events are read and delivered together. */
+const BATCH_MAX = 64;
 
 interface Listener<T> {
   tokenHash: string | null;
@@ -54,6 +69,8 @@ class DurableHub<K extends Topic, T> {
   private readonly listeners = new Map<string, Set<Listener<T>>>();
   private count = 0;
   private source: AsyncIterator<EventTopics[K]> | null = null;
+  private readonly pending: Array<EventTopics[K]> = [];
+  private draining = false;
   private offResume: (() => void) | null = null;
 
   constructor(
@@ -86,18 +103,35 @@ class DurableHub<K extends Topic, T> {
     this.source = source;
     if (this.topic.replay) this.offResume = this.events.onResume(() => this.resyncAll());
     // The first next() registers with the bus synchronously, before any subscriber reads its cursor.
+    // Events are taken from the bus as they come and handled in batches: the ones that arrived while the
+    // previous batch was being read go together, so a busy instance reads once for many events.
     void (async () => {
       for (;;) {
         const next = await source.next();
         if (next.done) return;
+        this.pending.push(next.value);
+        if (!this.draining) void this.drain();
+      }
+    })();
+  }
+
+  /** Handles the waiting events, batch after batch, until none waits (one drain runs at a time). */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, BATCH_MAX);
         try {
-          await this.dispatch(next.value);
+          await this.dispatch(batch);
         } catch (err) {
           console.error(`${this.topic.name} live delivery failed; subscribers re-read from their cursors`, err);
           this.resyncAll();
         }
       }
-    })();
+    } finally {
+      // In the same turn as the last look at `pending`: an event pushed after it starts a new drain.
+      this.draining = false;
+    }
   }
 
   private stop(): void {
@@ -112,41 +146,53 @@ class DurableHub<K extends Topic, T> {
     for (const set of this.listeners.values()) for (const listener of set) listener.feed.resync();
   }
 
-  private async dispatch(event: EventTopics[K]): Promise<void> {
+  /** The receivers of this instance an event concerns, with their listeners; null: none. */
+  private listeningTo(event: EventTopics[K]): ReadonlyMap<string, Set<Listener<T>>> | null {
+    if (!this.topic.receiversOf) return this.listeners;
+    const receivers = this.topic.receiversOf(event, this.listeners);
+    const listening = new Map(receivers.flatMap((r) => (this.listeners.has(r) ? [[r, this.listeners.get(r)!] as const] : [])));
+    return listening.size > 0 ? listening : null;
+  }
+
+  private async dispatch(events: Array<EventTopics[K]>): Promise<void> {
     if (this.listeners.size === 0) return;
-    let listening: ReadonlyMap<string, Set<Listener<T>>> = this.listeners;
-    if (this.topic.receiversOf) {
-      const receivers = this.topic.receiversOf(event, this.listeners);
-      if (receivers.length === 0) return;
-      listening = new Map(receivers.flatMap((r) => (this.listeners.has(r) ? [[r, this.listeners.get(r)!] as const] : [])));
+    const batch: Array<{ event: EventTopics[K]; listening: ReadonlyMap<string, Set<Listener<T>>> }> = [];
+    for (const event of events) {
+      const listening = this.listeningTo(event);
+      if (listening) batch.push({ event, listening });
     }
+    if (batch.length === 0) return;
     // The items and the tokens, at once. Every listening receiver's token is checked, whether an item comes
     // for it or not (the items are not known yet). One that started listening meanwhile has no answer: a
     // durable one re-reads from its cursor instead (which checks its token); another one started after
     // the event and does not get it.
     const checked = new Set<string>();
-    for (const set of listening.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
-    const [items, revoked] = await Promise.all([
-      this.topic.read(this.em, event, listening),
+    for (const { listening } of batch)
+      for (const set of listening.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+    const [itemsPerEvent, revoked] = await Promise.all([
+      this.topic.readBatch && batch.length > 1
+        ? this.topic.readBatch(this.em, batch)
+        : Promise.all(batch.map(({ event, listening }) => this.topic.read(this.em, event, listening))),
       checked.size ? revokedTokens(this.em, [...checked]) : new Set<string>(),
     ]);
     // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
-    // any number of listeners never holds other requests up for longer.
+    // any number of listeners never holds other requests up for longer. Events go out in their order.
     const clock = new SliceClock();
-    for (const [receiver, item] of items) {
-      if (clock.due()) {
-        await yieldToLoop();
-        clock.restart();
+    for (const items of itemsPerEvent)
+      for (const [receiver, item] of items) {
+        if (clock.due()) {
+          await yieldToLoop();
+          clock.restart();
+        }
+        const set = this.listeners.get(receiver);
+        if (!set) continue;
+        for (const { tokenHash, feed } of set) {
+          if (tokenHash && !checked.has(tokenHash)) {
+            if (this.topic.replay) feed.resync();
+          } else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
+          else feed.push(item, true);
+        }
       }
-      const set = this.listeners.get(receiver);
-      if (!set) continue;
-      for (const { tokenHash, feed } of set) {
-        if (tokenHash && !checked.has(tokenHash)) {
-          if (this.topic.replay) feed.resync();
-        } else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
-        else feed.push(item, true);
-      }
-    }
   }
 }
 
