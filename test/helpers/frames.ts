@@ -1,6 +1,8 @@
 import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { MessageType, stringifyMessage } from 'graphql-ws';
 import type WebSocket from 'ws';
+import { defaultLimits } from '../../src/platform/config';
+import type { RequestContext, Viewer } from '../../src/platform/context';
 import { SocketNextWriter } from '../../src/platform/graphql/graphql-ws-server';
 
 /**
@@ -28,4 +30,25 @@ export function directFrame(payload: string): string {
   const socket = { readyState: 1, send: (text: string) => sent.push(text) } as unknown as WebSocket;
   expect(new SocketNextWriter(socket, 'op-1').next(payload)).toBe(true);
   return sent[0]!;
+}
+
+/** The context execution gets in these comparisons: a viewer and default limits, nothing to read from. */
+export function frameContext(viewer: Viewer): RequestContext {
+  return {
+    viewer,
+    config: { limits: defaultLimits },
+    tokenHash: null,
+    requestId: 'frames',
+    em: { clear: () => undefined },
+    loaders: { clear: () => undefined },
+  } as unknown as RequestContext;
+}
+
+/** A small deterministic generator, so a failure names a reproducible case. */
+export function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }

@@ -2,11 +2,10 @@ import { execute, type GraphQLSchema } from 'graphql';
 import { graphQLSchema } from '../../../src/app';
 import { BlueprintActivityKind } from '../../../src/blueprints/blueprint.events';
 import { activityLive, type ActivityItem } from '../../../src/broadcasts/activity-live';
-import type { RequestContext, Viewer } from '../../../src/platform/context';
-import { defaultLimits } from '../../../src/platform/config';
+import type { Viewer } from '../../../src/platform/context';
 import { notFound } from '../../../src/platform/errors';
 import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
-import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/frames';
+import { directFrame, executedFrame, frameContext, random, subscriptionInfo } from '../../helpers/frames';
 
 /**
  * The `blueprintActivity` direct path (the frame encoder behind the live engine's one hook) answers
@@ -19,24 +18,7 @@ import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/fram
 
 const viewer: Viewer = { principalId: '00000000-0000-4000-8000-0000000000aa', kind: 'agent', name: 'reader' };
 
-function context(): RequestContext {
-  return {
-    viewer,
-    config: { limits: defaultLimits },
-    tokenHash: null,
-    requestId: 'frames',
-    em: { clear: () => undefined },
-    loaders: { clear: () => undefined },
-  } as unknown as RequestContext;
-}
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+const context = () => frameContext(viewer);
 
 function uuid(next: () => number): string {
   const hex = () => Math.floor(next() * 16).toString(16);

@@ -5,10 +5,9 @@ import { fullProjection } from '../../../src/blueprints/blueprint.projection';
 import { BroadcastSeverity, BroadcastType } from '../../../src/broadcasts/broadcast.entity';
 import { inboxLive } from '../../../src/broadcasts/inbox-live';
 import type { InboxItem } from '../../../src/broadcasts/inbox.service';
-import type { RequestContext, Viewer } from '../../../src/platform/context';
-import { defaultLimits } from '../../../src/platform/config';
+import type { Viewer } from '../../../src/platform/context';
 import { CompiledDocuments } from '../../../src/platform/graphql/graphql-compiled';
-import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/frames';
+import { directFrame, executedFrame, frameContext, random, subscriptionInfo } from '../../helpers/frames';
 
 /**
  * The live inbox's direct path (the frame encoder behind the live engine's one hook) answers exactly what
@@ -22,25 +21,7 @@ import { directFrame, executedFrame, subscriptionInfo } from '../../helpers/fram
 const viewer: Viewer = { principalId: '00000000-0000-4000-8000-0000000000aa', kind: 'agent', name: 'reader' };
 const other = '00000000-0000-4000-8000-0000000000bb';
 
-function context(): RequestContext {
-  return {
-    viewer,
-    config: { limits: defaultLimits },
-    tokenHash: null,
-    requestId: 'frames',
-    em: { clear: () => undefined },
-    loaders: { clear: () => undefined },
-  } as unknown as RequestContext;
-}
-
-/** A small deterministic generator, so a failure names a reproducible case. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+const context = () => frameContext(viewer);
 
 const texts = [
   'plain',
