@@ -72,8 +72,8 @@ export const blueprintBodySchema = obj({
   updated_at: dateTime,
 });
 
-/** An item of `GET /api/teams/:id/blueprints`: the card with owner, team and visibility. */
-const teamBlueprintItem = obj({
+/** An item of `GET /api/teams/:id/blueprints`: the card with owner, team and visibility (`toTeamBlueprintItem`). */
+export const teamBlueprintItem = obj({
   ...(cardSchema.properties as Record<string, object>),
   description: str,
   tags: strings,

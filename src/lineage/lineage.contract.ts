@@ -1,21 +1,13 @@
-import { blueprintBodySchema, cardSchema } from '../blueprints/blueprint.contract';
-import { arrayOf, dateTime, errors, int, nullable, obj, page, pageQuerySchema, str, strings, uuid } from '../platform/contract';
+import { blueprintBodySchema, cardSchema, teamBlueprintItem } from '../blueprints/blueprint.contract';
+import { arrayOf, errors, obj, page, pageQuerySchema, str, uuid } from '../platform/contract';
 import { idParam } from '../platform/http/routes';
 import { LineageKind } from './lineage-link.entity';
 
 const tags = ['lineage'];
-/** An item of the forks list: the card with description, tags, owner, team and times; never the plan. */
+/** An item of the forks list: a team-list item (`toForkItem` builds it so) and `forked_from`; never the plan. */
 const forkItem = obj({
-  ...(cardSchema.properties as Record<string, object>),
-  description: str,
-  tags: strings,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  owner_id: uuid,
-  team_id: nullable(uuid),
+  ...(teamBlueprintItem.properties as Record<string, object>),
   forked_from: obj({ id: uuid, slug: str, name: str }),
-  forks_count: int,
-  created_at: dateTime,
-  updated_at: dateTime,
 });
 const related = arrayOf(obj({ kind: { type: 'string', enum: Object.values(LineageKind) }, blueprint: cardSchema }));
 
