@@ -34,8 +34,22 @@ class RawSocket {
   readonly messages: any[] = [];
   private waiters: Array<() => void> = [];
   closed: { code: number; reason: string } | null = null;
+  /** The HTTP answer that refused the upgrade (no WebSocket was opened), if one did. */
+  refusedUpgrade: { status: number; contentType: string | undefined; body: any } | null = null;
 
   constructor(readonly socket: WebSocket) {
+    socket.on('unexpected-response', (request, response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        this.refusedUpgrade = { status: response.statusCode ?? 0, contentType: response.headers['content-type'], body: JSON.parse(text) };
+        this.closed = { code: 1006, reason: '' };
+        request.destroy();
+        this.wake();
+        socket.emit('refused');
+      });
+    });
     socket.on('message', (data) => {
       this.messages.push(JSON.parse(String(data)));
       this.wake();
@@ -94,6 +108,7 @@ async function connect(localAddress: string, token?: string): Promise<RawSocket>
   await new Promise<void>((resolve) => {
     socket.once('open', () => resolve());
     socket.once('close', () => resolve());
+    socket.once('refused', () => resolve());
   });
   if (raw.closed) return raw;
   socket.send(JSON.stringify({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }));
@@ -182,13 +197,24 @@ it('caps anonymous sockets per IP: the next one is closed with 4429; another IP 
   });
 });
 
-it('caps every socket per IP from the upgrade, before it says who it is', async () => {
+it('caps every socket per IP from the upgrade, before it says who it is: one more is answered 429 in the error shape, with no handshake', async () => {
   const held = [];
   for (let i = 0; i < caps.wsConnectionsPerIp; i++) held.push(await connect('127.0.0.21', await server.rest.agentToken(`ip-${i}`)));
   held.forEach(expectAcked);
-  expectRefused(await connect('127.0.0.21', await server.rest.agentToken('one-more')), /At most 4 connections per IP address/);
+  const refused = await connect('127.0.0.21', await server.rest.agentToken('one-more'));
+  expect(refused.refusedUpgrade).toEqual({
+    status: 429,
+    contentType: 'application/json; charset=utf-8',
+    body: { error: { code: 'RATE_LIMITED', message: 'At most 4 connections per IP address', details: { max_connections_per_ip: 4 } } },
+  });
   expectAcked(await connect('127.0.0.22', await server.rest.agentToken('elsewhere')));
-  await closeAll(...held);
+  await closeAll(held[0]!);
+  // The closed socket's place is given back: the IP may open one again.
+  await eventually(async () => {
+    const again = await connect('127.0.0.21', await server.rest.agentToken('after-close'));
+    return again.closed ? null : again;
+  });
+  await closeAll(...held.slice(1));
 });
 
 it('caps sockets per account across its tokens; another account is unaffected', async () => {
@@ -200,6 +226,12 @@ it('caps sockets per account across its tokens; another account is unaffected', 
   for (let i = 0; i < caps.wsConnectionsPerAccount; i++) held.push(await connect(`127.0.0.${31 + i}`, tokens[i]));
   held.forEach(expectAcked);
   expectRefused(await connect('127.0.0.39', tokens[caps.wsConnectionsPerAccount]), /At most 3 connections per account/);
+  // That token, revoked now, while its account is still at the cap: refused for the cap, not as a bad token
+  // (4403), since a token last seen for an account at its cap is refused before it is looked up.
+  const listed = await server.rest.get('/api/account/tokens?limit=100', { token: person.token });
+  const last = listed.body.items.find((t: { name: string }) => t.name === `t${caps.wsConnectionsPerAccount}`);
+  expect((await server.rest.delete(`/api/account/tokens/${last.id}`, { token: person.token })).status).toBe(204);
+  expectRefused(await connect('127.0.0.40', tokens[caps.wsConnectionsPerAccount]), /At most 3 connections per account/);
   const stranger = await server.rest.signUp();
   expectAcked(await connect('127.0.0.39', stranger.token));
   await closeAll(...held);

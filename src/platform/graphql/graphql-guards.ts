@@ -88,6 +88,11 @@ export class ConnectionCounter {
 
   constructor(private readonly max: number) {}
 
+  /** Whether one more socket of this token would be refused (nothing counted). */
+  full(tokenHash: string): boolean {
+    return (this.open.get(tokenHash) ?? 0) >= this.max;
+  }
+
   tryOpen(tokenHash: string): boolean {
     const n = this.open.get(tokenHash) ?? 0;
     if (n >= this.max) return false;

@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { bearerFrom, hashToken } from '../sql/tokens';
 import type { Limits } from '../config';
 import type { RequestContext, Viewer } from '../context';
-import { AppError, isUnavailable, validationFailed } from '../errors';
+import { AppError, errorBody, isUnavailable, validationFailed } from '../errors';
 import { gateError } from '../http/input-gate';
 import { graphqlWsMetricsHooks } from '../http/metrics';
 import { OperationContext, type AppDeps } from '../http/request-context';
@@ -54,7 +54,13 @@ export function documentChecker(schema: GraphQLSchema, limits: Limits, compiled:
 }
 
 /** What the server keeps per socket: the caps' bookkeeping, the viewer, and the token's hash while it is counted. */
-type SocketExtra = CappedSocket & { viewer?: Viewer | null; tokenHash?: string | null; counted?: boolean };
+type SocketExtra = CappedSocket & {
+  viewer?: Viewer | null;
+  tokenHash?: string | null;
+  counted?: boolean;
+  /** The socket's last rate-limit refusal and until when it holds (ms since the epoch). */
+  limited?: { error: AppError; until: number };
+};
 type WsOptions = ServerOptions<Record<string, unknown> | undefined, WsConnection & SocketExtra>;
 
 /**
@@ -90,9 +96,10 @@ class RunningContexts {
 function connectionAdmission(deps: AppDeps, caps: WsCaps, running: RunningContexts): Pick<WsOptions, 'onConnect' | 'onClose'> {
   const limits = deps.config.limits;
   const connections = new ConnectionCounter(limits.wsConnectionsPerToken);
+  const perTokenRefusal = { code: 4429, reason: `At most ${limits.wsConnectionsPerToken} connections per token` } as const;
   /** The last step: the socket takes its place among its IP's anonymous sockets or its account's. */
-  const admitted = (socket: WsConnection & SocketExtra, accountId: string | null): boolean => {
-    const refused = caps.admit(socket, accountId);
+  const admitted = (socket: WsConnection & SocketExtra, accountId: string | null, tokenHash?: string): boolean => {
+    const refused = caps.admit(socket, accountId, tokenHash);
     if (!refused) return true;
     socket.socket.close(refused.code, refused.reason); // the 4403 graphql-ws sends after `false` is then ignored
     return false;
@@ -110,6 +117,14 @@ function connectionAdmission(deps: AppDeps, caps: WsCaps, running: RunningContex
         ctx.extra.viewer = null;
         return admitted(ctx.extra, null);
       }
+      const tokenHash = hashToken(token);
+      // A token at its cap, or last seen for an account at its cap, is refused before its lookup: a burst of
+      // sockets past a cap costs no database read each. Nothing is admitted without the lookup.
+      const early = connections.full(tokenHash) ? perTokenRefusal : caps.knownAccountRefusal(tokenHash);
+      if (early) {
+        ctx.extra.socket.close(early.code, early.reason);
+        return false;
+      }
       try {
         ctx.extra.viewer = await deps.resolveViewer(deps.orm.em.fork() as EntityManager, token);
       } catch (err) {
@@ -117,14 +132,14 @@ function connectionAdmission(deps: AppDeps, caps: WsCaps, running: RunningContex
         if (isUnavailable(err)) ctx.extra.socket.close(1013, 'The database is unavailable; retry later');
         return false; // graphql-ws closes with 4403 Forbidden
       }
-      ctx.extra.tokenHash = hashToken(token);
-      if (!connections.tryOpen(ctx.extra.tokenHash)) {
+      ctx.extra.tokenHash = tokenHash;
+      if (!connections.tryOpen(tokenHash)) {
         // 4429 (graphql-ws's "too many" code) says why; the 4403 graphql-ws sends after `false` is then ignored.
-        ctx.extra.socket.close(4429, `At most ${limits.wsConnectionsPerToken} connections per token`);
+        ctx.extra.socket.close(perTokenRefusal.code, perTokenRefusal.reason);
         return false;
       }
       ctx.extra.counted = true;
-      return admitted(ctx.extra, ctx.extra.viewer?.principalId ?? null);
+      return admitted(ctx.extra, ctx.extra.viewer?.principalId ?? null, tokenHash);
     },
     onClose: (ctx) => {
       if (ctx.extra.counted && ctx.extra.tokenHash) connections.close(ctx.extra.tokenHash);
@@ -169,8 +184,16 @@ function operationAdmission(
     const document = checked.document;
     const ip = ctx.extra.ip;
     const operation = getOperationAST(document, payload.operationName ?? undefined);
+    // A socket refused by its rate bucket gets the same refusal for the next second without counting again
+    // (the bucket's window is at least that long, and "retry after N s" stays within a second of true): a
+    // packet of a hundred subscribes past the limit costs one limiter round and one error, not a hundred.
+    const known = ctx.extra.limited;
+    if (known && known.until > Date.now()) return [known.error];
     const limited = await chargeOperation(deps.limiter, limits, { viewer: ctx.extra.viewer, ip }, document, operation, true);
-    if (limited) return [limited];
+    if (limited) {
+      ctx.extra.limited = { error: limited, until: Date.now() + 1000 };
+      return [limited];
+    }
     try {
       assertOperationAllowed(ctx.extra.viewer ?? null, schema, document, payload.operationName);
       assertNodeLimit(limits, schema, document, payload.variables, payload.operationName);
@@ -233,8 +256,22 @@ export function mountGraphQLWs(
   // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap.
   const caps = new WsCaps(limits);
   const running = new RunningContexts();
-  // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
-  const wss = new WebSocketServer({ server: app.server, path: '/graphql', maxPayload: limits.bodyBytes });
+  const wss = new WebSocketServer({
+    server: app.server,
+    path: '/graphql',
+    // A message over the HTTP body limit closes the socket with 1009 (Message Too Big) before it is parsed.
+    maxPayload: limits.bodyBytes,
+    // One message of a socket per turn of the event loop, as browsers deliver them: a packet of a hundred
+    // subscribes is taken in slices that let every other request in between, not as one long turn.
+    allowSynchronousEvents: false,
+    // An IP at its socket cap is answered 429 at the upgrade, before the handshake; the count itself is
+    // taken when the socket opens (the gate below), in the same turn.
+    verifyClient: (info, answer) => {
+      const refused = caps.upgradeRefusal(info.req.socket.remoteAddress ?? 'unknown');
+      if (!refused) return answer(true);
+      answer(false, refused.status, JSON.stringify(errorBody(refused)), { 'Content-Type': 'application/json; charset=utf-8' });
+    },
+  });
   const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, SocketExtra>(
     {
       schema,

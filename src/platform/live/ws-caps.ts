@@ -1,5 +1,5 @@
 import type { Limits } from '../config';
-import { validationFailed, type AppError } from '../errors';
+import { AppError, validationFailed } from '../errors';
 
 /**
  * Caps on live WebSocket use per IP address and per account, on top of the per-token and per-socket caps
@@ -34,6 +34,9 @@ class Counter {
   }
 }
 
+/** Token hashes whose account is remembered for refusals before a lookup (a few MB at most). */
+const TOKENS_REMEMBERED = 10_000;
+
 /** What one socket holds against the caps (kept on graphql-ws's `extra`). */
 export interface CappedSocket {
   readonly ip: string;
@@ -58,35 +61,84 @@ export class WsCaps {
   private readonly operationsPerIp: Counter;
   private readonly operationsPerAccount: Counter;
 
+  /**
+   * The operation refusals, made once: they are the same every time, and a burst of refused subscribes
+   * (a socket sends a hundred in one packet) would otherwise build a GraphQLError, stack trace and all
+   * (~60 µs), for each. Nothing mutates them: the answers are formatted copies.
+   */
+  private readonly perIpRefusal: AppError;
+  /** Token hash -> account, as last looked up (see knownAccountRefusal). */
+  private readonly accountOfToken = new Map<string, string>();
+  private readonly perAccountRefusal: AppError;
+
   constructor(limits: Limits) {
     this.socketsPerIp = new Counter(limits.wsConnectionsPerIp);
     this.anonymousPerIp = new Counter(limits.wsAnonymousConnectionsPerIp);
     this.socketsPerAccount = new Counter(limits.wsConnectionsPerAccount);
     this.operationsPerIp = new Counter(limits.wsSubscriptionsPerIp);
     this.operationsPerAccount = new Counter(limits.wsSubscriptionsPerAccount);
+    this.perIpRefusal = validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
+      max_subscriptions_per_ip: this.operationsPerIp.max,
+    });
+    this.perAccountRefusal = validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
+      max_subscriptions_per_account: this.operationsPerAccount.max,
+    });
+  }
+
+  /**
+   * At the HTTP upgrade, before the WebSocket handshake: the refusal (429, in the error shape) of an IP
+   * that already holds its cap of sockets, counting nothing. A burst of sockets over the cap then costs
+   * no handshake, no socket object and no close frame each.
+   */
+  upgradeRefusal(ip: string): AppError | null {
+    if (!this.socketsPerIp.full(ip)) return null;
+    return new AppError('RATE_LIMITED', this.perIpSockets(), { max_connections_per_ip: this.socketsPerIp.max });
   }
 
   /** When the socket opens, before it says who it is: every socket of an IP counts. */
   openSocket(ip: string): CapRefusal | null {
     if (this.socketsPerIp.tryAdd(ip)) return null;
-    return { code: 4429, reason: `At most ${this.socketsPerIp.max} connections per IP address` };
+    return { code: 4429, reason: this.perIpSockets() };
+  }
+
+  private perIpSockets(): string {
+    return `At most ${this.socketsPerIp.max} connections per IP address`;
   }
 
   closeSocket(ip: string): void {
     this.socketsPerIp.remove(ip);
   }
 
+  /**
+   * Before a token is looked up: the refusal of a token last seen for an account that holds its cap of
+   * sockets now. Only a refusal is taken from what was seen (revocation stays immediate: a token is never
+   * admitted without its lookup), and it spares the lookup for each socket of a burst past the cap.
+   */
+  knownAccountRefusal(tokenHash: string): CapRefusal | null {
+    const account = this.accountOfToken.get(tokenHash);
+    return account !== undefined && this.socketsPerAccount.full(account) ? this.perAccountSockets() : null;
+  }
+
   /** Once the socket's token is known: anonymous sockets count per IP, the others per account. */
-  admit(socket: CappedSocket, accountId: string | null): CapRefusal | null {
+  admit(socket: CappedSocket, accountId: string | null, tokenHash?: string): CapRefusal | null {
+    if (accountId !== null && tokenHash) this.remember(tokenHash, accountId);
     const counter = accountId === null ? this.anonymousPerIp : this.socketsPerAccount;
     if (!counter.tryAdd(accountId ?? socket.ip))
-      return {
-        code: 4429,
-        reason: accountId === null ? `At most ${counter.max} anonymous connections per IP address` : `At most ${counter.max} connections per account`,
-      };
+      return accountId === null ? { code: 4429, reason: `At most ${counter.max} anonymous connections per IP address` } : this.perAccountSockets();
     socket.capAccount = accountId;
     socket.capAdmitted = true;
     return null;
+  }
+
+  private perAccountSockets(): CapRefusal {
+    return { code: 4429, reason: `At most ${this.socketsPerAccount.max} connections per account` };
+  }
+
+  /** Which account a token hash resolved to, the newest `TOKENS_REMEMBERED` kept. */
+  private remember(tokenHash: string, accountId: string): void {
+    this.accountOfToken.delete(tokenHash);
+    this.accountOfToken.set(tokenHash, accountId);
+    if (this.accountOfToken.size > TOKENS_REMEMBERED) this.accountOfToken.delete(this.accountOfToken.keys().next().value!);
   }
 
   /**
@@ -95,34 +147,22 @@ export class WsCaps {
    * price of two map reads (a socket sends a hundred subscribes in one packet).
    */
   operationRefusal(socket: CappedSocket): AppError | null {
-    if (this.operationsPerIp.full(socket.ip)) return this.perIpRefusal();
+    if (this.operationsPerIp.full(socket.ip)) return this.perIpRefusal;
     const account = socket.capAccount ?? null;
-    if (account !== null && this.operationsPerAccount.full(account)) return this.perAccountRefusal();
+    if (account !== null && this.operationsPerAccount.full(account)) return this.perAccountRefusal;
     return null;
   }
 
   /** A new operation of `socket`: refused with VALIDATION_FAILED when its IP or its account is at the cap. */
   startOperation(socket: CappedSocket, id: string): AppError | null {
-    if (!this.operationsPerIp.tryAdd(socket.ip)) return this.perIpRefusal();
+    if (!this.operationsPerIp.tryAdd(socket.ip)) return this.perIpRefusal;
     const account = socket.capAccount ?? null;
     if (account !== null && !this.operationsPerAccount.tryAdd(account)) {
       this.operationsPerIp.remove(socket.ip);
-      return this.perAccountRefusal();
+      return this.perAccountRefusal;
     }
     (socket.capOperations ??= new Set()).add(id);
     return null;
-  }
-
-  private perIpRefusal(): AppError {
-    return validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
-      max_subscriptions_per_ip: this.operationsPerIp.max,
-    });
-  }
-
-  private perAccountRefusal(): AppError {
-    return validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
-      max_subscriptions_per_account: this.operationsPerAccount.max,
-    });
   }
 
   /** The operation ended (completed, failed, or its socket closed); a second call is a no-op. */
