@@ -96,6 +96,15 @@ describe('the round trip', () => {
     ]);
     const [agents] = await exportVia('rest', 'agents-md');
     expect(agents.content.startsWith(`---\nid: "${source.id}"\nslug: "${source.slug}"\nversion: 1\n`)).toBe(true);
+    // Every Markdown file opens with front matter naming the blueprint (section 16), each Cursor rule too.
+    const markdown = (await Promise.all(formats.filter((f) => f !== 'json').map((f) => exportVia('rest', f)))).flat();
+    for (const file of markdown) {
+      const front = /^---\n([\s\S]*?)\n---\n/.exec(file.content)?.[1]?.split('\n') ?? [];
+      expect({ path: file.path, named: ['id', 'slug', 'version'].map((k) => front.find((l) => l.startsWith(`${k}: `))) }).toEqual({
+        path: file.path,
+        named: [`id: "${source.id}"`, `slug: "${source.slug}"`, 'version: 1'],
+      });
+    }
   });
 });
 
