@@ -136,6 +136,8 @@ export function renderExport(format: ExportFormat, b: Exported): ExportFile[] {
       const fm: Record<string, unknown> = { description: m.summary || m.name };
       if (typeof g === 'string' || (Array.isArray(g) && g.every((x) => typeof x === 'string'))) fm.globs = g;
       fm.alwaysApply = false;
+      // Every Markdown file names its blueprint (section 16); Cursor reads the three keys above and ignores these.
+      Object.assign(fm, { id: b.id, slug: b.slug, version: b.version });
       return { path: `.cursor/rules/${m.key}.mdc`, content: [...frontMatter(fm), ...moduleLines(b, m)].join('\n') };
     });
     return [{ path: '.cursor/rules/blueprint.mdc', content: index.join('\n') }, ...modules];

@@ -118,7 +118,7 @@ export const blueprintPrompts: McpPromptDefinition[] = [
             `Propose the changes of your fork "${fork.name}" to its parent "${parent.name}".`,
             `1. Call blueprint_compare {blueprint_id: ${JSON.stringify(fork.id)}} to see what the fork changed (ahead) and what the parent changed since (behind).`,
             `2. If the parent moved on, consider upstream_merge (tool_operation_start {tool_type: "upstream_merge", source_blueprint_ids: [${JSON.stringify(fork.id)}]}) first, so the proposal has no conflicts.`,
-            `3. Call proposal_open with the target ${JSON.stringify(parent.id)}, source_blueprint_id ${JSON.stringify(fork.id)}, title ${title} and a body that explains the changes (POST /api/blueprints/${parent.id}/proposals over REST).`,
+            `3. Call proposal_open {blueprint_id: ${JSON.stringify(parent.id)}, source_blueprint_id: ${JSON.stringify(fork.id)}, title: ${title}, body: <what the changes do and why>}: blueprint_id is the target, the parent (POST /api/blueprints/${parent.id}/proposals over REST).`,
             '4. proposal_get shows its changes, conflicts and whether it is mergeable; proposal_comment answers review comments.',
           ].join('\n'),
         ),

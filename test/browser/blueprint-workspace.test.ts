@@ -261,7 +261,60 @@ describe('export and import', () => {
     const [imported, original] = [await restBlueprint(slug, ada.token), await restBlueprint(bp.id, ada.token)];
     expect(imported.modules).toEqual(original.modules);
     expect(imported.steps).toEqual(original.steps);
+    expect(imported.configuration).toEqual(original.configuration);
+    expect(imported.design_system).toEqual(original.design_system);
+    expect(imported.forked_from).toMatchObject({ id: bp.id });
     expect(imported.visibility).toBe('public');
+  });
+
+  it('lets another person download CLAUDE.md and blueprint.json and import each from the account page’s link, as a fork of the source', async () => {
+    const dan = await server.rest.signUp('dan-bp');
+    const page = await browser.open({ token: dan.token });
+    await openTab(page, bp.slug, 'Export');
+    const files: string[] = [];
+    for (const [option, name] of [
+      ['CLAUDE.md', 'CLAUDE.md'],
+      ['JSON', 'blueprint.json'],
+    ] as const) {
+      await choose(page, option);
+      const button = page.getByRole('button', { name: `Download ${name}` });
+      await button.waitFor();
+      const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      files.push(await keep(download));
+    }
+    expect(readFileSync(files[0]!, 'utf8')).toMatch(new RegExp(`^---\nid: "${bp.id}"\n`));
+    expect(JSON.parse(readFileSync(files[1]!, 'utf8'))).toMatchObject({ id: bp.id });
+
+    const original = await restBlueprint(bp.id, ada.token);
+    for (const [file, radio] of [
+      [files[0]!, 'CLAUDE.md'],
+      [files[1]!, 'JSON'],
+    ] as const) {
+      await page.goto('/account');
+      await page.getByRole('link', { name: 'Import it as a blueprint' }).click();
+      await page.getByRole('heading', { name: 'Import a blueprint' }).waitFor();
+      await page.getByLabel('Files').setInputFiles(file);
+      await page.getByTestId('import-files').getByText(path.basename(file)).waitFor();
+      expect(await page.getByRole('radio', { name: radio, exact: true }).isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.waitForURL((url) => url.pathname.startsWith('/blueprints/'), { timeout: 60_000 });
+      await page.getByText(/forked from/).waitFor({ timeout: 60_000 });
+      expect(await page.getByText(/forked from/).textContent()).toContain(`forked from ${original.name}`);
+      const imported = await restBlueprint(new URL(page.url()).pathname.split('/').at(-1)!, dan.token);
+      expect({ file: path.basename(file), forked_from: imported.forked_from?.id, visibility: imported.visibility }).toEqual({
+        file: path.basename(file),
+        forked_from: bp.id,
+        visibility: 'private',
+      });
+      expect([imported.modules, imported.steps, imported.configuration, imported.design_system]).toEqual([
+        original.modules,
+        original.steps,
+        original.configuration,
+        original.design_system,
+      ]);
+      expect(imported.id).not.toBe(bp.id);
+    }
   });
 
   it('names the file and line of a file it cannot read, in a sentence', async () => {

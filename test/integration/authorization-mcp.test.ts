@@ -79,3 +79,49 @@ describe('MCP tools', () => {
     }
   });
 });
+
+describe('MCP resources and prompts follow the same rule as blueprint_get', () => {
+  const uri = (id: string) => `blueprint://${id}/AGENTS.md`;
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e) => (e.code === -32002 ? 'not found' : `other: ${e.code} ${e.message}`),
+    );
+
+  it.each([
+    ['resources/read', (id: string) => ({ uri: uri(id) })],
+    ['resources/list', () => ({})],
+    ['resources/templates/list', () => ({})],
+    ['prompts/list', () => ({})],
+    ['prompts/get', (id: string) => ({ name: 'execute_blueprint', arguments: { blueprint_id: id } })],
+  ])('without a token, %s is 401', async (method, params) => {
+    const { w } = world;
+    const res = await w.server.rest.post('/mcp', {
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method, params: params(w.pub.id) },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it("a private blueprint is listed, read and prompted for exactly those who may read it, and is 'not found' to the others", async () => {
+    const { w, tokens } = world;
+    const actual = {} as Record<string, unknown>;
+    const wanted = {} as Record<string, unknown>;
+    for (const c of callers.filter((x) => x !== 'anonymous')) {
+      const ok = PRIVATE[c] === 'ok';
+      wanted[c] = { listed: ok, read: ok ? 'ok' : 'not found', prompt: ok ? 'ok' : 'not found', publicRead: 'ok' };
+      const client = await mcpClient(w.server.url, tokens[c]!);
+      try {
+        actual[c] = {
+          listed: (await client.listResources()).resources.some((r) => r.uri === uri(w.priv.id)),
+          read: await outcome(client.readResource({ uri: uri(w.priv.id) })),
+          prompt: await outcome(client.getPrompt({ name: 'execute_blueprint', arguments: { blueprint_id: w.priv.id } })),
+          publicRead: await outcome(client.readResource({ uri: uri(w.pub.slug) })),
+        };
+      } finally {
+        await client.close();
+      }
+    }
+    expect(actual).toEqual(wanted);
+  });
+});

@@ -79,6 +79,28 @@ describe('the MCP instructions, followed to the letter', () => {
     expect(run).toMatchObject({ status: 'completed', steps_reached: 3, total_steps: 3 });
   });
 
+  it("blueprint_execute_start's own description, followed to the letter, walks a run to its last step", async () => {
+    const owner = await server.rest.agentToken('owner');
+    const bp = await createBlueprint(server.rest, owner, { name: 'Described literally' });
+    const description = (await client.client.listTools()).tools.find((t) => t.name === 'blueprint_execute_start')!.description!;
+    // "call blueprint_execute_step with n = 1 and next_token ..., then n = 2 with that answer's next_token, ... until dn is true"
+    const ns = [...description.matchAll(/\bn = (\d+)/g)].map((m) => Number(m[1]));
+    const token = /with n = \d+ and ([a-z_]+)/.exec(description)?.[1];
+    const stop = /until ([a-z_]+) is true/.exec(description)?.[1];
+    if (ns.length < 2 || !token || !stop) throw new Error(`the description does not say how to walk a run: ${description}`);
+    let answer = await client.ok('blueprint_execute_start', { blueprint_id: bp.id });
+    const runId = answer.run_id;
+    const seen: string[] = [];
+    for (let n = ns[0]!, calls = 0; calls < 20 && answer[stop] !== true; n += ns[1]! - ns[0]!, calls++) {
+      const step = await client.call('blueprint_execute_step', { blueprint_id: bp.id, n, token: answer[token] });
+      if (step.isError) throw new Error(`following the description, step ${n} answered ${JSON.stringify(step.body)}`);
+      answer = step.body;
+      seen.push(answer.step.key);
+    }
+    expect(seen).toEqual(['schema', 'endpoints', 'pages']);
+    expect(await client.ok('execution_get', { run_id: runId })).toMatchObject({ status: 'completed', steps_reached: 3 });
+  });
+
   it('a run given up is reported as the instructions say, and completed is refused for it', async () => {
     const owner = await server.rest.agentToken('owner');
     const bp = await createBlueprint(server.rest, owner, { name: 'Given up' });

@@ -82,6 +82,26 @@ describe('resources', () => {
   });
 });
 
+/** The text of a prompt. */
+async function promptText(client: McpTestClient, name: string, args: Record<string, string>): Promise<string> {
+  const got = await client.client.getPrompt({ name, arguments: args });
+  return (got.messages[0]!.content as any).text as string;
+}
+
+/**
+ * `tool {name: value, ...}` occurrences in a prompt: JSON values as given, `<placeholder>` kept as text for
+ * the caller to fill (the answer field or the text it names).
+ */
+function callsIn(text: string, tool: string): Array<Record<string, unknown>> {
+  const found: Array<Record<string, unknown>> = [];
+  for (const m of text.matchAll(new RegExp(`${tool} \\{((?:"(?:[^"\\\\]|\\\\.)*"|[^}"])*)\\}`, 'g'))) {
+    const args: Record<string, unknown> = {};
+    for (const a of m[1]!.matchAll(/([a-z_]+): ("(?:[^"\\]|\\.)*"|<[^>]*>|\[[^\]]*\]|[^,]+)/g)) args[a[1]!] = a[2]!.startsWith('<') ? a[2]! : JSON.parse(a[2]!);
+    found.push(args);
+  }
+  return found;
+}
+
 describe('prompts', () => {
   it('lists "execute this blueprint" and "propose my changes upstream"', async () => {
     const { prompts } = await owner.client.listPrompts();
@@ -89,21 +109,94 @@ describe('prompts', () => {
   });
 
   it('execute_blueprint names the right first calls: start, then step n = 1 with next_token', async () => {
-    const got = await stranger.client.getPrompt({ name: 'execute_blueprint', arguments: { blueprint_id: pub.slug } });
-    const text = (got.messages[0]!.content as any).text as string;
+    const text = await promptText(stranger, 'execute_blueprint', { blueprint_id: pub.slug });
     expect(text).toContain(`blueprint_execute_start {blueprint_id: "${pub.id}"}`);
     expect(text).toContain(`blueprint_execute_step {blueprint_id: "${pub.id}", n: 1, token: <next_token>}`);
     await expect(stranger.client.getPrompt({ name: 'execute_blueprint', arguments: { blueprint_id: priv.id } })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('execute_blueprint followed to the letter walks a run to its last step (calls, first n, token field, increment, stop)', async () => {
+    const text = await promptText(stranger, 'execute_blueprint', { blueprint_id: pub.slug });
+    const [start] = callsIn(text, 'blueprint_execute_start');
+    const [step] = callsIn(text, 'blueprint_execute_step');
+    const increment = /with n \+ (\d+)/.exec(text);
+    const stop = /until an answer has ([a-z_]+): true/.exec(text);
+    if (!start || !step || !increment || !stop) throw new Error(`the prompt does not say how to walk a run: ${text}`);
+    const tokenField = /^<([a-z_]+)>$/.exec(String(step.token))?.[1];
+    if (!tokenField) throw new Error(`the prompt does not name the answer field holding the token: ${text}`);
+    let answer = await stranger.ok('blueprint_execute_start', start);
+    const runId = answer.run_id;
+    let n = step.n as number;
+    const seen: string[] = [];
+    for (let calls = 0; calls < 20 && answer[stop[1]!] !== true; calls++) {
+      const res = await stranger.call('blueprint_execute_step', { ...step, n, token: answer[tokenField] });
+      if (res.isError) throw new Error(`following the prompt, step ${n} answered ${JSON.stringify(res.body)}`);
+      answer = res.body;
+      seen.push(answer.step.key);
+      n += Number(increment[1]);
+    }
+    expect(seen).toEqual(['schema', 'endpoints', 'pages']);
+    expect(await stranger.ok('execution_get', { run_id: runId })).toMatchObject({ status: 'completed', steps_reached: 3, total_steps: 3 });
   });
 
   it('propose_upstream names compare and proposal_open with the parent and the fork', async () => {
     const forkerToken = await server.rest.agentToken('forker');
     const mine = await fork(server.rest, forkerToken, pub.id);
     const forker = await McpTestClient.connect(server.url, forkerToken);
-    const got = await forker.client.getPrompt({ name: 'propose_upstream', arguments: { blueprint_id: mine.id } });
+    const text = await promptText(forker, 'propose_upstream', { blueprint_id: mine.id });
     await forker.close();
-    const text = (got.messages[0]!.content as any).text as string;
     expect(text).toContain(`blueprint_compare {blueprint_id: "${mine.id}"}`);
-    expect(text).toContain(`proposal_open with the target "${pub.id}", source_blueprint_id "${mine.id}"`);
+    expect(text).toContain(`proposal_open {blueprint_id: "${pub.id}", source_blueprint_id: "${mine.id}"`);
+  });
+
+  it('propose_upstream followed to the letter opens a proposal of the fork to its parent with the fork’s change', async () => {
+    const forkerToken = await server.rest.agentToken('literal forker');
+    const mine = await fork(server.rest, forkerToken, pub.id);
+    const edited = mine.steps.map((s: any, i: number) => (i === 0 ? { ...s, title: 'Schema, improved' } : s));
+    const saved = await server.rest.put(`/api/blueprints/${mine.id}/plan`, {
+      token: forkerToken,
+      body: { modules: mine.modules, steps: edited, configuration: mine.configuration, design_system: mine.design_system, base_version: mine.version },
+    });
+    expect(saved.status).toBe(200);
+    const forker = await McpTestClient.connect(server.url, forkerToken);
+    try {
+      const text = await promptText(forker, 'propose_upstream', { blueprint_id: mine.slug, title: 'Better schema, "quoted", with commas' });
+      const [compare] = callsIn(text, 'blueprint_compare');
+      const [open] = callsIn(text, 'proposal_open');
+      if (!compare || !open) throw new Error(`the prompt names no compare or proposal_open call: ${text}`);
+      expect(await forker.ok('blueprint_compare', compare)).toMatchObject({ ahead: expect.anything() });
+      expect(open.body).toMatch(/^<.+>$/);
+      const opened = await forker.call('proposal_open', { ...open, body: 'The schema step says more.' });
+      if (opened.isError) throw new Error(`following the prompt, proposal_open answered ${JSON.stringify(opened.body)}`);
+      expect(opened.body).toMatchObject({
+        title: 'Better schema, "quoted", with commas',
+        target: { id: pub.id },
+        source: { id: mine.id },
+        state: 'open',
+        changes: { steps: [expect.objectContaining({ key: mine.steps[0].key })] },
+      });
+      const listed = await owner.ok('proposal_list', { blueprint_id: pub.id });
+      expect(listed.items.map((p: any) => p.number)).toContain(opened.body.number);
+    } finally {
+      await forker.close();
+    }
+  });
+
+  it('propose_upstream on a fork whose parent the caller may no longer read names nothing of the parent', async () => {
+    const parentOwner = await server.rest.agentToken('parent owner');
+    const parent = await createBlueprint(server.rest, parentOwner, { name: 'Soon hidden parent' });
+    const forkerToken = await server.rest.agentToken('orphaned forker');
+    const mine = await fork(server.rest, forkerToken, parent.id);
+    // Renamed as it goes private: the fork's own name and slug were made from the old, public one.
+    const hidden = { name: 'Nebula archive', visibility: 'private' };
+    expect((await server.rest.patch(`/api/blueprints/${parent.id}`, { token: parentOwner, body: hidden })).status).toBe(200);
+    const forker = await McpTestClient.connect(server.url, forkerToken);
+    try {
+      const text = await promptText(forker, 'propose_upstream', { blueprint_id: mine.id });
+      expect(text).toContain('no parent you may read');
+      for (const trace of [parent.id, hidden.name, 'proposal_open']) expect({ trace, found: text.includes(trace) }).toEqual({ trace, found: false });
+    } finally {
+      await forker.close();
+    }
   });
 });

@@ -96,6 +96,15 @@ describe('the round trip', () => {
     ]);
     const [agents] = await exportVia('rest', 'agents-md');
     expect(agents.content.startsWith(`---\nid: "${source.id}"\nslug: "${source.slug}"\nversion: 1\n`)).toBe(true);
+    // Every Markdown file opens with front matter naming the blueprint (section 16), each Cursor rule too.
+    const markdown = (await Promise.all(formats.filter((f) => f !== 'json').map((f) => exportVia('rest', f)))).flat();
+    for (const file of markdown) {
+      const front = /^---\n([\s\S]*?)\n---\n/.exec(file.content)?.[1]?.split('\n') ?? [];
+      expect({ path: file.path, named: ['id', 'slug', 'version'].map((k) => front.find((l) => l.startsWith(`${k}: `))) }).toEqual({
+        path: file.path,
+        named: [`id: "${source.id}"`, `slug: "${source.slug}"`, 'version: 1'],
+      });
+    }
   });
 });
 
@@ -110,26 +119,26 @@ describe('provenance', () => {
     expect(lineage.body.children.map((c: any) => c.blueprint.id)).toContain(id);
   });
 
-  it('reveals nothing about a source the importer may not read: no link, no fork, the same answer as an unknown id', async () => {
-    const secret = await createBlueprint(server.rest, alice, { ...shopSpec, name: 'Secret shop', visibility: 'private' });
-    const [file] = (await server.rest.get(`/api/blueprints/${secret.id}/export?format=agents-md`, { token: alice })).body.files;
-    expect((await server.rest.get(`/api/blueprints/${secret.id}/export?format=agents-md`, { token: bob })).status).toBe(404);
-    const unknown = file.content.replaceAll(secret.id, '6f1c7a3e-0d2b-4c5e-9a8f-123456789abc').replaceAll(secret.slug, 'no-such-slug');
-    const answers = [];
-    for (const content of [file.content, unknown]) {
-      const res = await server.rest.post('/api/blueprints/import', {
-        token: bob,
-        body: { format: 'agents-md', files: [{ path: 'AGENTS.md', content }], name: 'Mine' },
-      });
-      expect(res.status).toBe(201);
-      const [v1] = await sql(server.databaseUrl, 'select changes from blueprint_version where blueprint_id = $1', [res.body.id]);
-      answers.push({ forked_from: res.body.forked_from, changes: v1.changes });
-    }
-    expect(answers[0]).toEqual(answers[1]);
-    expect(answers[0]).toEqual({ forked_from: null, changes: { imported_from: 'agents-md', files: ['AGENTS.md'] } });
-    const lineage = await server.rest.get(`/api/blueprints/${secret.id}/lineage`, { token: alice });
-    expect(lineage.body.children).toEqual([]);
-  });
+  it.each(['rest', 'graphql', 'mcp'])(
+    'over %s, reveals nothing about a source the importer may not read: no link, no fork, the same answer as an unknown id',
+    async (surface) => {
+      const secret = await createBlueprint(server.rest, alice, { ...shopSpec, name: `Secret shop ${surface}`, visibility: 'private' });
+      const [file] = (await server.rest.get(`/api/blueprints/${secret.id}/export?format=agents-md`, { token: alice })).body.files;
+      expect((await server.rest.get(`/api/blueprints/${secret.id}/export?format=agents-md`, { token: bob })).status).toBe(404);
+      const unknown = file.content.replaceAll(secret.id, '6f1c7a3e-0d2b-4c5e-9a8f-123456789abc').replaceAll(secret.slug, 'no-such-slug');
+      const answers = [];
+      for (const content of [file.content, unknown]) {
+        const id = await importVia(surface, 'agents-md', [{ path: 'AGENTS.md', content }], { name: 'Mine' });
+        const read = (await server.rest.get(`/api/blueprints/${id}`, { token: bob })).body;
+        const [v1] = await sql(server.databaseUrl, 'select changes from blueprint_version where blueprint_id = $1', [id]);
+        answers.push({ forked_from: read.forked_from, changes: v1.changes });
+      }
+      expect(answers[0]).toEqual(answers[1]);
+      expect(answers[0]).toEqual({ forked_from: null, changes: { imported_from: 'agents-md', files: ['AGENTS.md'] } });
+      const lineage = await server.rest.get(`/api/blueprints/${secret.id}/lineage`, { token: alice });
+      expect(lineage.body.children).toEqual([]);
+    },
+  );
 
   it('made public from its own private source, tells a stranger nothing the files did not say: no id, name or diff', async () => {
     const secret = await createBlueprint(server.rest, alice, {
@@ -173,7 +182,7 @@ describe('provenance', () => {
 });
 
 describe('bad input', () => {
-  it('answers a file that cannot be read with 400 naming the file and line, and writes nothing', async () => {
+  it('answers a file that cannot be read with 400 naming the file and line (REST, MCP, GraphQL), and writes nothing', async () => {
     const before = await sql(server.databaseUrl, 'select count(*)::int as n from blueprint');
     const files = [
       { path: '.cursor/rules/blueprint.mdc', content: '---\nid: "x"\n---\n## Configuration\n\n```json\n{}\n```\n' },
@@ -188,6 +197,12 @@ describe('bad input', () => {
     });
     const viaMcp = await mcp.call('blueprint_import', { format: 'cursor-rules', files });
     expect(viaMcp).toMatchObject({ isError: true, body: { error: { code: 'VALIDATION_FAILED', details: { file: '.cursor/rules/db.mdc', line: 6 } } } });
+    const viaGraphql = await server.gql.request(ImportBlueprintDocument, { input: { format: 'CURSOR_RULES' as any, files } }, bob);
+    expect(viaGraphql.data).toBeFalsy();
+    expect(viaGraphql.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('.cursor/rules/db.mdc line 6'),
+      extensions: { code: 'VALIDATION_FAILED', details: { file: '.cursor/rules/db.mdc', line: 6 } },
+    });
     expect(await sql(server.databaseUrl, 'select count(*)::int as n from blueprint')).toEqual(before);
   });
 

@@ -125,4 +125,15 @@ describe('trending by what works', () => {
     expect([(await entry(runs.id))!.score, (await entry(stars.id))!.score]).toEqual([5, 5]);
     expect(await rank([stars.id, runs.id])).toEqual([runs.id, stars.id]);
   });
+
+  it('breaks a tie of score and runs by stars, then by the newest', async () => {
+    const owner = await server.rest.agentToken('tie owner');
+    const mk = (name: string) => createBlueprint(server.rest, owner, { name });
+    // All at 3 with no runs: three stars; one fork made before and one after it (the newer ranks first).
+    const [olderForked, starred, newerForked] = [await mk('Tie older forked'), await mk('Tie starred'), await mk('Tie newer forked')];
+    for (const token of await agents(3, 'tie star')) await server.rest.post(`/api/blueprints/${starred.id}/star`, { token });
+    for (const id of [olderForked.id, newerForked.id]) await fork(server.rest, (await agents(1, `tie forker ${id}`))[0]!, id);
+    expect([await entry(olderForked.id), await entry(starred.id), await entry(newerForked.id)].map((e) => e!.score)).toEqual([3, 3, 3]);
+    expect(await rank([olderForked.id, newerForked.id, starred.id])).toEqual([starred.id, newerForked.id, olderForked.id]);
+  });
 });

@@ -30,7 +30,7 @@ describe('export then import', () => {
     );
   });
 
-  it('cursor-rules writes one .mdc per module with description, globs from the configuration and alwaysApply, plus an index', () => {
+  it('cursor-rules writes one .mdc per module with description, globs from the configuration, alwaysApply and the blueprint it names, plus an index', () => {
     const plan: Plan = {
       modules: [
         { key: 'db', name: 'Database', summary: 'Tables', kind: 'data', dependsOn: [] },
@@ -42,8 +42,9 @@ describe('export then import', () => {
     };
     const files = renderExport('cursor-rules', source(plan));
     expect(files.map((f) => f.path)).toEqual(['.cursor/rules/blueprint.mdc', '.cursor/rules/db.mdc', '.cursor/rules/web.mdc']);
-    expect(files[1]!.content.startsWith('---\ndescription: "Tables"\nalwaysApply: false\n---\n')).toBe(true);
-    expect(files[2]!.content.startsWith('---\ndescription: "Web"\nglobs: ["src/web/**/*.tsx"]\nalwaysApply: false\n---\n')).toBe(true);
+    const named = 'id: "6f1c7a3e-0d2b-4c5e-9a8f-123456789abc"\nslug: "shop"\nversion: 3\n';
+    expect(files[1]!.content.startsWith(`---\ndescription: "Tables"\nalwaysApply: false\n${named}---\n`)).toBe(true);
+    expect(files[2]!.content.startsWith(`---\ndescription: "Web"\nglobs: ["src/web/**/*.tsx"]\nalwaysApply: false\n${named}---\n`)).toBe(true);
   });
 
   it.each([
