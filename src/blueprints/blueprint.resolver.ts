@@ -15,7 +15,7 @@ import { projectionFor } from './blueprint.projection';
 import { currentVersionOf } from './blueprint-version.service';
 import { BlueprintConnection, PlanModuleType, PlanStepType } from './blueprint.types';
 import { forkedFromRef } from './blueprint.wire';
-import { planFor } from './plan-read';
+import { pageItems, planFor, refuseOverBudgetPage } from './plan-read';
 import { teamById } from '../teams/team.service';
 import { principalById } from '../auth/principal.loaders';
 import { orNull } from '../platform/graphql/or-null';
@@ -117,7 +117,10 @@ export class TeamBlueprintsResolver {
     @Info() info?: GraphQLResolveInfo,
   ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => teamBlueprints(ctx, team.id, page, projectionFor(info)));
+    const projection = projectionFor(info);
+    return new LazyConnection(page, () =>
+      teamBlueprints(ctx, team.id, page, projection).then((p) => refuseOverBudgetPage(ctx, projection, 'Team.blueprints', p, pageItems)),
+    );
   }
 }
 
@@ -134,6 +137,9 @@ export class PrincipalBlueprintsResolver {
     @Info() info?: GraphQLResolveInfo,
   ): LazyConnection<BlueprintView> {
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
-    return new LazyConnection(page, () => ownedBlueprints(ctx, owner.id, page, projectionFor(info)));
+    const projection = projectionFor(info);
+    return new LazyConnection(page, () =>
+      ownedBlueprints(ctx, owner.id, page, projection).then((p) => refuseOverBudgetPage(ctx, projection, 'Principal.blueprints', p, pageItems)),
+    );
   }
 }

@@ -5,9 +5,9 @@ import { executeShaped } from '../platform/sql/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
 import { textArrayLiteral } from '../platform/sql/pg-array';
-import { chargeResponsePart, responseRefusal } from '../platform/graphql/response-budget';
+import { chargeResponsePart, refuseIfOver, responseRefusal } from '../platform/graphql/response-budget';
 import type { BlueprintView } from './blueprint.view';
-import { BlueprintRow } from './blueprint.projection';
+import { BlueprintRow, type BlueprintProjection } from './blueprint.projection';
 
 /**
  * The plan fields of a GraphQL blueprint (`modules`, `steps`, `configuration`, `designSystem`) within the
@@ -67,3 +67,30 @@ export async function planFor(ctx: RequestContext, bp: BlueprintView, field: str
   bp.plan = plan;
   return plan;
 }
+
+/**
+ * A page of blueprints whose selection asks each of them for a plan field (`projection` reads their plan
+ * sizes, not their plans), checked before its items are resolved: when their plans together would take
+ * the answer over its budget, the answer is refused here, once. Each item's plan field would be refused
+ * anyway, but by a resolver call and an error of its own (~0.1 ms each, a hundred per list). Charges
+ * nothing otherwise: the items charge themselves as before. `field` names the list in the refusal.
+ */
+export function refuseOverBudgetPage<P>(
+  ctx: RequestContext,
+  projection: BlueprintProjection | null,
+  field: string,
+  page: P,
+  items: (page: P) => readonly BlueprintView[],
+): P {
+  if (!projection?.includes('plan_bytes') || projection.includes('plan')) return page;
+  let bytes = 0;
+  for (const bp of items(page)) bytes += planBytesOf(bp);
+  refuseIfOver(ctx, bytes, ctx.config.limits.responsePlanBytesMax, field);
+  return page;
+}
+
+/** The items of a `{ items }` page, for {@link refuseOverBudgetPage}. */
+export const pageItems = (page: { items: readonly BlueprintView[] }) => page.items;
+
+/** The nodes of a connection's edges, for {@link refuseOverBudgetPage}. */
+export const edgeNodes = (connection: { edges: ReadonlyArray<{ node: BlueprintView }> }) => connection.edges.map((e) => e.node);

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { BlueprintView } from '../blueprints/blueprint.view';
+import { edgeNodes, refuseOverBudgetPage } from '../blueprints/plan-read';
 import { rowExtra } from '../blueprints/blueprint.loaders';
 import { projectionFor, projectionForFields, publicRowsProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import { readBlueprint } from '../blueprints/blueprint.service';
@@ -247,8 +248,13 @@ export function withPrefetchedForks(schema: GraphQLSchema): void {
   const field = blueprintForksField(schema);
   const resolve = field?.resolve;
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
-  field.resolve = (root, args, context, info) =>
-    (root !== null && typeof root === 'object' && prefetchedForks(root, info)) || resolve(root, args, context, info);
+  field.resolve = (root, args, context, info) => {
+    const loaded = root !== null && typeof root === 'object' && prefetchedForks(root, info);
+    // A level whose plans cannot fit the answer is refused here, once, before its items resolve.
+    return loaded
+      ? refuseOverBudgetPage(context as RequestContext, projectionFor(info), 'Blueprint.forks', loaded, edgeNodes)
+      : resolve(root, args, context, info);
+  };
 }
 
 /** The one-statement tree below the `forks` field of a `blueprint(...)` root selection, if there is one. */

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
+import { edgeNodes, pageItems, refuseOverBudgetPage } from '../blueprints/plan-read';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
@@ -65,15 +66,21 @@ export class LineageResolver {
     @Arg('first', () => Int, { nullable: true }) first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): LazyConnection<BlueprintView> | LoadedConnection | Promise<LoadedConnection> {
-    // Inside a fork tree read in one statement, this level is already loaded; at the top of one, load it.
+    // Inside a fork tree read in one statement, this level is already loaded (withPrefetchedForks answers it
+    // first); at the top of one, load it. A page whose plans cannot fit the answer is refused before its items resolve.
     const loaded = prefetchedForks(bp, info);
     if (loaded) return loaded;
     const tree = forkTreePlan(info, ctx.config.limits);
-    if (tree) return forkTree(ctx, bp.id, tree);
+    if (tree) return forkTree(ctx, bp.id, tree).then((c) => refuseOverBudgetPage(ctx, tree.nodes, 'Blueprint.forks', c, edgeNodes));
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     const selected = selectedFields(info);
     const wantsPage = selected.has('edges') || selected.has('pageInfo');
-    return new LazyConnection(page, () => forksOf(ctx, bp.id, page, projectionFor(info)), wantsPage ? undefined : () => forkCountOf(ctx, bp.id));
+    const projection = projectionFor(info);
+    return new LazyConnection(
+      page,
+      () => forksOf(ctx, bp.id, page, projection).then((p) => refuseOverBudgetPage(ctx, projection, 'Blueprint.forks', p, pageItems)),
+      wantsPage ? undefined : () => forkCountOf(ctx, bp.id),
+    );
   }
 
   @FieldResolver(() => LineageGraphType, { description: 'The ancestry graph around this blueprint.' })

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, Field, Float, Info, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
 import { Blueprint } from '../blueprints/blueprint.entity';
 import { projectionFor } from '../blueprints/blueprint.projection';
+import { pageItems, refuseOverBudgetPage } from '../blueprints/plan-read';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
@@ -65,7 +66,10 @@ export class RegistryResolver {
     const fields = selectedFields(info);
     const counted = fields.has('totalCount') || fields.has('totalCountExact');
     const query = { q: q ?? undefined, tags: normaliseTagList(tags ?? []), sort: sort as RegistrySort | undefined };
-    return new LazyRegistryConnection(page, () => searchRegistry(ctx, query, page, projectionFor(info), counted));
+    const projection = projectionFor(info);
+    return new LazyRegistryConnection(page, () =>
+      searchRegistry(ctx, query, page, projection, counted).then((p) => refuseOverBudgetPage(ctx, projection, 'Query.registry', p, pageItems)),
+    );
   }
 
   @Query(() => [TrendingEntryType], {

@@ -119,6 +119,15 @@ describe('GraphQL answers within the plan budget or refuses before reading the p
     expectBudgetRefusal(res);
   });
 
+  it.each([
+    ['forks', lists[0]![1], 'Blueprint.forks'],
+    ['registry', lists[6]![1], 'Query.registry'],
+  ])('refuses a page of %s whose plans cannot fit at the list, before its items are resolved one by one', async (_name, query, field) => {
+    const res = await server.gql.request<any, any>(query, { id: root.id }, owner);
+    expectBudgetRefusal(res);
+    expect(res.errors![0]!.message).toContain(`(at ${field})`);
+  });
+
   it('answers a list whose plans fit: a few forks with their steps, and one blueprint with every plan field', async () => {
     const few = await server.gql.request<any, any>(
       `query($id: ID!) { blueprint(id: $id) { forks(first: 2) { edges { node { steps { key } } } } } }`,

@@ -110,6 +110,17 @@ export function chargeResponse(ctx: object, bytes: number, max: number, field: s
 }
 
 /**
+ * Refuses the answer now (and keeps the refusal, as a charge would) when `bytes` more would take it over
+ * its budget of `max`; charges nothing otherwise. For a list that knows, before its items are resolved,
+ * that their plans together cannot fit: one refusal instead of one per item.
+ */
+export function refuseIfOver(ctx: object, bytes: number, max: number, field: string): void {
+  const budget = budgetOf(ctx);
+  if (budget.refusal) throw budget.refusal;
+  if (budget.spent + bytes > max) chargeResponse(ctx, bytes, max, field);
+}
+
+/**
  * Charges a part of `source` (a field of one row) whose parts together are at most `bytes`: the first part
  * of a source pays `bytes`, its other distinct parts are free (already paid for), and a part asked for again
  * (an alias) pays `bytes` again. So the charges are never less than what the answer carries.
