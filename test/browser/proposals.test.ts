@@ -102,19 +102,61 @@ describe('proposals in the console', () => {
     await expectAccessible(owner);
     await owner.getByRole('button', { name: 'Reload the plan' }).click();
     await owner.getByText(/Editing version 4/).waitFor();
+    // Change: a step's title and a module's summary.
+    const schemaStep = owner.getByRole('group', { name: 'Step 1' });
+    expect(await schemaStep.getByLabel('Step key').inputValue()).toBe('schema');
+    await schemaStep.getByLabel('Title').fill('Design the schema twice');
+    const dbModule = owner.getByRole('group', { name: 'Module 2' });
+    expect(await dbModule.getByLabel('Key', { exact: true }).inputValue()).toBe('db');
+    await dbModule.getByLabel('Summary').fill('Tables and indexes');
+    // Reorder, remove and add modules and steps.
     await owner.getByRole('button', { name: 'Move module api down' }).click();
     await owner.getByRole('button', { name: 'Remove step pages' }).click();
+    await owner.getByRole('button', { name: 'Remove module web' }).click();
+    await owner.getByRole('button', { name: 'Add module' }).click();
+    const module = owner.getByRole('group', { name: /^Module \d+$/ }).last();
+    await module.getByLabel('Key', { exact: true }).fill('queue');
+    await module.getByLabel('Name').fill('Queue');
     await owner.getByRole('button', { name: 'Add step' }).click();
     const added = owner.getByRole('group', { name: /^Step \d+$/ }).last();
     await added.getByLabel('Step key').fill('deploy');
     await added.getByLabel('Module').fill('api');
     await added.getByLabel('Title').fill('Deploy it');
+    await owner.getByRole('button', { name: 'Move step endpoints up' }).click();
     await owner.getByRole('button', { name: 'Save plan' }).click();
     await owner.getByText('Saved as version 5.').waitFor();
     const saved = (await server.rest.get(`/api/blueprints/${target.id}`, { token: alice })).body;
     expect(saved.version).toBe(5);
     expect(saved.configuration.region).toBe('eu');
-    expect(saved.steps.map((s: any) => s.key)).toEqual(['schema', 'endpoints', 'deploy']);
-    expect(saved.modules.map((m: any) => m.key).indexOf('api')).toBe(1);
+    expect(saved.steps.map((s: any) => s.key)).toEqual(['endpoints', 'schema', 'deploy']);
+    expect(saved.steps.find((s: any) => s.key === 'schema').title).toBe('Design the schema twice');
+    expect(saved.modules.map((m: any) => m.key)).toEqual(['db', 'api', 'fraud', 'queue']);
+    expect(saved.modules.find((m: any) => m.key === 'db').summary).toBe('Tables and indexes');
+    expect(saved.modules.find((m: any) => m.key === 'queue')).toMatchObject({ name: 'Queue', kind: 'service', depends_on: [] });
+  });
+
+  it('lets the author close and reopen a proposal on its page', async () => {
+    const second = await fork(server.rest, bob, target.id);
+    await edit(second.id, bob, (p) => (p.configuration.cache = 'redis'));
+    const opened = await server.rest.post(`/api/blueprints/${target.id}/proposals`, {
+      token: bob,
+      body: { source_blueprint_id: second.id, title: 'Add a cache' },
+    });
+    expect(opened.status).toBe(201);
+    const author = await browser.open({ viewport: DESKTOP, token: bob });
+    await author.goto(`/blueprints/${target.slug}/proposals/${opened.body.number}`);
+    await author.getByRole('heading', { name: `Proposal #${opened.body.number}: Add a cache` }).waitFor();
+    // The author may close and reopen, but not merge.
+    expect(await author.getByRole('button', { name: 'Merge' }).count()).toBe(0);
+    await author.getByRole('button', { name: 'Close proposal' }).click();
+    await author.getByRole('button', { name: 'Reopen proposal' }).waitFor();
+    await author.getByText(/^closed · from/).waitFor();
+    await expectAccessible(author);
+    const proposal = `/api/blueprints/${target.id}/proposals/${opened.body.number}`;
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('closed');
+    await author.getByRole('button', { name: 'Reopen proposal' }).click();
+    await author.getByRole('button', { name: 'Close proposal' }).waitFor();
+    await author.getByText(/^open · from/).waitFor();
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('open');
   });
 });
