@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP } from '../helpers/browser';
@@ -158,5 +159,30 @@ describe('proposals in the console', () => {
     await author.getByRole('button', { name: 'Close proposal' }).waitFor();
     await author.getByText(/^open · from/).waitFor();
     expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('open');
+  });
+
+  it('lets a team editor of a team target merge a proposal and edit the plan', async () => {
+    const carol = await server.rest.agentToken('carol');
+    const team = await createTeam(server.rest, alice, [[await principalIdOf(server.gql, carol), 'member']], 'Checkout team');
+    const teamTarget = await createBlueprint(server.rest, alice, { name: 'Team checkout' });
+    expect((await server.rest.post(`/api/blueprints/${teamTarget.id}/transfer`, { token: alice, body: { team_id: team.id } })).status).toBe(200);
+    const teamFork = await fork(server.rest, bob, teamTarget.id);
+    await edit(teamFork.id, bob, (p) => (p.configuration.retries = 3));
+    const opened = await server.rest.post(`/api/blueprints/${teamTarget.id}/proposals`, {
+      token: bob,
+      body: { source_blueprint_id: teamFork.id, title: 'Retry payments' },
+    });
+    expect(opened.status).toBe(201);
+    const editor = await browser.open({ viewport: DESKTOP, token: carol });
+    await editor.goto(`/blueprints/${teamTarget.slug}/proposals/${opened.body.number}`);
+    await editor.getByRole('heading', { name: `Proposal #${opened.body.number}: Retry payments` }).waitFor();
+    await editor.getByRole('button', { name: 'Merge' }).click();
+    await editor.getByText(/merged as version 2/).waitFor();
+    const merged = (await server.rest.get(`/api/blueprints/${teamTarget.id}/proposals/${opened.body.number}`, { token: alice })).body;
+    expect(merged).toMatchObject({ state: 'merged', merge_version: 2, merged_by: { name: 'carol' } });
+    await editor.goto(`/blueprints/${teamTarget.slug}`);
+    await editor.getByRole('tab', { name: 'Edit plan' }).click();
+    await editor.getByText(/Editing version 2/).waitFor();
+    await expectAccessible(editor);
   });
 });
