@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
 import { BrowserSession, DESKTOP } from '../helpers/browser';
@@ -102,19 +103,86 @@ describe('proposals in the console', () => {
     await expectAccessible(owner);
     await owner.getByRole('button', { name: 'Reload the plan' }).click();
     await owner.getByText(/Editing version 4/).waitFor();
+    // Change: a step's title and a module's summary.
+    const schemaStep = owner.getByRole('group', { name: 'Step 1' });
+    expect(await schemaStep.getByLabel('Step key').inputValue()).toBe('schema');
+    await schemaStep.getByLabel('Title').fill('Design the schema twice');
+    const dbModule = owner.getByRole('group', { name: 'Module 2' });
+    expect(await dbModule.getByLabel('Key', { exact: true }).inputValue()).toBe('db');
+    await dbModule.getByLabel('Summary').fill('Tables and indexes');
+    // Reorder, remove and add modules and steps.
     await owner.getByRole('button', { name: 'Move module api down' }).click();
     await owner.getByRole('button', { name: 'Remove step pages' }).click();
+    await owner.getByRole('button', { name: 'Remove module web' }).click();
+    await owner.getByRole('button', { name: 'Add module' }).click();
+    const module = owner.getByRole('group', { name: /^Module \d+$/ }).last();
+    await module.getByLabel('Key', { exact: true }).fill('queue');
+    await module.getByLabel('Name').fill('Queue');
     await owner.getByRole('button', { name: 'Add step' }).click();
     const added = owner.getByRole('group', { name: /^Step \d+$/ }).last();
     await added.getByLabel('Step key').fill('deploy');
     await added.getByLabel('Module').fill('api');
     await added.getByLabel('Title').fill('Deploy it');
+    await owner.getByRole('button', { name: 'Move step endpoints up' }).click();
     await owner.getByRole('button', { name: 'Save plan' }).click();
     await owner.getByText('Saved as version 5.').waitFor();
     const saved = (await server.rest.get(`/api/blueprints/${target.id}`, { token: alice })).body;
     expect(saved.version).toBe(5);
     expect(saved.configuration.region).toBe('eu');
-    expect(saved.steps.map((s: any) => s.key)).toEqual(['schema', 'endpoints', 'deploy']);
-    expect(saved.modules.map((m: any) => m.key).indexOf('api')).toBe(1);
+    expect(saved.steps.map((s: any) => s.key)).toEqual(['endpoints', 'schema', 'deploy']);
+    expect(saved.steps.find((s: any) => s.key === 'schema').title).toBe('Design the schema twice');
+    expect(saved.modules.map((m: any) => m.key)).toEqual(['db', 'api', 'fraud', 'queue']);
+    expect(saved.modules.find((m: any) => m.key === 'db').summary).toBe('Tables and indexes');
+    expect(saved.modules.find((m: any) => m.key === 'queue')).toMatchObject({ name: 'Queue', kind: 'service', depends_on: [] });
+  });
+
+  it('lets the author close and reopen a proposal on its page', async () => {
+    const second = await fork(server.rest, bob, target.id);
+    await edit(second.id, bob, (p) => (p.configuration.cache = 'redis'));
+    const opened = await server.rest.post(`/api/blueprints/${target.id}/proposals`, {
+      token: bob,
+      body: { source_blueprint_id: second.id, title: 'Add a cache' },
+    });
+    expect(opened.status).toBe(201);
+    const author = await browser.open({ viewport: DESKTOP, token: bob });
+    await author.goto(`/blueprints/${target.slug}/proposals/${opened.body.number}`);
+    await author.getByRole('heading', { name: `Proposal #${opened.body.number}: Add a cache` }).waitFor();
+    // The author may close and reopen, but not merge.
+    expect(await author.getByRole('button', { name: 'Merge' }).count()).toBe(0);
+    await author.getByRole('button', { name: 'Close proposal' }).click();
+    await author.getByRole('button', { name: 'Reopen proposal' }).waitFor();
+    await author.getByText(/^closed · from/).waitFor();
+    await expectAccessible(author);
+    const proposal = `/api/blueprints/${target.id}/proposals/${opened.body.number}`;
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('closed');
+    await author.getByRole('button', { name: 'Reopen proposal' }).click();
+    await author.getByRole('button', { name: 'Close proposal' }).waitFor();
+    await author.getByText(/^open · from/).waitFor();
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('open');
+  });
+
+  it('lets a team editor of a team target merge a proposal and edit the plan', async () => {
+    const carol = await server.rest.agentToken('carol');
+    const team = await createTeam(server.rest, alice, [[await principalIdOf(server.gql, carol), 'member']], 'Checkout team');
+    const teamTarget = await createBlueprint(server.rest, alice, { name: 'Team checkout' });
+    expect((await server.rest.post(`/api/blueprints/${teamTarget.id}/transfer`, { token: alice, body: { team_id: team.id } })).status).toBe(200);
+    const teamFork = await fork(server.rest, bob, teamTarget.id);
+    await edit(teamFork.id, bob, (p) => (p.configuration.retries = 3));
+    const opened = await server.rest.post(`/api/blueprints/${teamTarget.id}/proposals`, {
+      token: bob,
+      body: { source_blueprint_id: teamFork.id, title: 'Retry payments' },
+    });
+    expect(opened.status).toBe(201);
+    const editor = await browser.open({ viewport: DESKTOP, token: carol });
+    await editor.goto(`/blueprints/${teamTarget.slug}/proposals/${opened.body.number}`);
+    await editor.getByRole('heading', { name: `Proposal #${opened.body.number}: Retry payments` }).waitFor();
+    await editor.getByRole('button', { name: 'Merge' }).click();
+    await editor.getByText(/merged as version 2/).waitFor();
+    const merged = (await server.rest.get(`/api/blueprints/${teamTarget.id}/proposals/${opened.body.number}`, { token: alice })).body;
+    expect(merged).toMatchObject({ state: 'merged', merge_version: 2, merged_by: { name: 'carol' } });
+    await editor.goto(`/blueprints/${teamTarget.slug}`);
+    await editor.getByRole('tab', { name: 'Edit plan' }).click();
+    await editor.getByText(/Editing version 2/).waitFor();
+    await expectAccessible(editor);
   });
 });

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { buildSchema, getNamedType, isInputObjectType, isScalarType, type GraphQLArgument, type GraphQLField } from 'graphql';
 import { createArchitecture, principalIdOf } from '../fixtures/architectures';
-import { createBlueprint } from '../fixtures/blueprints';
+import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTool } from '../fixtures/tool-driver';
 import { mcpCall, mcpRequest } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -22,6 +22,11 @@ let token: string;
 let throwaway: string;
 let ws: WsClient;
 const fixture: Record<string, string> = {};
+/**
+ * What the DELETE rows of a blueprint or a map delete: a row that succeeds (a hostile query string the
+ * route ignores) would otherwise delete the fixture, and every later row of it would stop at a 404.
+ */
+const doomed: Record<string, string> = {};
 
 const NUL = 'a\u0000b';
 const SURROGATE = 'a\ud800b';
@@ -46,6 +51,14 @@ beforeAll(async () => {
   fixture.runId = run.body.run_id;
   fixture.principalId = await principalIdOf(server.gql, token);
   fixture.n = '1';
+  // Proposal #1 of the target (from its fork), so that the `:number` routes, fields and tools reach their
+  // bodies and arguments: a made-up number stops every row at the number.
+  const source = await fork(server.rest, token, bp.id);
+  const proposal = await server.rest.post(`/api/blueprints/${bp.id}/proposals`, { token, body: { source_blueprint_id: source.id, title: 'Bad input' } });
+  expect(proposal.status).toBe(201);
+  fixture.number = String(proposal.body.number);
+  doomed.id = (await createBlueprint(server.rest, token, { name: 'Doomed' })).id;
+  doomed.slug = (await createArchitecture(server.rest, token, { name: 'Doomed arch' })).slug;
   ws = connectWs(server.url, token);
 });
 afterAll(async () => {
@@ -87,8 +100,9 @@ function restRows(): Row[] {
   for (const { method, path } of routesOf(server.app.http.printRoutes({ commonPrefix: false }))) {
     if (path === '/graphql' || path === '/mcp') continue; // covered by their own rows below
     const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    const values = method === 'DELETE' && (path === '/api/blueprints/:id' || path === '/api/architectures/:slug') ? doomed : fixture;
     const filled = (bad?: { param: string; raw: string }) =>
-      path.replace(/:(\w+)/g, (_, p: string) => (bad?.param === p ? `x${bad.raw}y` : encodeURIComponent(fixture[p] ?? 'x')));
+      path.replace(/:(\w+)/g, (_, p: string) => (bad?.param === p ? `x${bad.raw}y` : encodeURIComponent(values[p] ?? 'x')));
     const send =
       (url: string, init: { body?: unknown; raw?: string } = {}) =>
       async (): Promise<Answer> => {
@@ -311,8 +325,9 @@ it('answers every row of the table with 4xx in the documented shape, or harmless
   console.log(`bad-input table: ${JSON.stringify(tally)}`);
   expect(failures.slice(0, 40)).toEqual([]);
   expect(tally['5xx']).toBe(0);
-  // the server is still healthy afterwards
+  // the server is still healthy afterwards, and the fixture was there for every row
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect((await server.rest.get(`/api/blueprints/${fixture.id}/proposals/${fixture.number}`, { token })).status).toBe(200);
 }, 180_000); // 772 requests: about 12 s alone, several times that on a loaded 2-core machine
 
 /**

@@ -1,8 +1,11 @@
 import { createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { sql } from '../fixtures/history';
+import { BlueprintActivityDocument } from '../generated/graphql';
+import { liveMark } from '../helpers/live';
 import { mcpCall, mcpResultBody } from '../helpers/mcp';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { connectWs } from '../helpers/ws';
 
 let server: TestServer;
 let owner: string;
@@ -109,6 +112,38 @@ describe('PUT /api/blueprints/:id/plan', () => {
     expect(saved.status).toBe(200);
     const audit = await server.rest.get(`/api/teams/${team.id}/audit?action=blueprint.edited`, { token: owner });
     expect(audit.body.items[0]).toMatchObject({ action: 'blueprint.edited', target_id: priv.id, details: { plan: true, version: 2 } });
+  });
+
+  it('tells blueprintActivity subscribers of each saved version, and of no refused or unchanged save', async () => {
+    const bp = await createBlueprint(server.rest, owner, { name: 'Watched plan' });
+    const ws = connectWs(server.url, stranger);
+    try {
+      const mark = liveMark(server);
+      const sub = ws.subscribe(BlueprintActivityDocument, { id: bp.id });
+      await mark.streaming(1);
+      expect((await put(bp.id, { ...planOf(bp), base_version: 1 })).status).toBe(200);
+      expect((await put(bp.id, { ...planOf(bp, (p) => (p.configuration.x = 1)), base_version: 0 })).status).toBe(409);
+      expect((await put(bp.id, { ...planOf(bp, (p) => (p.configuration.x = 1)), base_version: 1 }, stranger)).status).toBe(403);
+      expect((await put(bp.id, { ...planOf(bp, (p) => p.modules.push({ ...p.modules[0] })), base_version: 1 })).status).toBe(400);
+      expect((await put(bp.id, { ...planOf(bp, (p) => (p.configuration.x = 1)), base_version: 1 })).status).toBe(200);
+      // The fence: a later event; events reach a subscriber in the order they were written.
+      expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: stranger })).status).toBeLessThan(300);
+      const kinds: Array<{ kind: string; actor: string | undefined; version: number | null | undefined }> = [];
+      for (;;) {
+        const r = await sub.next();
+        expect(r.errors).toBeUndefined();
+        const a = r.data!.blueprintActivity;
+        kinds.push({ kind: a.kind, actor: a.actor?.id, version: a.versionNumber });
+        if (a.kind === 'STARRED') break;
+      }
+      const ownerId = await principalIdOf(server.gql, owner);
+      expect(kinds).toEqual([
+        { kind: 'VERSION', actor: ownerId, version: 2 },
+        { kind: 'STARRED', actor: await principalIdOf(server.gql, stranger), version: null },
+      ]);
+    } finally {
+      await ws.close();
+    }
   });
 
   it('writes no version for an unchanged plan', async () => {

@@ -317,3 +317,66 @@ describe('merging', () => {
     expect(audit.body.items).toEqual([expect.objectContaining({ target_id: target.id, details: { proposal: 1, version: 2 } })]);
   });
 });
+
+describe('bad input', () => {
+  it('answers each malformed number, state, title and resolution with 400 naming the path, on every surface, and writes nothing', async () => {
+    const target = await createBlueprint(server.rest, owner, { name: 'Strict target' });
+    const source = await fork(server.rest, forker, target.id);
+    await edit(target.id, owner, (p) => (p.modules.find((m: any) => m.key === 'db').summary = 'Ours'));
+    await edit(source.id, forker, (p) => (p.modules.find((m: any) => m.key === 'db').summary = 'Theirs'));
+    const pathOf = (res: { body: any }) => res.body.error?.details?.issues?.[0]?.path;
+    for (const n of ['0', 'abc', '-1', '1.5', '99999999999']) {
+      const res = await server.rest.get(path(target.id, undefined, `/${n}`), { token: owner });
+      expect({ n, status: res.status, code: res.body.error.code, path: pathOf(res) }).toEqual({ n, status: 400, code: 'VALIDATION_FAILED', path: 'number' });
+    }
+    const state = await server.rest.get(`${path(target.id)}?state=bogus`, { token: owner });
+    expect([state.status, pathOf(state)]).toEqual([400, 'state']);
+    for (const [body, at] of [
+      [{ source_blueprint_id: source.id, title: '   ' }, /title/],
+      [{ title: 'No source' }, /source_blueprint_id/],
+      [{ source_blueprint_id: source.id, title: 'x', extra: 1 }, /extra/],
+    ] as const) {
+      const res = await server.rest.post(path(target.id), { token: forker, body });
+      expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(JSON.stringify(res.body.error.details)).toMatch(at);
+    }
+    expect((await open(target.id, source.id)).status).toBe(201);
+    const db = { key: 'db', name: 'Database', kind: 'data', summary: 'Both', depends_on: [] };
+    for (const [resolution, at] of [
+      [{ kind: 'bogus', key: 'db', take: 'ours' }, /resolutions\/0\/kind/],
+      [{ kind: 'module', key: 'db', take: 'mine' }, /resolutions\/0\/take/],
+      [{ kind: 'module', key: 'db', take: 'custom' }, /^body\/resolutions\/0\/value$/],
+      [{ kind: 'module', key: 'db', take: 'custom', value: { ...db, key: 'other' } }, /^body\/resolutions\/0\/value\/key$/],
+      [{ kind: 'module', key: 'db', take: 'custom', value: { key: 'db' } }, /resolutions\/0\/value/],
+      [{ kind: 'module', key: 'web', take: 'ours' }, /^body\/resolutions\/0$/],
+    ] as const) {
+      const res = await act(target.id, 1, 'merge', owner, { resolutions: [resolution] });
+      expect({ resolution, status: res.status, code: res.body.error.code }).toEqual({ resolution, status: 400, code: 'VALIDATION_FAILED' });
+      expect(pathOf(res)).toMatch(at);
+    }
+    // The same refusals over GraphQL and MCP.
+    const gql = await server.gql.request(
+      `mutation($t: ID!) { mergeProposal(targetId: $t, number: 1, resolutions: [{kind: MODULE, key: "db", take: CUSTOM}]) { state } }`,
+      { t: target.id },
+      owner,
+    );
+    expect(gql.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(
+      (await server.gql.request(`query($t: ID!) { blueprint(id: $t) { proposal(number: 0) { number } } }`, { t: target.id }, owner)).errors?.[0]?.extensions
+        ?.code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      await mcpOwner.call('proposal_merge', { blueprint_id: target.id, number: 1, resolutions: [{ kind: 'module', key: 'db', take: 'custom' }] }),
+    ).toMatchObject({
+      isError: true,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+    expect(await mcpOwner.call('proposal_get', { blueprint_id: target.id, number: 0 })).toMatchObject({
+      isError: true,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+    // Nothing was merged by any of them.
+    expect((await plainOf(target.id)).version).toBe(2);
+    expect((await server.rest.get(path(target.id, 1), { token: owner })).body.state).toBe('open');
+  });
+});

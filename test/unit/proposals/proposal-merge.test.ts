@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { deepEqual } from '../../../src/plans/algebra';
 import { changedModuleFields, changedStepFields } from '../../../src/plans/algebra.core';
+import { planIssues } from '../../../src/plans/plan.validation';
 import type { Plan, PlanModule, PlanStep } from '../../../src/plans/plan';
 import { mergeProposalPlans, proposalChanges, proposalConflicts, type Resolution } from '../../../src/proposals/proposal.merge';
 import { arbMergeTriple, arbPlan, canonical, planProblems, shopPlan } from '../plans/plan-arbitraries';
@@ -49,6 +50,32 @@ describe('the proposal merge (property tests)', () => {
         expect(planProblems(merged.plan)).toEqual([]);
         assertKeepsOneSidedChanges(base, target, source, merged.plan, new Set(conflicts.map((c) => `${c.kind}:${c.key}`)));
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('with any mix of ours and theirs, keeps every non-conflicting change, and the merge’s plan check catches every rule a resolution breaks', () => {
+    const bounds = { planMaxModules: 10_000, planMaxSteps: 100_000, planMaxBytes: 100 * 1024 * 1024 };
+    fc.assert(
+      fc.property(
+        arbMergeTriple().chain((triple) => {
+          const conflicts = proposalConflicts(...triple);
+          return fc.tuple(
+            fc.constant(triple),
+            fc.constant(conflicts),
+            fc.array(fc.constantFrom('ours' as const, 'theirs' as const), { minLength: conflicts.length, maxLength: conflicts.length }),
+          );
+        }),
+        ([[base, target, source], conflicts, takes]) => {
+          const resolutions = conflicts.map((c, i) => ({ kind: c.kind, key: c.key, take: takes[i]! }));
+          const merged = mergeProposalPlans(base, target, source, resolutions);
+          expect(merged.unresolved).toEqual([]);
+          assertKeepsOneSidedChanges(base, target, source, merged.plan, new Set(conflicts.map((c) => `${c.kind}:${c.key}`)));
+          // The service writes a merge only after planIssues finds nothing (assertValidPlan): whatever breaks
+          // a rule here must be found by it, so that a broken plan is a 400 and never a version.
+          if (planProblems(merged.plan).length > 0) expect(planIssues(merged.plan, bounds)).not.toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

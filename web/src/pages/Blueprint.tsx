@@ -26,12 +26,9 @@ import { Reviews } from './blueprint/Reviews';
 import { Runs } from './blueprint/Runs';
 import { PlanEditor } from '../plan-editor/PlanEditor';
 import { ProposalsTab, ProposeToParent } from './proposals/ProposalsTab';
+import { EDITOR_ROLES, MANAGER_ROLES } from '../roles';
 
 type BP = NonNullable<BlueprintPageQuery['blueprint']>;
-
-/** Team roles that may edit a team's blueprint, and those that may also delete it (the API's rules). */
-const EDITOR_ROLES = ['OWNER', 'ADMIN', 'MEMBER'];
-const MANAGER_ROLES = ['OWNER', 'ADMIN'];
 
 function Plan({ bp }: { bp: BP }) {
   return (
@@ -212,7 +209,7 @@ export function BlueprintPage() {
       )}
       <ActivityFeed key={`activity-${bp.id}`} id={bp.id} onActivity={refresh} />
       {isOwner && <BroadcastForm id={bp.id} />}
-      {isOwner && bp.forkedFrom && <ProposeToParent sourceId={bp.id} parent={bp.forkedFrom} />}
+      {canEdit && bp.forkedFrom && <ProposeToParent sourceId={bp.id} parent={bp.forkedFrom} />}
       <Tabs key={bp.id} defaultValue="plan" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="plan">Plan</Tabs.Tab>
@@ -225,7 +222,7 @@ export function BlueprintPage() {
           {bp.forkedFrom && <Tabs.Tab value="compare">Compare with parent</Tabs.Tab>}
           {isOwner && <Tabs.Tab value="versions">Versions</Tabs.Tab>}
           <Tabs.Tab value="proposals">Proposals</Tabs.Tab>
-          {isOwner && <Tabs.Tab value="edit">Edit plan</Tabs.Tab>}
+          {canEdit && <Tabs.Tab value="edit">Edit plan</Tabs.Tab>}
           {canEdit && <Tabs.Tab value="details">Edit details</Tabs.Tab>}
         </Tabs.List>
         <Tabs.Panel value="plan" pt="md">
@@ -275,7 +272,7 @@ export function BlueprintPage() {
         <Tabs.Panel value="proposals" pt="md">
           <ProposalsTab id={bp.id} slug={bp.slug} />
         </Tabs.Panel>
-        {isOwner && (
+        {canEdit && (
           <Tabs.Panel value="edit" pt="md">
             <PlanEditor id={bp.id} />
           </Tabs.Panel>

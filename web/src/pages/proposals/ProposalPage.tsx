@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../../auth';
 import { errorText } from '../../client';
+import { EDITOR_ROLES } from '../../roles';
 import {
   CloseProposalDocument,
   CommentOnProposalDocument,
@@ -119,7 +120,8 @@ export function ProposalPage() {
   if (!bp || !p) return <Alert color="yellow">No such proposal, or you may not see it.</Alert>;
   const id = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
   const unresolved = p.conflicts.filter((c) => !choices[id(c)]);
-  const isOwner = viewer?.id === bp.owner.id;
+  // The target's owner or, for a team target, a team editor: the API's rule for merging, closing and reopening.
+  const mayMerge = viewer?.id === bp.owner.id || EDITOR_ROLES.includes(bp.team?.viewerRole ?? '');
   const refresh = () => refetch({ requestPolicy: 'network-only' });
 
   return (
@@ -169,7 +171,7 @@ export function ProposalPage() {
                 <Side label="Target (ours)" item={c.ours} />
                 <Side label="Proposal (theirs)" item={c.theirs} />
               </SimpleGrid>
-              {isOwner && p.state === 'OPEN' && (
+              {mayMerge && p.state === 'OPEN' && (
                 <Radio.Group
                   mt="xs"
                   label={`Resolution for ${c.key}`}
@@ -187,7 +189,7 @@ export function ProposalPage() {
           ))}
         </>
       )}
-      {p.state === 'OPEN' && isOwner && (
+      {p.state === 'OPEN' && mayMerge && (
         <Group>
           <Button
             disabled={unresolved.length > 0}
@@ -208,7 +210,7 @@ export function ProposalPage() {
         </Group>
       )}
       {mergeState.error && <Alert color="red">{errorText(mergeState.error)}</Alert>}
-      {p.state !== 'MERGED' && (isOwner || viewer?.id === p.author.id) && (
+      {p.state !== 'MERGED' && (mayMerge || viewer?.id === p.author.id) && (
         <Group>
           <Button
             variant="default"
