@@ -152,7 +152,7 @@ export function App() {
       <Route path="/registry" element={signedIn(<RegistryPage />)} />
       <Route path="/blueprints/:slug" element={signedIn(<BlueprintPage />)} />
       <Route path="/blueprints/:slug/proposals/:number" element={signedIn(<ProposalPage />)} />
-      <Route path="/architectures" element={signedIn(<ArchitecturesPage />)} />
+      <Route path="/architectures" element={<Open page={<ArchitecturesPage />} />} />
       <Route path="/architectures/:slug" element={<Open page={<ArchitecturePage />} />} />
       <Route path="/inbox" element={signedIn(<InboxPage />)} />
       <Route path="/account" element={signedIn(<AccountPage />)} />

@@ -81,7 +81,7 @@ function Lineage({ id }: { id: string }) {
   return (
     <Stack gap="xs">
       <Text size="sm" c="dimmed">
-        {lineage.nodes.length} blueprints in this family; ancestors above, descendants below. Select one to open it.
+        {plural(lineage.nodes.length, 'blueprint')} in this family; ancestors above, descendants below. Select one to open it.
       </Text>
       <LineageGraph lineage={lineage} currentId={id} />
     </Stack>

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
-import { Failure, Loading } from '../components/Status';
+import { Failure, Loading, plural } from '../components/Status';
 import {
   BlueprintActivityDocument,
   BlueprintVersionsDocument,
@@ -140,8 +140,8 @@ export function BroadcastForm({ id }: { id: string }) {
         </Button>
       </Group>
       {sent.data && (
-        <Text size="sm" c="teal" role="status">
-          Sent to {sent.data.sendBroadcast.recipientCount ?? 0} inboxes.
+        <Text size="sm" className="status-ok" role="status">
+          Sent to {plural(sent.data.sendBroadcast.recipientCount ?? 0, 'inbox', 'inboxes')}.
         </Text>
       )}
       {sent.error && <Alert color="red">{errorText(sent.error)}</Alert>}

@@ -1,8 +1,9 @@
-import { ActionIcon, Alert, Button, Card, Group, Loader, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { ActionIcon, Alert, Button, Card, Group, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { errorText } from '../client';
 import { PlanForEditingDocument, UpdateBlueprintPlanDocument } from '../generated/graphql';
+import { Loading } from '../components/Status';
 
 interface EditModule {
   key: string;
@@ -57,7 +58,7 @@ export function PlanEditor({ id }: { id: string }) {
   }, [bp]);
 
   if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!bp || base === null) return <Loader aria-label="Loading the plan" />;
+  if (!bp || base === null) return <Loading what="the plan" />;
 
   const setModule = (i: number, patch: Partial<EditModule>) => setModules(modules.map((m, j) => (j === i ? { ...m, ...patch } : m)));
   const setStep = (i: number, patch: Partial<EditStep>) => setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));

@@ -43,7 +43,7 @@ export function Changelog({ id, entries, canPublish, onPublished }: { id: string
                 Publish entry
               </Button>
               {published.data && !published.error && (
-                <Text size="sm" c="teal.8" role="status">
+                <Text size="sm" className="status-ok" role="status">
                   Published “{published.data.publishChangelogEntry.title}”.
                 </Text>
               )}

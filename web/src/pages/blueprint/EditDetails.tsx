@@ -77,7 +77,7 @@ export function EditDetails({ bp, canDelete, onSaved }: { bp: Details; canDelete
                 Save details
               </Button>
               {done && !changed && (
-                <Text size="sm" c="teal.8" role="status">
+                <Text size="sm" className="status-ok" role="status">
                   Saved.
                 </Text>
               )}
@@ -113,7 +113,7 @@ function DeleteBlueprint({ bp }: { bp: Details }) {
           Delete this blueprint
         </Title>
         <Text size="sm">Its plan, versions, reviews and changelog go; its forks stay and lose their parent.</Text>
-        <Button color="red.8" variant="outline" onClick={() => setOpen(true)}>
+        <Button color="red" variant="outline" onClick={() => setOpen(true)}>
           Delete blueprint…
         </Button>
       </Stack>

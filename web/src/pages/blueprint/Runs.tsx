@@ -12,7 +12,9 @@ import { percent } from '../Registry';
 const PAGE = 25;
 
 // Dark shades on outline badges: the default ones (and teal and red up to 8) miss the 4.5:1 contrast ratio on white.
-const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue.8', COMPLETED: 'teal.9', FAILED: 'red.9', ABANDONED: 'gray.7' };
+// Plain colours, so each scheme takes its own outline shade: app.css darkens them on the light background (4.5:1),
+// and Mantine's dark-scheme outline shades are pale enough on the dark one (fixed dark shades were not).
+const STATUS_COLOR: Record<ExecutionStatus, string> = { RUNNING: 'blue', COMPLETED: 'teal', FAILED: 'red', ABANDONED: 'gray' };
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
 

@@ -1,9 +1,10 @@
-import { Alert, Anchor, Badge, Button, Card, Code, Group, Loader, Radio, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Code, Group, Radio, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useAuth } from '../../auth';
 import { errorText } from '../../client';
+import { Loading } from '../../components/Status';
 import { EDITOR_ROLES } from '../../roles';
 import {
   CloseProposalDocument,
@@ -114,7 +115,7 @@ export function ProposalPage() {
   }, [slug, number]);
 
   if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data) return <Loader aria-label="Loading proposal" />;
+  if (!data) return <Loading what="proposal" />;
   const bp = data.blueprint;
   const p = bp?.proposal;
   if (!bp || !p) return <Alert color="yellow">No such proposal, or you may not see it.</Alert>;

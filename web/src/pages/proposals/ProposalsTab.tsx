@@ -1,8 +1,9 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { errorText } from '../../client';
+import { Loading, plural } from '../../components/Status';
 import { BlueprintProposalsDocument, OpenProposalDocument } from '../../generated/graphql';
 
 // Shade 9 (7 for gray; teal, as green.9 is too light): white on the default shades misses the 4.5:1 contrast ratio.
@@ -12,7 +13,7 @@ const stateColor: Record<string, string> = { OPEN: 'teal.9', MERGED: 'violet.9',
 export function ProposalsTab({ id, slug }: { id: string; slug: string }) {
   const [{ data, error }] = useQuery({ query: BlueprintProposalsDocument, variables: { id }, requestPolicy: 'cache-and-network' });
   if (error) return <Alert color="red">{errorText(error)}</Alert>;
-  if (!data?.blueprint) return <Loader aria-label="Loading proposals" />;
+  if (!data?.blueprint) return <Loading what="proposals" />;
   const edges = data.blueprint.proposals.edges;
   if (edges.length === 0) return <Text c="dimmed">No proposals yet. A fork of this blueprint can propose its changes here.</Text>;
   return (
@@ -26,7 +27,7 @@ export function ProposalsTab({ id, slug }: { id: string; slug: string }) {
             </Anchor>
           </Group>
           <Text size="sm" c="dimmed">
-            from {p.source.name} by {p.author.name} · {p.commentCount} comments
+            from {p.source.name} by {p.author.name} · {plural(p.commentCount, 'comment')}
             {p.state === 'OPEN' && (p.mergeable ? ' · ready to merge' : ' · has conflicts')}
           </Text>
         </Card>
