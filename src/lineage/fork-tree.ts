@@ -39,6 +39,8 @@ export interface LoadedConnection {
   totalCount: number;
   edges: Array<{ cursor: string; node: BlueprintView }>;
   pageInfo: PageInfo;
+  /** The projection its rows were read with (what `refuseOverBudgetPage` checks), when known. */
+  readonly projection?: BlueprintProjection | null;
 }
 
 const connectionFields = new Set(['totalCount', 'edges', 'pageInfo', '__typename']);
@@ -176,7 +178,7 @@ function toConnection(json: LevelJson, level: ForkLevel): LoadedConnection {
         return row;
       })
     : [];
-  return new PrefetchedConnection(level.page.offset, rows, total === null ? null : Number(total));
+  return new PrefetchedConnection(level.page.offset, rows, total === null ? null : Number(total), nodes);
 }
 
 /** An edge whose cursor is encoded only when it is asked for. */
@@ -199,6 +201,7 @@ class PrefetchedConnection implements LoadedConnection {
     private readonly offset: number,
     rows: BlueprintView[],
     private readonly total: number | null,
+    readonly projection: BlueprintProjection | null,
   ) {
     this.edges = rows.map((node, i) => new PrefetchedEdge(offset + i, node));
   }
@@ -250,10 +253,9 @@ export function withPrefetchedForks(schema: GraphQLSchema): void {
   if (!field || !resolve) throw new Error('Blueprint.forks is missing from the schema');
   field.resolve = (root, args, context, info) => {
     const loaded = root !== null && typeof root === 'object' && prefetchedForks(root, info);
+    if (!loaded) return resolve(root, args, context, info);
     // A level whose plans cannot fit the answer is refused here, once, before its items resolve.
-    return loaded
-      ? refuseOverBudgetPage(context as RequestContext, projectionFor(info), 'Blueprint.forks', loaded, edgeNodes)
-      : resolve(root, args, context, info);
+    return loaded.projection ? refuseOverBudgetPage(context as RequestContext, loaded.projection, 'Blueprint.forks', loaded, edgeNodes) : loaded;
   };
 }
 

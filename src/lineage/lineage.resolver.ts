@@ -71,7 +71,7 @@ export class LineageResolver {
     const loaded = prefetchedForks(bp, info);
     if (loaded) return loaded;
     const tree = forkTreePlan(info, ctx.config.limits);
-    if (tree) return forkTree(ctx, bp.id, tree).then((c) => refuseOverBudgetPage(ctx, tree.nodes, 'Blueprint.forks', c, edgeNodes));
+    if (tree) return forkTree(ctx, bp.id, tree).then((c) => refuseOverBudgetPage(ctx, c.projection ?? null, 'Blueprint.forks', c, edgeNodes));
     const page = pageFromConnectionArgs({ first, after }, ctx.config.limits);
     const selected = selectedFields(info);
     const wantsPage = selected.has('edges') || selected.has('pageInfo');
