@@ -23,6 +23,7 @@ import { assertAllowed } from '../platform/graphql/access-policy';
 import type { RequestContext } from '../platform/context';
 import { AppError, errorBody, internalError, invalidAll, knownError, publicError, type ErrorBody } from '../platform/errors';
 import { issuesFrom, validatorFor } from '../platform/json-schema';
+import { ownTurn } from '../platform/live/fanout';
 import { mcpInstructions } from './instructions';
 import { toolInput, type McpToolDefinition } from '../platform/mcp-tool';
 import type { Limits } from '../platform/config';
@@ -161,6 +162,9 @@ export function mcpServerFor(ctx: RequestContext, tools: readonly McpToolDefinit
       if (!tool) throw new AppError('NOT_FOUND', `No tool named ${JSON.stringify(name)}; tools/list names them all`);
       assertAllowed(ctx.viewer, { public: false, write: !tool.readOnly });
       const body = await tool.handler(ctx, checkArguments(tool, request.params.arguments, ctx.config.limits));
+      // Building, checking and sending the answer (the body twice: text and structured) is most of a call's
+      // CPU; calls whose reads return together take their turns one at a time (issue 24 finding 1).
+      await ownTurn();
       log.info({ mcp_tool: name, ...principal, outcome: 'ok' }, `mcp ${name} ok`);
       return result(body);
     } catch (err) {
