@@ -7,7 +7,7 @@ import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
 
-// Every route of DESIGN.md section 18 in both colour schemes, and what the other browser tests leave out:
+// Every route of the console (docs/web.md) in both colour schemes, and what the other browser tests leave out:
 // the public list of architectures without an account, the registry's state in the URL both ways, the
 // rating sort, owners on cards, counts written in the singular, a team's own things and chart, and Back
 // stepping out of each zoom level in turn.
