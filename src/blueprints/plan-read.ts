@@ -6,6 +6,7 @@ import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
 import { textArrayLiteral } from '../platform/sql/pg-array';
 import { chargeResponsePart, refuseIfOver, responseRefusal } from '../platform/graphql/response-budget';
+import { ownTurn } from '../platform/live/fanout';
 import type { BlueprintView } from './blueprint.view';
 import { BlueprintRow, type BlueprintProjection } from './blueprint.projection';
 
@@ -41,6 +42,9 @@ function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
           sql: 'select id, plan from blueprint where id = any(?::uuid[])',
           params: [textArrayLiteral(ids)],
         });
+        // Executing and serialising up to a budget's worth of plans is an answer's longest stretch of work:
+        // answers whose plans arrived together take their turns one at a time (fanout.ts).
+        await ownTurn();
         return byKeys(ids, rows, (r) => r.id).map((r) => r?.plan ?? null);
       }),
   );

@@ -213,7 +213,7 @@ export const defaultLimits: Limits = {
   jsonDepthMax: 64,
   wsSubscriptionsMax: 100,
   responsePlanBytesMax: 2 * 1024 * 1024,
-  responsePlanBytesInFlightMax: 4 * 1024 * 1024,
+  responsePlanBytesInFlightMax: 2 * 1024 * 1024,
   wsConnectionsPerToken: 20,
   wsConnectionsPerIp: 200,
   wsAnonymousConnectionsPerIp: 20,
