@@ -6,9 +6,9 @@ import { principalById } from '../auth/principal.loaders';
 import { viewerTeamRoles } from '../blueprints/access';
 import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/live/events';
-import { notFound } from '../platform/errors';
+import { notFound, type AppError } from '../platform/errors';
 import { orNull } from '../platform/graphql/or-null';
-import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live/live';
+import { assertConnectionAuthorized, sharedPerEvent, unlessEnded, type StreamEnd } from '../platform/live/live';
 import { liveStream } from '../platform/live/live-feed';
 import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
@@ -52,8 +52,20 @@ class ArchitectureChangeType {
   @Field(() => ArchitectureChangeKindEnum) kind!: ArchitectureChangeKindEnum;
   @Field(() => ID, { nullable: true, description: 'The node or edge added or removed, or the receiving team of a transfer (null unless the caller is in it).' })
   subjectId!: string | null;
-  @Field(() => Principal, { nullable: true, description: 'Who made the change.' }) actor!: Principal | null;
+  /** Who made the change: read by the `actor` field, only when it is selected. */
+  actorId!: string | null;
   @Field(() => ArchitectureType) architecture!: ArchitectureRecord;
+}
+
+/** A delivered change: the event as the subscriber may see it, and the architecture as read for this event. */
+type SeenChange = EventTopics['architecture.changed'] & { current?: ArchitectureRecord };
+
+@Resolver(() => ArchitectureChangeType)
+export class ArchitectureChangeResolver {
+  @FieldResolver(() => Principal, { nullable: true, description: 'Who made the change.' })
+  actor(@Root() change: ArchitectureChangeType, @Ctx() ctx: RequestContext): Promise<Principal | null> {
+    return change.actorId ? principalById(ctx, change.actorId) : Promise.resolve(null);
+  }
 }
 
 /** Plain objects with the GraphQL field names, so edges resolve without per-field resolver wrappers. */
@@ -222,27 +234,29 @@ export class ArchitectureResolver {
         ctx,
         ctx.events.subscribe('architecture.changed'),
         (event) => event.architectureId === arch.id,
-        async (event) => {
+        async (event): Promise<SeenChange | AppError> => {
           startEvent(ctx);
-          const current = await findArchitecture(ctx, arch.slug);
+          // The architecture as it is after the event, read once for every subscriber of this instance.
+          const current = await sharedPerEvent(event, `architecture:${arch.id}`, () => findArchitecture(ctx, arch.slug));
           if (!current || !(await canReadArchitecture(ctx, current))) return notFound('architecture', slug);
           // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
           if (event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId))
-            return { ...event, subjectId: null };
-          return event;
+            return { ...event, subjectId: null, current };
+          return { ...event, current };
         },
       );
     },
   })
   async architectureChanged(
-    @Root() payload: EventTopics['architecture.changed'] | StreamEnd,
+    @Root() payload: SeenChange | StreamEnd,
     @Ctx() ctx: RequestContext,
     @Arg('slug', () => String) slug: string,
   ): Promise<ArchitectureChangeType> {
     const event = unlessEnded(payload);
     startEvent(ctx);
-    const [architecture, actor] = await Promise.all([getArchitecture(ctx, slug), principalById(ctx, event.actorId)]);
-    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actor, architecture };
+    // Its sight was decided on the architecture read for this event (above); the actor only when selected.
+    const architecture = event.current ?? (await getArchitecture(ctx, slug));
+    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actorId: event.actorId, architecture };
   }
 }
 

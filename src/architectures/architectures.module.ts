@@ -5,7 +5,13 @@ import { on } from '../platform/sql/tx-hooks';
 import { removeNodesOfDeletedBlueprint, touchNodesOfChangedBlueprint } from './architecture.blueprint-hooks';
 import { architectureMcpTools } from './architecture.mcp';
 import { ArchitectureLifecycleResolver } from './architecture-lifecycle.resolver';
-import { ArchitectureResolver, BlueprintCardOwnerResolver, PrincipalArchitecturesResolver, TeamArchitecturesResolver } from './architecture.resolver';
+import {
+  ArchitectureChangeResolver,
+  ArchitectureResolver,
+  BlueprintCardOwnerResolver,
+  PrincipalArchitecturesResolver,
+  TeamArchitecturesResolver,
+} from './architecture.resolver';
 import { ArchitectureNodeResolver } from './architecture-node.resolver';
 import { architectureRoutes } from './architecture.routes';
 
@@ -19,6 +25,7 @@ export const architecturesModule: AreaModule = {
     TeamArchitecturesResolver,
     PrincipalArchitecturesResolver,
     BlueprintCardOwnerResolver,
+    ArchitectureChangeResolver,
   ],
   routes: architectureRoutes,
   mcpTools: architectureMcpTools,
