@@ -8,7 +8,7 @@ import type { RequestContext } from '../platform/context';
 import type { EventTopics } from '../platform/live/events';
 import { notFound, type AppError } from '../platform/errors';
 import { orNull } from '../platform/graphql/or-null';
-import { assertConnectionAuthorized, sharedPerEvent, unlessEnded, type StreamEnd } from '../platform/live/live';
+import { assertConnectionAuthorized, unlessEnded, type StreamEnd } from '../platform/live/live';
 import { liveStream } from '../platform/live/live-feed';
 import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
 import { pageFromConnectionArgs } from '../platform/pagination';
@@ -236,8 +236,9 @@ export class ArchitectureResolver {
         (event) => event.architectureId === arch.id,
         async (event): Promise<SeenChange | AppError> => {
           startEvent(ctx);
-          // The architecture as it is after the event, read once for every subscriber of this instance.
-          const current = await sharedPerEvent(event, `architecture:${arch.id}`, () => findArchitecture(ctx, arch.slug));
+          // The architecture as it is after the event (each subscriber reads its own: a read shared by all of
+          // them released every subscriber's work at once when it returned, one long turn for the whole fan-out).
+          const current = await findArchitecture(ctx, arch.slug);
           if (!current || !(await canReadArchitecture(ctx, current))) return notFound('architecture', slug);
           // An event names only what the receiver may read: a transfer's receiving team is named to its members only.
           if (event.change === 'transferred' && event.subjectId !== null && !(await viewerTeamRoles(ctx)).has(event.subjectId))

@@ -92,19 +92,3 @@ export type EventSight<T> = (event: T) => Promise<T | AppError>;
 
 /** For events whose every id names something the subscription's own check already covers. */
 export const sameSight = async <T>(event: T): Promise<T> => event;
-
-const perEvent = new WeakMap<object, Map<string, Promise<unknown>>>();
-
-/**
- * One read per event and key for every local subscriber of that event: the bus hands all of them the same
- * payload object, so the first subscriber's read (a viewer-independent record, never an entity of its
- * unit of work) is shared by the others and goes with the event. Each subscriber still decides its own
- * sight from it. A failed read is shared too, as it would have failed for each.
- */
-export function sharedPerEvent<T>(event: object, key: string, read: () => Promise<T>): Promise<T> {
-  let reads = perEvent.get(event);
-  if (!reads) perEvent.set(event, (reads = new Map()));
-  let found = reads.get(key) as Promise<T> | undefined;
-  if (!found) reads.set(key, (found = read()));
-  return found;
-}
