@@ -184,14 +184,16 @@ function operationAdmission(
     const document = checked.document;
     const ip = ctx.extra.ip;
     const operation = getOperationAST(document, payload.operationName ?? undefined);
-    // A socket refused by its rate bucket gets the same refusal for the next second without counting again
-    // (the bucket's window is at least that long, and "retry after N s" stays within a second of true): a
-    // packet of a hundred subscribes past the limit costs one limiter round and one error, not a hundred.
+    // A socket refused by its caller's general rate bucket gets the same refusal for the next second without
+    // counting again (the bucket's window is at least that long, and "retry after N s" stays within a second
+    // of true): a packet of a hundred subscribes past the limit costs one limiter round and one error, not a
+    // hundred. Only a refusal of an operation that is not a mutation is kept: a mutation's may come from the
+    // session-creation bucket, which other operations do not draw on.
     const known = ctx.extra.limited;
     if (known && known.until > Date.now()) return [known.error];
     const limited = await chargeOperation(deps.limiter, limits, { viewer: ctx.extra.viewer, ip }, document, operation, true);
     if (limited) {
-      ctx.extra.limited = { error: limited, until: Date.now() + 1000 };
+      if (operation?.operation !== 'mutation') ctx.extra.limited = { error: limited, until: Date.now() + 1000 };
       return [limited];
     }
     try {
