@@ -258,6 +258,7 @@ export function mountGraphQLWs(
   // Sockets and operations per IP address and per account (ws-caps.ts), beside the per-token cap.
   const caps = new WsCaps(limits);
   const running = new RunningContexts();
+  let upgradeRefusalBody: string | undefined;
   const wss = new WebSocketServer({
     server: app.server,
     path: '/graphql',
@@ -271,7 +272,8 @@ export function mountGraphQLWs(
     verifyClient: (info, answer) => {
       const refused = caps.upgradeRefusal(info.req.socket.remoteAddress ?? 'unknown');
       if (!refused) return answer(true);
-      answer(false, refused.status, JSON.stringify(errorBody(refused)), { 'Content-Type': 'application/json; charset=utf-8' });
+      upgradeRefusalBody ??= JSON.stringify(errorBody(refused)); // the same every time: made once
+      answer(false, refused.status, upgradeRefusalBody, { 'Content-Type': 'application/json; charset=utf-8' });
     },
   });
   const wsServer = serveGraphQLWs<Record<string, unknown> | undefined, SocketExtra>(

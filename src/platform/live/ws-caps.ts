@@ -70,6 +70,7 @@ export class WsCaps {
   /** Token hash -> account, as last looked up (see knownAccountRefusal). */
   private readonly accountOfToken = new Map<string, string>();
   private readonly perAccountRefusal: AppError;
+  private readonly perIpUpgradeRefusal: AppError;
 
   constructor(limits: Limits) {
     this.socketsPerIp = new Counter(limits.wsConnectionsPerIp);
@@ -80,6 +81,7 @@ export class WsCaps {
     this.perIpRefusal = validationFailed(`At most ${this.operationsPerIp.max} operations may run at once per IP address; complete one first`, {
       max_subscriptions_per_ip: this.operationsPerIp.max,
     });
+    this.perIpUpgradeRefusal = new AppError('RATE_LIMITED', this.perIpSockets(), { max_connections_per_ip: this.socketsPerIp.max });
     this.perAccountRefusal = validationFailed(`At most ${this.operationsPerAccount.max} operations may run at once per account; complete one first`, {
       max_subscriptions_per_account: this.operationsPerAccount.max,
     });
@@ -91,8 +93,7 @@ export class WsCaps {
    * no handshake, no socket object and no close frame each.
    */
   upgradeRefusal(ip: string): AppError | null {
-    if (!this.socketsPerIp.full(ip)) return null;
-    return new AppError('RATE_LIMITED', this.perIpSockets(), { max_connections_per_ip: this.socketsPerIp.max });
+    return this.socketsPerIp.full(ip) ? this.perIpUpgradeRefusal : null;
   }
 
   /** When the socket opens, before it says who it is: every socket of an IP counts. */
