@@ -58,6 +58,29 @@ export async function getBlueprints(ctx: RequestContext, ids: string[]): Promise
   return out;
 }
 
+/**
+ * A page of the blueprints `where` selects (on `b`, with the one parameter `param`), newest first, with
+ * their total: counted beside the page, or on its own when the page lies past the last row.
+ */
+async function newestBlueprints(
+  ctx: RequestContext,
+  where: string,
+  param: string,
+  page: PageRequest,
+  projection: BlueprintProjection,
+): Promise<{ items: BlueprintView[]; total: number }> {
+  const rows: Array<Record<string, unknown>> = await ctx.em.execute(
+    `select ${projection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,
+    [param, page.offset, page.limit],
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const counted: Array<{ n: string }> = await ctx.em.execute(`select count(*) as n from blueprint b where ${where}`, [param]);
+    total = Number(counted[0]!.n);
+  }
+  return { items: rows.map((r) => projection.map(r)), total };
+}
+
 /** A team's blueprints, newest first, for any member of it (others: 404). */
 export async function teamBlueprints(
   ctx: RequestContext,
@@ -66,39 +89,21 @@ export async function teamBlueprints(
   projection = listProjection,
 ): Promise<{ items: BlueprintView[]; total: number }> {
   const team = await getTeam(ctx, teamId);
-  const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-    `select ${projection.sql('b')}, count(*) over () as total from blueprint b where b.team_id = ? order by b.created_at desc, b.id offset ? limit ?`,
-    [team.id, page.offset, page.limit],
-  );
-  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  if (rows.length === 0 && page.offset > 0) {
-    const counted: Array<{ n: string }> = await ctx.em.execute('select count(*) as n from blueprint where team_id = ?', [team.id]);
-    total = Number(counted[0]!.n);
-  }
-  return { items: rows.map((r) => projection.map(r)), total };
+  return newestBlueprints(ctx, 'b.team_id = ?', team.id, page, projection);
 }
 
 /**
  * A person's blueprints, newest first (`/users/:username`): the public ones, and to the person themself
  * the private ones too. Nobody else sees a private one listed here, teammates included (the team's page lists those).
  */
-export async function ownedBlueprints(
+export function ownedBlueprints(
   ctx: RequestContext,
   ownerId: string,
   page: PageRequest,
   projection = listProjection,
 ): Promise<{ items: BlueprintView[]; total: number }> {
   const where = ctx.viewer?.principalId === ownerId ? 'b.owner_id = ?' : `b.owner_id = ? and b.visibility = 'public'`;
-  const rows: Array<Record<string, unknown>> = await ctx.em.execute(
-    `select ${projection.sql('b')}, count(*) over () as total from blueprint b where ${where} order by b.created_at desc, b.id offset ? limit ?`,
-    [ownerId, page.offset, page.limit],
-  );
-  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  if (rows.length === 0 && page.offset > 0) {
-    const counted: Array<{ n: string }> = await ctx.em.execute(`select count(*) as n from blueprint b where ${where}`, [ownerId]);
-    total = Number(counted[0]!.n);
-  }
-  return { items: rows.map((r) => projection.map(r)), total };
+  return newestBlueprints(ctx, where, ownerId, page, projection);
 }
 
 /** The blueprint, when the caller owns it: anonymous 401, may not see it 404, not its owner 403. */
