@@ -58,7 +58,7 @@ class ArchitectureChangeType {
 }
 
 /** A delivered change: the event as the subscriber may see it, and the architecture as read for this event. */
-type SeenChange = EventTopics['architecture.changed'] & { current?: ArchitectureRecord };
+type SeenChange = EventTopics['architecture.changed'] & { current: ArchitectureRecord };
 
 @Resolver(() => ArchitectureChangeType)
 export class ArchitectureChangeResolver {
@@ -248,16 +248,11 @@ export class ArchitectureResolver {
       );
     },
   })
-  async architectureChanged(
-    @Root() payload: SeenChange | StreamEnd,
-    @Ctx() ctx: RequestContext,
-    @Arg('slug', () => String) slug: string,
-  ): Promise<ArchitectureChangeType> {
+  architectureChanged(@Root() payload: SeenChange | StreamEnd, @Ctx() ctx: RequestContext, @Arg('slug', () => String) _slug: string): ArchitectureChangeType {
     const event = unlessEnded(payload);
     startEvent(ctx);
-    // Its sight was decided on the architecture read for this event (above); the actor only when selected.
-    const architecture = event.current ?? (await getArchitecture(ctx, slug));
-    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actorId: event.actorId, architecture };
+    // The architecture its sight was decided on (read for this event, above); the actor only when selected.
+    return { kind: event.change as ArchitectureChangeKindEnum, subjectId: event.subjectId, actorId: event.actorId, architecture: event.current };
   }
 }
 
