@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { addEdge, addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession, DESKTOP, screenshotBothSizes } from '../helpers/browser';
+import { BrowserSession, DESKTOP, screenshotBothSizes, browserTestLifecycle } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
 
@@ -39,14 +39,7 @@ beforeAll(async () => {
   bp.mailer = await createBlueprint(server.rest, other, { name: 'Mailer' });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 /** The architecture as the API has it (GraphQL over HTTP with the same token). */
 async function readBack(): Promise<{

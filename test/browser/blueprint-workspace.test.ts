@@ -5,7 +5,7 @@ import type { Download, Page } from 'playwright-core';
 import { createTeam } from '../fixtures/architectures';
 import { createBlueprint } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession } from '../helpers/browser';
+import { BrowserSession, browserTestLifecycle } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -30,14 +30,7 @@ beforeAll(async () => {
   bp = await createBlueprint(server.rest, ada.token, { name: 'Ledger service', description: 'Double-entry books', tags: ['finance'] });
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors.splice(0)).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 /** Drops the errors the test provoked on purpose (a refused save, a bad file), failing on any other. */
 function acceptErrors(pattern: RegExp): void {

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { addNode, createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession, untilInPage } from '../helpers/browser';
+import { BrowserSession, untilInPage, browserTestLifecycle } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -25,14 +25,7 @@ beforeAll(async () => {
   relay = await createBlueprint(rest, maker.token, { name: 'Payments relay', description: 'Moves money' });
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors.splice(0)).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 describe('tabs of one browser stay current', () => {
   it('drops the unread badge in another tab when an item is marked read', async () => {

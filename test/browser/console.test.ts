@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession, DESKTOP, screenshotBothSizes, storedToken } from '../helpers/browser';
+import { BrowserSession, DESKTOP, screenshotBothSizes, storedToken, browserTestLifecycle } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
 
@@ -35,14 +35,7 @@ beforeAll(async () => {
   bp.lite = await fork(rest, fans[1]!, bp.eu!.id);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 const cardNames = (p: Page) => p.getByTestId('blueprint-card').locator('a').allTextContents();
 

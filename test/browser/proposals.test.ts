@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { createTeam, principalIdOf } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession, DESKTOP } from '../helpers/browser';
+import { BrowserSession, DESKTOP, browserTestLifecycle } from '../helpers/browser';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
 
@@ -39,15 +39,8 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  // The 409 of the plan editor's stale save is expected; nothing else may fail.
-  expect(browser.errors.filter((e) => !/CONFLICT/.test(e))).toEqual([]);
-});
+// The 409 of the plan editor's stale save is expected; nothing else may fail.
+browserTestLifecycle(() => ({ browser, server }), /CONFLICT/);
 
 describe('proposals in the console', () => {
   let page: Page;

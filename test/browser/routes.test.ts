@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { addNode, createArchitecture, createTeam } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible, seriousViolations } from '../helpers/axe';
-import { BrowserSession, untilInPage } from '../helpers/browser';
+import { BrowserSession, untilInPage, browserTestLifecycle } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -52,14 +52,7 @@ beforeAll(async () => {
   expect(sent.status).toBe(201);
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors.splice(0)).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 /** Resolves once no "Loading …" status is left on the page. */
 const settled = (page: Page) =>

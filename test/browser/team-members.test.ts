@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { createTeam } from '../fixtures/architectures';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession } from '../helpers/browser';
+import { BrowserSession, browserTestLifecycle } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -26,14 +26,7 @@ beforeAll(async () => {
   team = await createTeam(rest, lead.token, [[watcher.id, 'viewer']], 'Release crew');
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  expect(browser.errors.splice(0)).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 /** The team's members as the API has them: name -> role. */
 async function membersOverApi(): Promise<Record<string, string>> {

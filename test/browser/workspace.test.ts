@@ -2,7 +2,7 @@ import type { Page, Route } from 'playwright-core';
 import { createArchitecture } from '../fixtures/architectures';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { expectAccessible } from '../helpers/axe';
-import { BrowserSession, screenshotBothSizes, storedToken } from '../helpers/browser';
+import { BrowserSession, screenshotBothSizes, storedToken, browserTestLifecycle } from '../helpers/browser';
 import type { SignedInUser } from '../helpers/rest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { ensureWebBuilt } from '../helpers/web-build';
@@ -20,15 +20,7 @@ beforeAll(async () => {
   ada = await server.rest.signUp('ada-workspace');
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(() => {
-  // Emptied each time, so one test's failure is not reported again by every later one.
-  expect(browser.errors.splice(0)).toEqual([]);
-});
+browserTestLifecycle(() => ({ browser, server }));
 
 /** Drops from the recorded errors those the test provoked on purpose (faked answers), failing on any other. */
 function acceptErrors(pattern: RegExp): void {

@@ -108,3 +108,21 @@ export async function untilInPage(page: Page, condition: string): Promise<void> 
     check();
   })`);
 }
+
+/**
+ * The lifecycle every browser test file shares: after each test, the page errors it left (console errors,
+ * uncaught exceptions, failed requests) are taken and must be none but `accepted` ones; after the file, the
+ * browser and the server are closed. `get` reads the file's own variables (set in its `beforeAll`).
+ */
+export function browserTestLifecycle(get: () => { browser?: BrowserSession; server?: { close(): Promise<void> } }, accepted?: RegExp): void {
+  afterAll(async () => {
+    const { browser, server } = get();
+    await browser?.close();
+    await server?.close();
+  });
+  afterEach(() => {
+    // Taken each time, so one test's failure is not reported again by every later one.
+    const errors = get().browser?.errors.splice(0) ?? [];
+    expect(errors.filter((e) => !accepted?.test(e))).toEqual([]);
+  });
+}
