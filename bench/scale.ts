@@ -8,6 +8,8 @@
  * 2. Cross-instance delivery: BENCH_SUBSCRIBERS (2,000) `broadcastReceived` subscribers spread over three
  *    instances, broadcasts sent through instance 0; latency from just before the POST to each receipt.
  *
+ * BENCH_CPU_PROF=<dir> writes each instance's CPU profile under <dir>/instance-<n> when it stops.
+ *
  * Real processes: three `dist/src/main.js` per configuration and a `nats-server -js` of its own (Debian
  * package, /usr/sbin/nats-server), all on 127.0.0.1 over a fresh database `bw_bench_<random>` of the
  * DATABASE_URL server; everything is stopped and dropped at the end, however the run ends.
@@ -137,6 +139,7 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
         WS_SUBSCRIPTIONS_PER_IP: '0',
         ...env,
       },
+      execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/instance-${i}`] : [],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.push(child);

@@ -30,6 +30,11 @@ declare module '../platform/live/events' {
       actorId: string;
       /** Proposal events: the proposal's source, which only receivers who may read it hear about. */
       sourceId?: string;
+      /**
+       * Set by the outbox at insert (broadcasts/activity-live.ts): whether every blueprint the event names
+       * was public when the write committed. Then every listener may see all of it, without a read.
+       */
+      open?: boolean;
     };
   }
 }

@@ -5,6 +5,7 @@ import type { RequestContext } from '../platform/context';
 import { executePrepared } from '../platform/sql/database';
 import { AppError, notFound } from '../platform/errors';
 import { durableStream, type DurableTopic, type Pending } from '../platform/live/durable-live';
+import { enrichOutbox } from '../platform/live/outbox';
 import type { EventTopics } from '../platform/live/events';
 import { FALL_BACK, encodeObject, rootPlanOf, type FieldPlan, type Readers } from '../platform/live/frame-plan';
 import type { StreamEnd } from '../platform/live/live';
@@ -65,6 +66,23 @@ function namedBy(event: ActivityEvent): string[] {
 }
 
 /**
+ * Each activity event records, at insert and in the write's own transaction, whether every blueprint it
+ * names exists and is public (`open`). Such an event is everyone's to see as it is: it needs no read when it
+ * is delivered. The others are read as they are at delivery (below). An event is judged by what was public
+ * when it committed: one that committed while its blueprint was public still reaches a listener after the
+ * blueprint turned private, and the change's own `edited` event (not open) ends that listener's stream.
+ */
+enrichOutbox('blueprint.activity', (event: ActivityEvent) => {
+  // A deletion is never open: its listeners must read that the blueprint is gone (NOT_FOUND ends them).
+  if (event.kind === 'deleted') return { sql: `jsonb_build_object('open', false)`, params: [] };
+  const ids = [...new Set(namedBy(event))];
+  return {
+    sql: `jsonb_build_object('open', (select count(*) from blueprint b where b.id = any(?::uuid[]) and b.visibility = 'public') = ?::int)`,
+    params: [`{${ids.join(',')}}`, ids.length],
+  };
+});
+
+/**
  * The items of events that waited together, each for its own receivers: ONE statement reads every
  * blueprint they name as it is now, with the team roles of every listening principal in the teams of the
  * private ones; then each receiver's sight of each event is decided in memory.
@@ -73,12 +91,14 @@ async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blu
   const principals = new Set<string>();
   const ids = new Set<string>();
   for (const { event, listening } of batch) {
+    if (event.open === true) continue;
     for (const id of namedBy(event)) ids.add(id);
     for (const receiver of listening.keys()) {
       const principal = receiver.slice(receiver.indexOf(' ') + 1);
       if (principal) principals.add(principal);
     }
   }
+  if (ids.size === 0) return batch.map(({ event, listening }) => [...listening.keys()].map((receiver): [string, ActivityItem] => [receiver, event]));
   const rows = await executePrepared<GuardRow>(
     em,
     'activity_live_guards',
@@ -90,7 +110,9 @@ async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blu
     [`{${[...principals].join(',')}}`, `{${[...ids].join(',')}}`],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return batch.map(({ event, listening }) => sightsOf(event, listening, byId));
+  return batch.map(({ event, listening }) =>
+    event.open === true ? [...listening.keys()].map((receiver): [string, ActivityItem] => [receiver, event]) : sightsOf(event, listening, byId),
+  );
 }
 
 /** Each receiver's item of one event, from the blueprints it names (`byId`, absent: gone). */

@@ -20,6 +20,8 @@ import { Migration20261127000300_trending_by_what_works } from './Migration20261
 import { Migration20261127000400_proposals } from './Migration20261127000400_proposals';
 import { Migration20261127000500_event_outbox } from './Migration20261127000500_event_outbox';
 import { Migration20261127000600_public_forks_index } from './Migration20261127000600_public_forks_index';
+import { Migration20261128000100_token_revocation_events } from './Migration20261128000100_token_revocation_events';
+import { Migration20261128000200_outbox_relay_pass } from './Migration20261128000200_outbox_relay_pass';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -44,4 +46,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000400_proposals', class: Migration20261127000400_proposals },
   { name: 'Migration20261127000500_event_outbox', class: Migration20261127000500_event_outbox },
   { name: 'Migration20261127000600_public_forks_index', class: Migration20261127000600_public_forks_index },
+  { name: 'Migration20261128000100_token_revocation_events', class: Migration20261128000100_token_revocation_events },
+  { name: 'Migration20261128000200_outbox_relay_pass', class: Migration20261128000200_outbox_relay_pass },
 ];

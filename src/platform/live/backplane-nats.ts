@@ -1,7 +1,7 @@
 import { DeliverPolicy, jetstream, jetstreamManager, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { Backplane } from './backplane';
-import type { OutboxEvent } from './outbox';
+import type { BackplaneReceiver } from './backplane';
+import type { OutboxEvent, PublishingTarget } from './outbox';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SECOND_NS = 1_000_000_000;
@@ -16,7 +16,7 @@ const SECOND_NS = 1_000_000_000;
  * the consumer waits; when NATS is back the relay publishes the backlog and every consumer resumes from
  * the last stream sequence it saw. The server starts even when NATS does not answer, and keeps trying.
  */
-export class NatsBackplane implements Backplane {
+export class NatsBackplane implements PublishingTarget, BackplaneReceiver {
   readonly name = 'nats' as const;
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;

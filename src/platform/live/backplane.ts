@@ -1,12 +1,14 @@
 import { Client } from 'pg';
-import type { OutboxEvent, RelayTarget } from './outbox';
+import type { OutboxEvent, PassingTarget, RelayTarget } from './outbox';
 
 /**
  * What carries relayed events to every instance: PostgreSQL LISTEN/NOTIFY (no `NATS_URL`) or NATS
  * JetStream (`backplane-nats.ts`). The relay sends through it; each instance receives from it and
  * dispatches in process (`EventBus`).
  */
-export interface Backplane extends RelayTarget {
+export type Backplane = RelayTarget & BackplaneReceiver;
+
+export interface BackplaneReceiver {
   readonly name: 'postgres' | 'nats';
   /**
    * Starts receiving. `deliver` gets the events in the order they were published; `resumed` is called
@@ -22,31 +24,12 @@ const CHANNEL = 'bw_events';
 /** NOTIFY payloads must stay under 8,000 bytes; events carry ids only (a few hundred bytes each). */
 const PAYLOAD_MAX = 7_500;
 
-/** Events as NOTIFY payloads: JSON arrays, each under `PAYLOAD_MAX` bytes (one event is never split). */
-export function notifyPayloads(events: OutboxEvent[]): string[] {
-  const out: string[] = [];
-  let batch: string[] = [];
-  let size = 2;
-  for (const event of events) {
-    const json = JSON.stringify(event);
-    if (batch.length > 0 && size + json.length + 1 > PAYLOAD_MAX) {
-      out.push(`[${batch.join(',')}]`);
-      batch = [];
-      size = 2;
-    }
-    batch.push(json);
-    size += json.length + 1;
-  }
-  if (batch.length > 0) out.push(`[${batch.join(',')}]`);
-  return out;
-}
-
 /**
  * LISTEN/NOTIFY, for one database without NATS. The relay's own transaction notifies (after the writes
- * committed, never inside them), usually once per pass; every instance LISTENs on one connection that
+ * committed, never inside them), usually once per pass, in one statement; every instance LISTENs on one connection that
  * reconnects when it drops. Notifications sent while it was down are lost: `resumed` says so.
  */
-export class PostgresBackplane implements Backplane {
+export class PostgresBackplane implements PassingTarget, BackplaneReceiver {
   readonly name = 'postgres' as const;
   private listener: Client | null = null;
   private stopped = false;
@@ -58,8 +41,14 @@ export class PostgresBackplane implements Backplane {
     private readonly log: (msg: string, err?: unknown) => void,
   ) {}
 
-  async send(client: Client, events: OutboxEvent[]): Promise<void> {
-    for (const payload of notifyPayloads(events)) await client.query('select pg_notify($1, $2)', [CHANNEL, payload]);
+  /**
+   * One relay pass as one statement (the function `event_outbox_relay_notify`, a migration): the lock,
+   * the stamping and one NOTIFY per JSON array of events under `PAYLOAD_MAX` bytes, sent at its commit.
+   */
+  async pass(client: Client, lockKey: number, batch: number): Promise<number | 'busy'> {
+    const { rows } = await client.query<{ n: number }>('select event_outbox_relay_notify($1, $2, $3, $4) as n', [lockKey, batch, CHANNEL, PAYLOAD_MAX]);
+    const n = rows[0]?.n ?? 0;
+    return n < 0 ? 'busy' : n;
   }
 
   state(): 'up' | 'down' {

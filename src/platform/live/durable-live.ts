@@ -3,7 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../context';
 import type { EventBus, EventTopics, Topic } from './events';
 import { SliceClock, yieldToLoop } from './fanout';
-import { revokedTokens, type StreamEnd } from './live';
+import { liveTokens, type LiveTokens, type StreamEnd } from './live';
 import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from './live-feed';
 
 /**
@@ -14,7 +14,8 @@ import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from 
  * The area that owns the topic describes it (`DurableTopic`); this module listens, reads and delivers:
  * - one hub per server instance and topic listens to the topic while anyone is subscribed here, and for
  *   each event makes ONE read of the items of the receivers connected to this instance and ONE check of
- *   their tokens, however many they are; then it hands each receiver its item in one loop;
+ *   their tokens (none when every token is known valid, `LiveTokens`), however many they are; then it
+ *   hands each receiver its item in one loop;
  * - each durable subscriber is a `LiveFeed` with the receiver's cursor: it starts listening BEFORE it reads
  *   anything, replays the rows after the client's cursor, and continues live without gaps or duplicates;
  *   whenever events may have been lost (the backplane reconnected, a read failed, the client fell
@@ -77,6 +78,7 @@ class DurableHub<K extends Topic, T> {
     private readonly topic: DurableTopic<K, T>,
     private readonly em: EntityManager,
     private readonly events: EventBus,
+    private readonly tokens: LiveTokens,
   ) {}
 
   /** Starts handing this receiver's items to `feed` at once; returns the function that stops it. */
@@ -173,7 +175,7 @@ class DurableHub<K extends Topic, T> {
       this.topic.readBatch && batch.length > 1
         ? this.topic.readBatch(this.em, batch)
         : Promise.all(batch.map(({ event, listening }) => this.topic.read(this.em, event, listening))),
-      checked.size ? revokedTokens(this.em, [...checked]) : new Set<string>(),
+      checked.size ? this.tokens.revoked(this.em, [...checked]) : new Set<string>(),
     ]);
     // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
     // any number of listeners never holds other requests up for longer. Events go out in their order.
@@ -202,7 +204,7 @@ function hubFor<K extends Topic, T>(ctx: RequestContext, topic: DurableTopic<K, 
   let byName = hubs.get(ctx.events);
   if (!byName) hubs.set(ctx.events, (byName = new Map()));
   let hub = byName.get(topic.name) as DurableHub<K, T> | undefined;
-  if (!hub) byName.set(topic.name, (hub = new DurableHub(topic, ctx.em.fork() as EntityManager, ctx.events)));
+  if (!hub) byName.set(topic.name, (hub = new DurableHub(topic, ctx.em.fork() as EntityManager, ctx.events, liveTokens(ctx))));
   return hub;
 }
 

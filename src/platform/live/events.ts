@@ -15,7 +15,7 @@ import { SlicedPubSub } from './fanout';
  * dispatches in process to its live subscriptions (`subscribe`). Payloads carry ids only; subscribers read rows.
  */
 /**
- * The topics and their payloads. Platform names none: each area declares its own in
+ * The topics and their payloads. Platform names only its own (`live.token-changed`, live.ts); each area declares its own in
  * `<area>/<area>.events.ts` by adding to this interface (TypeScript declaration merging), e.g.
  * `declare module '../platform/live/events' { interface EventTopics { 'x.changed': { xId: string } } }`.
  */
@@ -50,6 +50,7 @@ export class EventBus {
   private readonly seenOrder: string[] = [];
   private readonly resumeListeners = new Set<() => void>();
   private readonly deliveryListeners = new Set<(topic: Topic, lagMs: number) => void>();
+  private readonly eventListeners = new Map<Topic, Set<(payload: never) => void>>();
   /** Subscriptions (live streams) currently open on this instance. */
   openSubscriptions = 0;
 
@@ -120,6 +121,7 @@ export class EventBus {
       if (this.seenOrder.length > SEEN_MAX) this.seen.delete(this.seenOrder.shift()!);
       const topic = event.topic as Topic;
       if (typeof event.at === 'number') for (const listener of this.deliveryListeners) listener(topic, Math.max(0, Date.now() - event.at));
+      for (const listener of this.eventListeners.get(topic) ?? []) (listener as (payload: unknown) => void)(event.payload);
       (this.local.publish as (t: Topic, p: unknown) => void)(topic, event.payload);
     }
   }
@@ -132,6 +134,18 @@ export class EventBus {
   onResume(listener: () => void): () => void {
     this.resumeListeners.add(listener);
     return () => this.resumeListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` with each event of `topic` this instance receives, synchronously, in order, before the
+   * event reaches any subscription: for state that the events after it are judged by (live.ts's tokens).
+   * Returns the function that removes the listener.
+   */
+  onEvent<T extends Topic>(topic: T, listener: (payload: EventTopics[T]) => void): () => void {
+    let set = this.eventListeners.get(topic);
+    if (!set) this.eventListeners.set(topic, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   /** Calls `listener` with the topic and lag (ms since the writing transaction began) of every event this instance receives. */

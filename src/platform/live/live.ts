@@ -9,8 +9,8 @@ import { liveTokenSql } from '../sql/tokens';
 /**
  * Building blocks of live subscriptions (graphql-ws; the engine is `live-feed.ts` and `durable-live.ts`):
  * the end-of-stream marker, and authorization re-checked before every event. Re-checks are batched across all the
- * subscribers of one server instance: an event that reaches 2,000 subscribers costs one token query,
- * not 2,000.
+ * subscribers of one server instance (an event that reaches 2,000 subscribers costs one token query, not
+ * 2,000), and a token found valid is not read again until an event says it changed (`LiveTokens`).
  */
 
 /** The last value of a stream that had to stop; the field resolver throws `error` to tell the client why. */
@@ -41,20 +41,91 @@ export function instanceScoped<T>(ctx: InstanceScope, name: string, create: (em:
   return scoped.get(name) as T;
 }
 
+declare module './events' {
+  interface EventTopics {
+    /** An access token was revoked, deleted, or its expiry changed (a trigger on `access_token` writes it). */
+    'live.token-changed': { tokenHash: string };
+  }
+}
+
 /**
- * Which of these token hashes no longer work (usually none): a fan-out to 2,000 subscribers otherwise
- * parsed 2,000 rows to learn that every token still works. One statement for all the receivers of an
- * event (the durable hub checks them at once, without a promise per receiver).
+ * Which of these token hashes no longer work (usually none), in one statement, with the expiry of those
+ * that still do (ms since the epoch; null: none).
  */
-export async function revokedTokens(em: EntityManager, hashes: readonly string[]): Promise<Set<string>> {
-  const rows = await executePrepared<{ token_hash: string }>(
+async function tokenStates(em: EntityManager, hashes: readonly string[]): Promise<{ lost: Set<string>; validUntil: Map<string, number> }> {
+  const rows = await executePrepared<{ token_hash: string; valid_until: number | null; live: boolean }>(
     em,
-    'live_tokens_lost',
-    `select h.token_hash from unnest(?::text[]) h(token_hash)
-      where not exists (select 1 from access_token t where t.token_hash = h.token_hash and ${liveTokenSql('t')})`,
+    'live_token_states',
+    `select h.token_hash, t.id is not null as live, (extract(epoch from t.expires_at) * 1000)::float8 as valid_until
+       from unnest(?::text[]) h(token_hash)
+       left join access_token t on t.token_hash = h.token_hash and ${liveTokenSql('t')}`,
     [`{${hashes.join(',')}}`],
   );
-  return new Set(rows.map((r) => r.token_hash));
+  const lost = new Set<string>();
+  const validUntil = new Map<string, number>();
+  for (const row of rows)
+    if (!row.live) lost.add(row.token_hash);
+    else validUntil.set(row.token_hash, row.valid_until ?? Number.POSITIVE_INFINITY);
+  return { lost, validUntil };
+}
+
+/** How many valid tokens an instance remembers (the oldest are forgotten first, and read again when needed). */
+const REMEMBERED_TOKENS_MAX = 50_000;
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The tokens of this instance's live listeners, checked before each event they are handed (docs/scale.md,
+ * "Tokens on live connections"). A token found valid is remembered until it expires; the
+ * `live.token-changed` event (written by a trigger whenever a token is revoked, deleted or its expiry
+ * changes, in the changing transaction) forgets it, and a backplane reconnect (events may have been
+ * missed) forgets all. Events reach an instance in commit order, so an event that committed after a
+ * revocation is always judged after the instance forgot that token: it reads the token again, finds it
+ * revoked and ends the stream, as the per-event read did, without a statement for the events between.
+ */
+export class LiveTokens {
+  private readonly validUntil = new Map<string, number>();
+  /** Bumped whenever something is forgotten: a read that started before must not remember its answer. */
+  private epoch = 0;
+
+  constructor(events: EventBus) {
+    events.onEvent('live.token-changed', ({ tokenHash }) => {
+      this.validUntil.delete(tokenHash);
+      this.epoch += 1;
+    });
+    events.onResume(() => {
+      this.validUntil.clear();
+      this.epoch += 1;
+    });
+  }
+
+  /** Which of `hashes` no longer work; reads only those not known valid. */
+  async revoked(em: EntityManager, hashes: readonly string[]): Promise<ReadonlySet<string>> {
+    const now = Date.now();
+    const unknown = hashes.filter((h) => !((this.validUntil.get(h) ?? 0) > now));
+    if (unknown.length === 0) return NONE;
+    const epoch = this.epoch;
+    const { lost, validUntil } = await tokenStates(em, unknown);
+    if (epoch === this.epoch)
+      for (const [hash, until] of validUntil) {
+        this.validUntil.delete(hash);
+        this.validUntil.set(hash, until);
+        if (this.validUntil.size > REMEMBERED_TOKENS_MAX) this.validUntil.delete(this.validUntil.keys().next().value!);
+      }
+    return lost;
+  }
+}
+
+/** This instance's `LiveTokens`. */
+export function liveTokens(ctx: InstanceScope): LiveTokens {
+  return instanceScoped(ctx, 'live.tokens', () => new LiveTokens(ctx.events));
+}
+
+/**
+ * Which of these token hashes no longer work, read now (for the checks that must not trust what an
+ * instance remembers: a new subscription, a stream re-reading from its cursor).
+ */
+export async function revokedTokens(em: EntityManager, hashes: readonly string[]): Promise<Set<string>> {
+  return (await tokenStates(em, hashes)).lost;
 }
 
 function tokenValidLoader(ctx: InstanceScope): DataLoader<string, boolean> {

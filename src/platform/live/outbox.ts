@@ -28,13 +28,27 @@ export interface OutboxEvent {
   at: number;
 }
 
-/** Where the relay hands committed events to (LISTEN/NOTIFY or NATS JetStream). */
-export interface RelayTarget {
+/**
+ * Where the relay hands committed events to: a target outside the database (NATS JetStream) takes them
+ * with `send`; one inside it (LISTEN/NOTIFY) runs the whole pass there with `pass`.
+ */
+export type RelayTarget = PublishingTarget | PassingTarget;
+
+export interface PublishingTarget {
   /**
    * Publishes `events` in order, inside the relay's open transaction on `client`; resolves once all were
    * accepted and throws otherwise (the transaction is then rolled back and the rows stay unsent).
    */
   send(client: Client, events: OutboxEvent[]): Promise<void>;
+}
+
+export interface PassingTarget {
+  /**
+   * A whole relay pass in one statement on `client`, outside any transaction: take the lock `lockKey` or
+   * answer 'busy', stamp at most `batch` unsent rows sent and publish them in `publishOrder`; answers how
+   * many it published.
+   */
+  pass(client: Client, lockKey: number, batch: number): Promise<number | 'busy'>;
 }
 
 /** Rows written by `writeOutbox` in this process (the relay is kicked when a commit follows new ones). */
@@ -52,12 +66,41 @@ export function setEventPublishing(on: boolean): void {
   publishing = on;
 }
 
+/**
+ * What a topic's owner adds to each of its events at insert, read in the write's own transaction: a SQL
+ * expression of type jsonb (merged into the payload) and its parameters. E.g. activity events carry whether
+ * everything they name is public, so the instances delivering them need no read for most of them.
+ */
+export type OutboxEnricher = (payload: never) => { sql: string; params: unknown[] };
+const enrichers = new Map<string, OutboxEnricher>();
+
+/** Sets the enricher of `topic`'s rows (one per topic, owned by the area that reads them). */
+export function enrichOutbox(topic: string, enricher: OutboxEnricher): void {
+  enrichers.set(topic, enricher);
+}
+
 /** Writes one event as an outbox row on `em`'s transaction (or at once, when there is none). */
 export async function writeOutbox(em: EntityManager, topic: string, payload: unknown): Promise<void> {
   if (!publishing) return;
-  await em.execute('insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
+  const enricher = enrichers.get(topic) as ((payload: unknown) => { sql: string; params: unknown[] }) | undefined;
+  if (enricher) {
+    const extra = enricher(payload);
+    await em.execute(`insert into event_outbox (topic, payload) values (?, ?::jsonb || (${extra.sql}))`, [topic, JSON.stringify(payload), ...extra.params]);
+  } else await em.execute('insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
   outboxWrites += 1;
 }
+
+/**
+ * The order a pass publishes its rows in: token changes first, then by id. Ids are taken at insert, so in
+ * one pass a row that committed AFTER a token was revoked can have the smaller id; live listeners judge
+ * each event by the token changes they heard before it (live.ts, `LiveTokens`), so the token changes of
+ * a pass go out before its other rows. Hearing of a revocation early only ends a stream sooner.
+ */
+export function publishOrder(a: OutboxEvent, b: OutboxEvent): number {
+  const first = Number(b.topic === TOKEN_CHANGED) - Number(a.topic === TOKEN_CHANGED);
+  return first !== 0 ? first : BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0;
+}
+const TOKEN_CHANGED = 'live.token-changed';
 
 /** The advisory lock a relay pass holds (transaction-level): one pass at a time per database. */
 export const RELAY_LOCK = 7342026;
@@ -169,45 +212,53 @@ export class OutboxRelay {
   }
 
   /**
-   * One transaction: take the lock (or report 'busy'), stamp the unsent rows sent and publish them in id
-   * order; a failed publish rolls the stamps back. Four round trips: begin with the lock, the stamping
-   * (which answers the rows), the publish, the commit.
+   * One transaction: take the lock (or report 'busy'), stamp the unsent rows sent and publish them in
+   * `publishOrder`; a failed publish rolls the stamps back. A target that can do all of it in the database
+   * does it in one round trip (`RelayTarget.pass`); otherwise three: begin with the lock and the stamping
+   * (which answers the rows) in one message, the publish, the commit.
    */
   private async pass(): Promise<number | 'busy'> {
     const client = await this.connection();
-    // Two statements in one simple-protocol message (no parameters): one round trip.
-    const opened = (await client.query(`begin; select pg_try_advisory_xact_lock(${RELAY_LOCK}) as locked`)) as unknown as Array<{
-      rows: Array<{ locked?: boolean }>;
-    }>;
-    try {
-      if (!opened[1]?.rows[0]?.locked) {
-        await client.query('commit');
-        return 'busy';
-      }
-      const { rows } = await client.query<OutboxEvent>(
-        `update event_outbox set sent_at = now()
-          where id in (select id from event_outbox where sent_at is null order by id limit $1)
+    const { target } = this.options;
+    let published: number | 'busy';
+    if ('pass' in target) published = await target.pass(client, RELAY_LOCK, BATCH);
+    else {
+      // Three statements in one simple-protocol message (no parameters): one round trip. The stamping must
+      // take its snapshot after the lock was taken (so it sees the stamps of the pass that held it before),
+      // hence a statement of its own; it takes the lock again (re-entrant), so it stamps nothing without it.
+      // When the first try failed, the second may still have won it with an older snapshot: roll back.
+      const opened = (await client.query(
+        `begin; select pg_try_advisory_xact_lock(${RELAY_LOCK}) as locked;
+         update event_outbox set sent_at = now()
+          where (select pg_try_advisory_xact_lock(${RELAY_LOCK})) and id in (select id from event_outbox where sent_at is null order by id limit ${BATCH})
           returning id::text as id, topic, payload, (extract(epoch from created_at) * 1000)::float8 as at`,
-        [BATCH],
-      );
-      // `returning` answers in no particular order: publish in id (commit) order.
-      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      if (rows.length > 0) await this.options.target.send(client, rows);
-      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
-        await client.query(
-          `delete from event_outbox where id in (
-             select id from event_outbox where sent_at is not null and sent_at < now() - make_interval(secs => $1::float8 / 1000) limit $2)`,
-          [this.options.retentionMs, PRUNE_BATCH],
-        );
-        this.lastPrune = Date.now();
+      )) as unknown as [unknown, { rows: Array<{ locked: boolean }> }, { rows: OutboxEvent[] }];
+      try {
+        if (!opened[1].rows[0]?.locked) {
+          await client.query('rollback');
+          return 'busy';
+        }
+        const rows = opened[2].rows;
+        // `returning` answers in no particular order.
+        rows.sort(publishOrder);
+        if (rows.length > 0) await target.send(client, rows);
+        await client.query('commit');
+        published = rows.length;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
       }
-      await client.query('commit');
-      this.published += rows.length;
-      return rows.length;
-    } catch (err) {
-      await client.query('rollback').catch(() => undefined);
-      throw err;
     }
+    if (published !== 'busy') this.published += published;
+    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+      await client.query(
+        `delete from event_outbox where id in (
+           select id from event_outbox where sent_at is not null and sent_at < now() - make_interval(secs => $1::float8 / 1000) limit $2)`,
+        [this.options.retentionMs, PRUNE_BATCH],
+      );
+      this.lastPrune = Date.now();
+    }
+    return published;
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,48 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * One relay pass of the LISTEN/NOTIFY backplane as one statement (docs/scale.md): take the relay's lock or
+ * answer -1 (another pass holds it), stamp the oldest unsent outbox rows sent, and NOTIFY them in publish
+ * order (token changes first, then by id; src/platform/live/outbox.ts, `publishOrder`) as JSON arrays of at
+ * most `payload_max` bytes (one event is never split). It answers how many rows it published. Called
+ * outside a transaction, it is one: the lock is released and the notifications are sent at its commit, and
+ * a failure publishes nothing and stamps nothing. The relay used four round trips for this (begin with the
+ * lock, the stamping, the NOTIFY, the commit), the largest share of what events cost the writing instance.
+ */
+export class Migration20261128000200_outbox_relay_pass extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+create function event_outbox_relay_notify(lock_key bigint, batch int, channel text, payload_max int) returns int language plpgsql as $$
+declare
+  event record;
+  chunk text := '';
+  published int := 0;
+begin
+  if not pg_try_advisory_xact_lock(lock_key) then
+    return -1;
+  end if;
+  for event in
+    with claimed as (
+      update event_outbox set sent_at = now()
+       where id in (select id from event_outbox where sent_at is null order by id limit batch)
+      returning id, topic, payload, created_at
+    )
+    select json_build_object('id', id::text, 'topic', topic, 'payload', payload, 'at', (extract(epoch from created_at) * 1000)::float8)::text as json
+      from claimed
+     order by (topic = 'live.token-changed') desc, id
+  loop
+    if chunk <> '' and octet_length(chunk) + octet_length(event.json) + 3 > payload_max then
+      perform pg_notify(channel, '[' || chunk || ']');
+      chunk := '';
+    end if;
+    chunk := case when chunk = '' then event.json else chunk || ',' || event.json end;
+    published := published + 1;
+  end loop;
+  if chunk <> '' then
+    perform pg_notify(channel, '[' || chunk || ']');
+  end if;
+  return published;
+end $$;
+`);
+  }
+}
