@@ -16,7 +16,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,8 @@ import { adminQuery, withDatabase } from '../src/platform/sql/database';
 const HOST = '127.0.0.1';
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 8);
+/** Pairs of fork runs (events on, events off) per backplane, alternating which goes first. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
 const LISTENERS_PER_INSTANCE = 20;
 const SENDS = Number(process.env.BENCH_SENDS ?? 5);
@@ -219,6 +221,29 @@ function cpuMs(pids: number[]): number[] {
   });
 }
 
+/**
+ * CPU time (ms) used so far by every PostgreSQL process and by nats-server, the processes the servers lean
+ * on (this machine runs nothing else of either). A backend that exits between two readings takes its time
+ * with it: the servers' pools keep theirs open during a run.
+ */
+function helperCpuMs(): { postgres: number; nats: number } {
+  const out = { postgres: 0, nats: 0 };
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
+    if (!key) continue;
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    out[key] += (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+  return out;
+}
+
 /** What a fork cost the database between two `databaseWork` readings. */
 function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
   const scans = [...after.scans]
@@ -259,6 +284,7 @@ async function forkRate(
   await sleep(QUIET_MS);
   const before = await databaseWork(databaseUrl);
   const cpuBefore = cpuMs(pids);
+  const helpersBefore = helperCpuMs();
   events = 0;
   let done = 0;
   const end = performance.now() + DURATION_MS;
@@ -275,9 +301,13 @@ async function forkRate(
   await sleep(QUIET_MS);
   const received = events;
   const cpu = cpuMs(pids).map((ms, i) => (ms - cpuBefore[i]!) / done);
+  const helpers = helperCpuMs();
   const work = `${workPerFork(before, await databaseWork(databaseUrl), done)}; server CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${cpu
     .map((ms) => ms.toFixed(1))
-    .join(' + ')}, instance 0 first)`;
+    .join(' + ')}, instance 0 first); PostgreSQL CPU ${((helpers.postgres - helpersBefore.postgres) / done).toFixed(1)} ms, nats-server CPU ${(
+    (helpers.nats - helpersBefore.nats) /
+    done
+  ).toFixed(1)} ms per fork`;
   await Promise.all(clients.map((c) => c.dispose()));
   return { perSecond, events: received, work };
 }
@@ -371,19 +401,29 @@ async function main(): Promise<void> {
     })();
     const forkRows: string[] = [];
     for (const config of configs) {
-      const rates: Record<string, { perSecond: number; events: number; work: string }> = {};
-      for (const publishing of ['on', 'off'] as const) {
-        const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
-        try {
-          rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl, instances.pids);
-        } finally {
-          await instances.stop();
+      // Rounds alternate which half runs first; the ratio is of the forks summed over all rounds.
+      const totals = { on: 0, off: 0 };
+      const perRound: string[] = [];
+      let events = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const rates: Record<string, { perSecond: number; events: number; work: string }> = {};
+        for (const publishing of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+          const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
+          try {
+            rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl, instances.pids);
+          } finally {
+            await instances.stop();
+          }
+          totals[publishing] += rates[publishing].perSecond;
+          console.log(
+            `${config.name}, round ${round + 1}, publishing ${publishing}: ${rates[publishing].perSecond.toFixed(1)} forks/s; ${rates[publishing].work}`,
+          );
         }
-        console.log(`${config.name}, publishing ${publishing}: ${rates[publishing].work}`);
+        events += rates.on!.events;
+        perRound.push(`${(rates.on!.perSecond / rates.off!.perSecond).toFixed(2)}x`);
       }
-      const ratio = rates.on!.perSecond / rates.off!.perSecond;
       forkRows.push(
-        `${config.name.padEnd(15)} | ${rates.on!.perSecond.toFixed(1).padStart(10)} | ${rates.off!.perSecond.toFixed(1).padStart(11)} | ${ratio.toFixed(2)}x (goal >= 0.8) | ${rates.on!.events} activity events received by ${3 * LISTENERS_PER_INSTANCE} listeners`,
+        `${config.name.padEnd(15)} | ${(totals.on / ROUNDS).toFixed(1).padStart(10)} | ${(totals.off / ROUNDS).toFixed(1).padStart(11)} | ${(totals.on / totals.off).toFixed(2)}x (goal >= 0.8; rounds ${perRound.join(', ')}) | ${events} activity events received by ${3 * LISTENERS_PER_INSTANCE} listeners`,
       );
     }
     console.log('backplane       | forks/s on | forks/s off | ratio');

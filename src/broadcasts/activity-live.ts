@@ -73,12 +73,11 @@ function namedBy(event: ActivityEvent): string[] {
  * blueprint turned private, and the change's own `edited` event (not open) ends that listener's stream.
  */
 enrichOutbox('blueprint.activity', (event: ActivityEvent) => {
-  // A deletion is never open: its listeners must read that the blueprint is gone (NOT_FOUND ends them).
-  if (event.kind === 'deleted') return { sql: `jsonb_build_object('open', false)`, params: [] };
   const ids = [...new Set(namedBy(event))];
   return {
     sql: `jsonb_build_object('open', (select count(*) from blueprint b where b.id = any(?::uuid[]) and b.visibility = 'public') = ?::int)`,
-    params: [`{${ids.join(',')}}`, ids.length],
+    // A deletion is never open (no count is -1): its listeners must read that the blueprint is gone.
+    params: [`{${ids.join(',')}}`, event.kind === 'deleted' ? -1 : ids.length],
   };
 });
 

@@ -137,6 +137,24 @@ describe('blueprintActivity through the shared hub', () => {
     }
   });
 
+  it("ends every watcher's stream with NOT_FOUND when a public blueprint is deleted (a deletion is never delivered unread)", async () => {
+    const bp = await createTeamBlueprint(server.rest, tokens.owner!, (await createTeam(server.rest, tokens.owner!, [], 'Deleting')).id, {
+      name: 'Deleted while watched',
+      visibility: 'public',
+    });
+    const mark = liveMark(server);
+    const socket = connectWs(server.url, tokens.stranger);
+    sockets.push(socket);
+    const watching = socket.subscribe<any, any>(DIRECT, { id: bp.id });
+    await mark.streaming(1);
+    expect((await server.rest.post(`/api/blueprints/${bp.id}/star`, { token: tokens.owner })).status).toBe(200);
+    expect((await watching.next()).data.blueprintActivity.kind).toBe('STARRED');
+    expect((await server.rest.delete(`/api/blueprints/${bp.id}`, { token: tokens.owner })).status).toBe(204);
+    const ended = await watching.next();
+    expect(ended.data?.blueprintActivity ?? null).toBeNull();
+    expect(ended.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
   it('reads events that arrive together once, and still gives each listener each event in order with its own sight', async () => {
     const open = await createTeamBlueprint(server.rest, tokens.owner!, (await createTeam(server.rest, tokens.owner!, [], 'Burst')).id, {
       name: 'Burst public',

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
+import { executePrepared } from '../sql/database';
 
 /**
  * The transactional outbox (docs/scale.md). A write inserts its events as `event_outbox` rows in
@@ -68,7 +69,8 @@ export function setEventPublishing(on: boolean): void {
 
 /**
  * What a topic's owner adds to each of its events at insert, read in the write's own transaction: a SQL
- * expression of type jsonb (merged into the payload) and its parameters. E.g. activity events carry whether
+ * expression of type jsonb (merged into the payload) and its parameters. The text must be the same for
+ * every event of the topic (it is prepared under one name); only the parameters vary. E.g. activity events carry whether
  * everything they name is public, so the instances delivering them need no read for most of them.
  */
 export type OutboxEnricher = (payload: never) => { sql: string; params: unknown[] };
@@ -83,10 +85,16 @@ export function enrichOutbox(topic: string, enricher: OutboxEnricher): void {
 export async function writeOutbox(em: EntityManager, topic: string, payload: unknown): Promise<void> {
   if (!publishing) return;
   const enricher = enrichers.get(topic) as ((payload: unknown) => { sql: string; params: unknown[] }) | undefined;
+  // Prepared: one statement per write that makes events, planned once per connection. An enricher's text
+  // is fixed per topic (only its parameters vary), so each topic's statement has a name of its own.
   if (enricher) {
     const extra = enricher(payload);
-    await em.execute(`insert into event_outbox (topic, payload) values (?, ?::jsonb || (${extra.sql}))`, [topic, JSON.stringify(payload), ...extra.params]);
-  } else await em.execute('insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
+    await executePrepared(em, `outbox_insert_${topic}`, `insert into event_outbox (topic, payload) values (?, ?::jsonb || (${extra.sql}))`, [
+      topic,
+      JSON.stringify(payload),
+      ...extra.params,
+    ]);
+  } else await executePrepared(em, 'outbox_insert', 'insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
   outboxWrites += 1;
 }
 

@@ -171,9 +171,14 @@ interface PooledClient {
  * What `executePrepared` uses of MikroORM's connection: its knex pool (the starvation guard wraps
  * `acquireConnection`) and `executeQuery`, which logs and counts the statement.
  */
+interface PreparingPool {
+  acquireConnection(): Promise<PooledClient>;
+  releaseConnection(client: PooledClient): Promise<void>;
+}
+
 interface PreparingConnection {
   ensureConnection(): Promise<void>;
-  getKnex(): { client: { acquireConnection(): Promise<PooledClient>; releaseConnection(client: PooledClient): Promise<void> } };
+  getKnex(): { client: PreparingPool };
   executeQuery<T>(query: string, cb: () => Promise<T>, context?: Record<string, unknown>): Promise<T>;
 }
 
@@ -225,11 +230,15 @@ export function shapedStatementCount(): number {
  * and plans it once instead of on every call (MikroORM sends every statement as text, so PostgreSQL plans
  * each one anew; for the token lookup behind every authenticated request, planning cost more than
  * running). Only for statements whose text never varies: every name stays prepared on every pooled
- * connection for the connection's life. Outside any transaction, like `em.getConnection().execute`.
+ * connection for the connection's life. On `em`'s transaction when it has one (its connection), else on
+ * a pooled connection, like `em.execute`.
  */
 export async function executePrepared<T>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   const connection = em.getConnection() as unknown as PreparingConnection;
   await connection.ensureConnection();
+  // A knex transaction's client hands out the transaction's own connection (and releasing it is a no-op).
+  const transaction = em.getTransactionContext<{ client: PreparingPool; isCompleted(): boolean }>();
+  if (transaction?.isCompleted()) throw new Error(`executePrepared(${name}) on a finished transaction`);
   let text = positionalTexts.get(name);
   if (text === undefined) positionalTexts.set(name, (text = positional(sql)));
   const statement = namedStatements ? { name, text, values: params } : { text, values: params };
@@ -238,7 +247,7 @@ export async function executePrepared<T>(em: EntityManager, name: string, sql: s
   return connection.executeQuery(
     sql,
     async () => {
-      const pool = connection.getKnex().client;
+      const pool = transaction ? transaction.client : connection.getKnex().client;
       const client = await pool.acquireConnection();
       try {
         return (await client.query(statement)).rows as T[];
