@@ -1,7 +1,8 @@
 import { ForkTreeBatchedDocument, ForkTreeOneStatementDocument, ViewerDocument } from '../generated/graphql';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/platform/sql/database';
+import { SHAPED_STATEMENTS_MAX, executePrepared, shapedStatementCount } from '../../src/platform/sql/database';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * The token lookup behind every authenticated request runs as a named prepared statement
@@ -39,6 +40,25 @@ describe('the token lookup as a prepared statement', () => {
     expect((await server.rest.delete('/api/agent/sessions/current', { token })).status).toBe(204);
     const after = await server.gql.request(ViewerDocument, {}, token);
     expect(after.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('a prepared statement inside a transaction', () => {
+  it("runs on the transaction's own connection: it sees the transaction's rows and is undone with it", async () => {
+    const em = server.app.deps.orm.em.fork() as EntityManager;
+    const count = (on: EntityManager) =>
+      executePrepared<{ n: number }>(on, 'test_outbox_count', "select count(*)::int as n from event_outbox where topic = 'test.prepared'", []);
+    const before = (await count(em))[0]!.n;
+    await expect(
+      em.transactional(async (tx) => {
+        await executePrepared(tx as EntityManager, 'test_outbox_insert', "insert into event_outbox (topic, payload) values ('test.prepared', '{}')", []);
+        // The pool has one connection, held by this transaction: on any other the statement would wait.
+        expect((await count(tx as EntityManager))[0]!.n).toBe(before + 1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await count(em))[0]!.n).toBe(before);
+    expect(await preparedOnServerSession()).toEqual(expect.arrayContaining(['test_outbox_count', 'test_outbox_insert']));
   });
 });
 
