@@ -26,8 +26,8 @@ const PAYLOAD_MAX = 7_500;
 
 /**
  * LISTEN/NOTIFY, for one database without NATS. The relay's own transaction notifies (after the writes
- * committed, never inside them), usually once per pass, in one statement; every instance LISTENs on one connection that
- * reconnects when it drops. Notifications sent while it was down are lost: `resumed` says so.
+ * committed, never inside them), usually once per pass, in one statement; every instance LISTENs on one
+ * connection that reconnects when it drops. Notifications sent while it was down are lost: `resumed` says so.
  */
 export class PostgresBackplane implements PassingTarget, BackplaneReceiver {
   readonly name = 'postgres' as const;

@@ -15,8 +15,8 @@ import { SlicedPubSub } from './fanout';
  * dispatches in process to its live subscriptions (`subscribe`). Payloads carry ids only; subscribers read rows.
  */
 /**
- * The topics and their payloads. Platform names only its own (`live.token-changed`, live.ts); each area declares its own in
- * `<area>/<area>.events.ts` by adding to this interface (TypeScript declaration merging), e.g.
+ * The topics and their payloads. Platform names only its own (`live.token-changed`, live.ts); each area
+ * declares its own in `<area>/<area>.events.ts` by adding to this interface (TypeScript declaration merging), e.g.
  * `declare module '../platform/live/events' { interface EventTopics { 'x.changed': { xId: string } } }`.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the areas (declaration merging)

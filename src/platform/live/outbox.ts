@@ -70,8 +70,9 @@ export function setEventPublishing(on: boolean): void {
 /**
  * What a topic's owner adds to each of its events at insert, read in the write's own transaction: a SQL
  * expression of type jsonb (merged into the payload) and its parameters. The text must be the same for
- * every event of the topic (it is prepared under one name); only the parameters vary. E.g. activity events carry whether
- * everything they name is public, so the instances delivering them need no read for most of them.
+ * every event of the topic (it is prepared under one name); only the parameters vary. E.g. activity
+ * events carry whether everything they name is public, so the instances delivering them need no read for
+ * most of them.
  */
 export type OutboxEnricher = (payload: never) => { sql: string; params: unknown[] };
 const enrichers = new Map<string, OutboxEnricher>();

@@ -167,15 +167,16 @@ interface PooledClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-/**
- * What `executePrepared` uses of MikroORM's connection: its knex pool (the starvation guard wraps
- * `acquireConnection`) and `executeQuery`, which logs and counts the statement.
- */
+/** A knex pool (the starvation guard wraps `acquireConnection`), or a knex transaction's client. */
 interface PreparingPool {
   acquireConnection(): Promise<PooledClient>;
   releaseConnection(client: PooledClient): Promise<void>;
 }
 
+/**
+ * What `executePrepared` uses of MikroORM's connection: its knex pool and `executeQuery`, which logs and
+ * counts the statement.
+ */
 interface PreparingConnection {
   ensureConnection(): Promise<void>;
   getKnex(): { client: PreparingPool };
