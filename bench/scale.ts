@@ -16,15 +16,13 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
-import { Client as PgClient } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
+import { connect, countingListener, cpuMs, databaseWork, helperCpuMs, percentile, pool, withPgClient, workPerFork } from './scale-measure';
 
 const HOST = '127.0.0.1';
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
@@ -63,20 +61,6 @@ function freePort(): Promise<number> {
   });
 }
 
-async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
-
 async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
@@ -104,11 +88,6 @@ async function createSource(base: string, token: string): Promise<string> {
   ];
   for (const submission of submissions) op = await ok(base, 'POST', `/api/tools/operations/${op.operation_id}/submit`, token, { token: op.token, submission });
   return op.result.blueprint_ids[0] as string;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function startNats(): Promise<string> {
@@ -173,133 +152,6 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
       await Promise.all(started.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
     },
   };
-}
-
-function connect(base: string, token: string): Promise<Client> {
-  const client = createClient({
-    url: base.replace(/^http/, 'ws') + '/graphql',
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    lazy: false,
-  });
-  // A refused socket (a cap, a bad token) rejects at once instead of leaving the run waiting for it.
-  return new Promise((resolve, reject) => {
-    const offConnected = client.on('connected', () => {
-      offConnected();
-      offClosed();
-      resolve(client);
-    });
-    const offClosed = client.on('closed', (event) => {
-      offConnected();
-      offClosed();
-      const { code, reason } = event as { code?: number; reason?: string };
-      reject(new Error(`the WebSocket closed before it connected: ${code} ${reason}`));
-    });
-  });
-}
-
-/**
- * A listener as light as the protocol allows: a bare `ws` socket speaking graphql-transport-ws that counts
- * `next` messages without parsing them. The 60 activity listeners share the machine's two cores with the
- * servers; the graphql-ws client parsed and checked each message (about 47 µs of this process's CPU per
- * message, 2.8 ms per fork, charged to events-on only). Resolves once the server acknowledged the connection.
- */
-function countingListener(base: string, token: string, query: string, variables: Record<string, unknown>, onNext: () => void): Promise<WebSocket> {
-  const NEXT = Buffer.from('"type":"next"');
-  const PING = Buffer.from('"type":"ping"');
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(base.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws');
-    let acknowledged = false;
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
-    socket.on('message', (data: Buffer) => {
-      if (!acknowledged) {
-        acknowledged = true;
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
-        resolve(socket);
-      } else if (data.indexOf(NEXT) >= 0) onNext();
-      else if (data.indexOf(PING) >= 0) socket.send('{"type":"pong"}');
-    });
-    socket.on('close', (code, reason) => {
-      if (!acknowledged) reject(new Error(`the WebSocket closed before it connected: ${code} ${reason.toString()}`));
-    });
-    socket.on('error', (err) => {
-      if (!acknowledged) reject(err);
-    });
-  });
-}
-
-async function withPgClient<T>(databaseUrl: string, use: (client: PgClient) => Promise<T>): Promise<T> {
-  const client = new PgClient({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * The database's work so far, from PostgreSQL's cumulative statistics: transactions committed (every
- * autocommit statement is one) and table reads (sequential plus index scans) per table. A backend flushes
- * its counters at most once a second (and when it goes idle), so readings are taken after a quiet pause.
- */
-async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
-  const client = new PgClient({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query('select pg_stat_clear_snapshot()');
-    const xacts = await client.query<{ n: string }>('select xact_commit::text as n from pg_stat_database where datname = current_database()');
-    const rows = await client.query<{ relname: string; n: string }>(
-      'select relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text as n from pg_stat_user_tables',
-    );
-    return { xacts: Number(xacts.rows[0]?.n ?? 0), scans: new Map(rows.rows.map((r) => [r.relname, Number(r.n)])) };
-  } finally {
-    await client.end();
-  }
-}
-
-/** CPU time (user + system) each process has used so far, in ms (Linux `/proc/<pid>/stat`, 100 ticks a second). */
-function cpuMs(pids: number[]): number[] {
-  return pids.map((pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  });
-}
-
-/**
- * CPU time (ms) used so far by every PostgreSQL process and by nats-server, the processes the servers lean
- * on (this machine runs nothing else of either). A backend that exits between two readings takes its time
- * with it: the servers' pools keep theirs open during a run.
- */
-function helperCpuMs(): { postgres: number; nats: number } {
-  const out = { postgres: 0, nats: 0 };
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
-    if (!key) continue;
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    out[key] += (Number(fields[11]) + Number(fields[12])) * 10;
-  }
-  return out;
-}
-
-/** What a fork cost the database between two `databaseWork` readings. */
-function workPerFork(before: Awaited<ReturnType<typeof databaseWork>>, after: Awaited<ReturnType<typeof databaseWork>>, forks: number): string {
-  const scans = [...after.scans]
-    .map(([table, n]) => [table, (n - (before.scans.get(table) ?? 0)) / forks] as const)
-    .filter(([, n]) => n >= 0.05)
-    .sort((a, b) => b[1] - a[1]);
-  const total = scans.reduce((sum, [, n]) => sum + n, 0);
-  return `${((after.xacts - before.xacts) / forks).toFixed(1)} transactions, ${total.toFixed(1)} table reads (${scans
-    .map(([table, n]) => `${table} ${n.toFixed(1)}`)
-    .join(', ')}) per fork`;
 }
 
 /** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
