@@ -133,6 +133,32 @@ describe('the outbox relay, on a real database', () => {
     expect(target.sent.slice(1).map((e) => e.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 
+  it('takes every unsent token change into a pass, however many older rows wait, and publishes them first', async () => {
+    await sql.query(`begin;
+      insert into event_outbox (topic, payload) select 't', jsonb_build_object('n', g) from generate_series(1, 600) g;
+      insert into event_outbox (topic, payload) values ('live.token-changed', '{"tokenHash":"late"}');
+      commit`);
+    for (const target of [new Recorder(), new PostgresBackplane(db.url, silent)]) {
+      const received: OutboxEvent[] = [];
+      if (target instanceof PostgresBackplane)
+        await target.start(
+          (events) => received.push(...events),
+          () => undefined,
+        );
+      const relay = new OutboxRelay({ databaseUrl: db.url, target, pollMs: 60_000, retentionMs: 3_600_000, log: silent });
+      relay.start();
+      await relay.idle();
+      await relay.stop();
+      if (target instanceof PostgresBackplane) {
+        await until(() => received.length === 601);
+        await target.stop();
+      } else received.push(...target.sent);
+      expect(received[0]).toMatchObject({ topic: 'live.token-changed', payload: { tokenHash: 'late' } });
+      expect(received.slice(1).map((e) => (e.payload as { n: number }).n)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+      await sql.query('update event_outbox set sent_at = null');
+    }
+  });
+
   it('LISTEN/NOTIFY: three relays passing in one statement each deliver every row once to every listener, in order, in NOTIFYs under 8,000 bytes', async () => {
     const received = [0, 1, 2].map(() => [] as OutboxEvent[]);
     const backplanes = received.map(() => new PostgresBackplane(db.url, silent));

@@ -2,13 +2,15 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * One relay pass of the LISTEN/NOTIFY backplane as one statement (docs/scale.md): take the relay's lock or
- * answer -1 (another pass holds it), stamp the oldest unsent outbox rows sent, and NOTIFY them in publish
- * order (token changes first, then by id; src/platform/live/outbox.ts, `publishOrder`) as JSON arrays of at
- * most `payload_max` bytes (one event is never split). It answers how many rows it published. Called
- * outside a transaction, it is one: the lock is released and the notifications are sent at its commit, and
- * a failure publishes nothing and stamps nothing. Its commit does not wait for the WAL to reach the disk
- * (a lost stamp means one more publish, which instances drop by id). The relay used four round trips for this (begin with the
- * lock, the stamping, the NOTIFY, the commit), the largest share of what events cost the writing instance.
+ * answer -1 (another pass holds it), stamp the oldest unsent outbox rows sent (and every unsent token
+ * change, however deep the backlog: no event may go out before a revocation it followed), and NOTIFY them
+ * in publish order (token changes first, then by id; src/platform/live/outbox.ts, `publishOrder`) as JSON
+ * arrays of at most `payload_max` bytes (one event is never split). It answers how many rows it published.
+ * Called outside a transaction, it is one: the lock is released and the notifications are sent at its
+ * commit, and a failure publishes nothing and stamps nothing. Its commit does not wait for the WAL to
+ * reach the disk (a lost stamp means one more publish, which instances drop by id). The relay used four
+ * round trips for this (begin with the lock, the stamping, the NOTIFY, the commit), the largest share of
+ * what events cost the writing instance.
  *
  * The outbox is a queue: every row is inserted, stamped and later deleted, and each relay pass walks the
  * partial index of unsent rows, dead entries included, until a vacuum removes them. Autovacuum's defaults
@@ -32,7 +34,8 @@ begin
   for event in
     with claimed as (
       update event_outbox set sent_at = now()
-       where id in (select id from event_outbox where sent_at is null order by id limit batch)
+       where id in (select id from event_outbox where sent_at is null and topic = 'live.token-changed'
+                    union (select id from event_outbox where sent_at is null order by id limit batch))
       returning id, topic, payload, created_at
     )
     select json_build_object('id', id::text, 'topic', topic, 'payload', payload, 'at', (extract(epoch from created_at) * 1000)::float8)::text as json

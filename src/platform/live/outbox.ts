@@ -106,6 +106,7 @@ export async function writeOutbox(em: EntityManager, topic: string, payload: unk
  * a pass go out before its other rows. Hearing of a revocation early only ends a stream sooner.
  */
 export function publishOrder(a: OutboxEvent, b: OutboxEvent): number {
+  // (A pass also takes every unsent token change, not only those among the oldest `BATCH` rows.)
   const first = Number(b.topic === TOKEN_CHANGED) - Number(a.topic === TOKEN_CHANGED);
   return first !== 0 ? first : BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0;
 }
@@ -241,7 +242,9 @@ export class OutboxRelay {
       const opened = (await client.query(
         `begin; set local synchronous_commit = off; select pg_try_advisory_xact_lock(${RELAY_LOCK}) as locked;
          update event_outbox set sent_at = now()
-          where (select pg_try_advisory_xact_lock(${RELAY_LOCK})) and id in (select id from event_outbox where sent_at is null order by id limit ${BATCH})
+          where (select pg_try_advisory_xact_lock(${RELAY_LOCK}))
+            and id in (select id from event_outbox where sent_at is null and topic = '${TOKEN_CHANGED}'
+                       union (select id from event_outbox where sent_at is null order by id limit ${BATCH}))
           returning id::text as id, topic, payload, (extract(epoch from created_at) * 1000)::float8 as at`,
       )) as unknown as [unknown, unknown, { rows: Array<{ locked: boolean }> }, { rows: OutboxEvent[] }];
       try {
