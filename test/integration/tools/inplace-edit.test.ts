@@ -80,7 +80,8 @@ describe('fuzz', () => {
     expect(newest).toMatchObject({ number: 2, cause: 'fuzz', author_id: bp.owner_id, changes });
     await bus.close();
     expect(bus.events.filter((e) => e.topic === 'blueprint.activity')).toEqual([
-      { topic: 'blueprint.activity', payload: { blueprintId: bp.id, kind: 'version', subjectId: expect.any(String), actorId: bp.owner_id } },
+      // `open`: the outbox insert found the (public) blueprint public, so listeners need no read.
+      { topic: 'blueprint.activity', payload: { blueprintId: bp.id, kind: 'version', subjectId: expect.any(String), actorId: bp.owner_id, open: true } },
     ]);
   });
 
