@@ -18,7 +18,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +25,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
+import { freePort, percentile, pool, sleep } from './basics';
 
 /**
  * Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles
@@ -52,18 +52,6 @@ const SUBSCRIPTION = `subscription Inbox($after: ID) {
 
 const children: ChildProcess[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, HOST, () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Memory {
   rss: number;
@@ -102,21 +90,6 @@ function perSubscriber(before: Memory, after: Memory, n: number): number {
   return (after.heapUsed + after.external - before.heapUsed - before.external) / n;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
-
 class Api {
   constructor(readonly base: string) {}
   async call(method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
@@ -148,11 +121,6 @@ class Api {
     for (const submission of submissions) op = await this.ok('POST', `/api/tools/operations/${op.operation_id}/submit`, token, { token: op.token, submission });
     return this.ok('GET', `/api/blueprints/${op.result.blueprint_ids[0]}`, token);
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function median(values: number[]): number {

@@ -6,8 +6,6 @@
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -15,6 +13,9 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
+import { cpuMsOf, freePort, sleep } from './basics';
+
+export { cpuMsOf, freePort, sleep };
 
 export const duration = Number(process.env.BENCH_DURATION ?? 5);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -92,15 +93,6 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
 }
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface ServerProcess {
   url: string;
@@ -167,22 +159,6 @@ export async function load(options: autocannon.Options): Promise<LoadResult> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
 }
 
-/**
- * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere). Per request,
- * it says what a server costs the machine, which a shared machine's req/s says only through its queueing.
- */
-export function cpuMsOf(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .split(' ');
-    // After the command name: state is field 3, utime field 14 and stime field 15 (clock ticks, 100 per second).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 /** A load run with the CPU time the server process `pid` spent on it, per request (µs). */
 export async function loadWithCpu(options: autocannon.Options, pid: number | undefined): Promise<LoadResult & { cpuUsPerRequest: number }> {
   const before = cpuMsOf(pid);
@@ -202,10 +178,6 @@ export function graphqlLoad(url: string, query: string, variables: Record<string
 
 export function row(cells: Array<string | number>, widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join(' | ');
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Exits 0 or prints the error and exits 1. */

@@ -7,27 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Client as PgClient } from 'pg';
-
-/** `fn` over `items` with at most `limit` running at once; the answers in the items' order. */
-export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
-
-/** The `p`th percentile of ascending `sorted` (nearest rank). */
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
+import { cpuMsOf, cpuMsOfStat } from './basics';
 
 /** A graphql-ws client connected with `token`: the delivery half's subscribers, which read each message. */
 export function connect(base: string, token: string): Promise<Client> {
@@ -84,6 +64,7 @@ export function countingListener(base: string, token: string, query: string, var
   });
 }
 
+/** `use` with a `pg` client of its own on `databaseUrl`, closed afterwards. */
 export async function withPgClient<T>(databaseUrl: string, use: (client: PgClient) => Promise<T>): Promise<T> {
   const client = new PgClient({ connectionString: databaseUrl });
   await client.connect();
@@ -99,27 +80,20 @@ export async function withPgClient<T>(databaseUrl: string, use: (client: PgClien
  * autocommit statement is one) and table reads (sequential plus index scans) per table. A backend flushes
  * its counters at most once a second (and when it goes idle), so readings are taken after a quiet pause.
  */
-export async function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
-  const client = new PgClient({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+export function databaseWork(databaseUrl: string): Promise<{ xacts: number; scans: Map<string, number> }> {
+  return withPgClient(databaseUrl, async (client) => {
     await client.query('select pg_stat_clear_snapshot()');
     const xacts = await client.query<{ n: string }>('select xact_commit::text as n from pg_stat_database where datname = current_database()');
     const rows = await client.query<{ relname: string; n: string }>(
       'select relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text as n from pg_stat_user_tables',
     );
     return { xacts: Number(xacts.rows[0]?.n ?? 0), scans: new Map(rows.rows.map((r) => [r.relname, Number(r.n)])) };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
-/** CPU time (user + system) each process has used so far, in ms (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+/** CPU time (user + system, ms) each process has used so far. */
 export function cpuMs(pids: number[]): number[] {
-  return pids.map((pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  });
+  return pids.map(cpuMsOf);
 }
 
 /**
@@ -139,8 +113,7 @@ export function helperCpuMs(): { postgres: number; nats: number } {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
     if (!key) continue;
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    out[key] += (Number(fields[11]) + Number(fields[12])) * 10;
+    out[key] += cpuMsOfStat(stat);
   }
   return out;
 }

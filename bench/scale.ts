@@ -17,12 +17,12 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { connect, countingListener, cpuMs, databaseWork, helperCpuMs, percentile, pool, withPgClient, workPerFork } from './scale-measure';
+import { freePort, percentile, pool, sleep } from './basics';
+import { connect, countingListener, cpuMs, databaseWork, helperCpuMs, withPgClient, workPerFork } from './scale-measure';
 
 const HOST = '127.0.0.1';
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
@@ -47,19 +47,8 @@ const RUN_LIMIT_MS = 20 * 60_000;
 /** A pause in which every backend flushes its statistics counters (at most 1 s apart), and late events arrive. */
 const QUIET_MS = 2000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, HOST, () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};

@@ -1,0 +1,63 @@
+/**
+ * What every bench needs and nothing of the app: a free port, a pause, a bounded pool, percentiles, and a
+ * process's CPU time. bench/harness.ts re-exports these beside its app-booting helpers; benches that run
+ * the server only as child processes (bench/scale, bench/fanout) import them from here, without loading
+ * the app into the load generator.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; released at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `fn` over `items` with at most `limit` running at once; the answers in the items' order. */
+export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** The `p`th percentile of ascending `sorted` (nearest rank); NaN when empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** CPU time (user + system, ms) in a `/proc/<pid>/stat` line (Linux, 100 clock ticks a second). */
+export function cpuMsOfStat(stat: string): number {
+  // After the command name (which may hold spaces and parentheses): utime is field 14, stime field 15.
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere). Per request,
+ * it says what a server costs the machine, which a shared machine's req/s says only through its queueing.
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return NaN;
+  }
+}
