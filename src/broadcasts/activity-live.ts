@@ -81,6 +81,13 @@ enrichOutbox('blueprint.activity', (event: ActivityEvent) => {
   };
 });
 
+/** The blueprints of `ids`, with the roles of the principals of `principals` in the teams of the private ones. */
+const GUARDS_SQL = `select b.id, b.visibility, b.owner_id, b.team_id,
+            case when b.visibility = 'public' or b.team_id is null then '{}'::json
+                 else coalesce((select json_object_agg(m.principal_id, m.role) from team_member m
+                                 where m.team_id = b.team_id and m.principal_id = any(?::uuid[])), '{}'::json) end as members
+       from blueprint b where b.id = any(?::uuid[])`;
+
 /**
  * The items of events that waited together, each for its own receivers: ONE statement reads every
  * blueprint they name as it is now, with the team roles of every listening principal in the teams of the
@@ -97,17 +104,11 @@ async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blu
       if (principal) principals.add(principal);
     }
   }
-  if (ids.size === 0) return batch.map(({ event, listening }) => [...listening.keys()].map((receiver): [string, ActivityItem] => [receiver, event]));
-  const rows = await executePrepared<GuardRow>(
-    em,
-    'activity_live_guards',
-    `select b.id, b.visibility, b.owner_id, b.team_id,
-            case when b.visibility = 'public' or b.team_id is null then '{}'::json
-                 else coalesce((select json_object_agg(m.principal_id, m.role) from team_member m
-                                 where m.team_id = b.team_id and m.principal_id = any(?::uuid[])), '{}'::json) end as members
-       from blueprint b where b.id = any(?::uuid[])`,
-    [`{${[...principals].join(',')}}`, `{${[...ids].join(',')}}`],
-  );
+  // Open events only: nothing to read.
+  const rows =
+    ids.size === 0
+      ? []
+      : await executePrepared<GuardRow>(em, 'activity_live_guards', GUARDS_SQL, [`{${[...principals].join(',')}}`, `{${[...ids].join(',')}}`]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return batch.map(({ event, listening }) =>
     event.open === true ? [...listening.keys()].map((receiver): [string, ActivityItem] => [receiver, event]) : sightsOf(event, listening, byId),

@@ -86,16 +86,15 @@ export function enrichOutbox(topic: string, enricher: OutboxEnricher): void {
 export async function writeOutbox(em: EntityManager, topic: string, payload: unknown): Promise<void> {
   if (!publishing) return;
   const enricher = enrichers.get(topic) as ((payload: unknown) => { sql: string; params: unknown[] }) | undefined;
+  const extra = enricher?.(payload);
   // Prepared: one statement per write that makes events, planned once per connection. An enricher's text
-  // is fixed per topic (only its parameters vary), so each topic's statement has a name of its own.
-  if (enricher) {
-    const extra = enricher(payload);
-    await executePrepared(em, `outbox_insert_${topic}`, `insert into event_outbox (topic, payload) values (?, ?::jsonb || (${extra.sql}))`, [
-      topic,
-      JSON.stringify(payload),
-      ...extra.params,
-    ]);
-  } else await executePrepared(em, 'outbox_insert', 'insert into event_outbox (topic, payload) values (?, ?::jsonb)', [topic, JSON.stringify(payload)]);
+  // is fixed per topic (only its parameters vary), so each enriched topic's statement has a name of its own.
+  await executePrepared(
+    em,
+    extra ? `outbox_insert_${topic}` : 'outbox_insert',
+    `insert into event_outbox (topic, payload) values (?, ?::jsonb${extra ? ` || (${extra.sql})` : ''})`,
+    [topic, JSON.stringify(payload), ...(extra?.params ?? [])],
+  );
   outboxWrites += 1;
 }
 
