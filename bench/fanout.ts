@@ -17,15 +17,31 @@
  * Exit status 1 when any run delivered less than 100%.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
-import { Client as PgClient } from 'pg';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import { freePort, percentile, pool, sleep } from './basics';
+import { bareRun } from './fanout-floor';
+import {
+  DELIVERY_WAIT_MS,
+  HOST,
+  RUN_LIMIT_MS,
+  SENDS,
+  SETTLE_MS,
+  SendStats,
+  children,
+  cpuOf,
+  median,
+  memoryOf,
+  perSubscriber,
+  probeArgs,
+  waitFor,
+  type RunResult,
+} from './fanout-measure';
 
 /**
  * Subscriber counts to run (BENCH_SIZES=500,2000); BENCH_CPU_PROF=<dir> also writes the children's CPU profiles
@@ -33,62 +49,11 @@ import { freePort, percentile, pool, sleep } from './basics';
  * such a profile is mostly delivery.
  */
 const SIZES = (process.env.BENCH_SIZES ?? '2000,10000').split(',').map(Number);
-/**
- * Measured sends per transport and size (BENCH_SENDS, default 5). One event's p99 swings by 2x from send to
- * send on a shared machine; the table pools the deliveries of all sends, and the notes show each send's p99.
- */
-const SENDS = Math.max(1, Number(process.env.BENCH_SENDS ?? 5));
-const HOST = '127.0.0.1';
-const RUN_LIMIT_MS = 15 * 60_000;
-const DELIVERY_WAIT_MS = 30_000;
-/** Pause after each measured send, so that one send's tail does not overlap the next. */
-const SETTLE_MS = 300;
-
 const SUBSCRIPTION = `subscription Inbox($after: ID) {
   broadcastReceived(after: $after) { id readAt broadcast { id message type severity sourceBlueprint { id slug name } } }
 }`;
 
-// ---------------------------------------------------------------------------------------------------
-
-const children: ChildProcess[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
-
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  external: number;
-}
-
-/** Node flags for a measured child: bench/memory-probe answers `memory` requests after a full GC. */
-const probeArgs = [
-  '--expose-gc',
-  '-r',
-  path.join(__dirname, 'memory-probe.js'),
-  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : []),
-];
-
-/** A child's memory after a full garbage collection (see bench/memory-probe.ts). */
-function memoryOf(child: ChildProcess): Promise<Memory> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('memory probe did not answer')), 10_000);
-    const onMessage = (m: { type?: string } & Memory) => {
-      if (m.type !== 'memory') return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      resolve({ rss: m.rss, heapUsed: m.heapUsed, external: m.external });
-    };
-    child.on('message', onMessage);
-    child.send({ type: 'memory' });
-  });
-}
-
-/**
- * Retained memory per subscriber: JS heap + external (native buffers) after a full GC. RSS is not used:
- * a process that already grew during setup reuses those pages, so its RSS growth says little.
- */
-function perSubscriber(before: Memory, after: Memory, n: number): number {
-  return (after.heapUsed + after.external - before.heapUsed - before.external) / n;
-}
 
 class Api {
   constructor(readonly base: string) {}
@@ -123,55 +88,6 @@ class Api {
   }
 }
 
-function median(values: number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
-
-interface RunResult {
-  n: number;
-  transport: string;
-  /** Deliveries of the send that reached the fewest subscribers. */
-  delivered: number;
-  /** Every send's latencies, pooled and sorted. */
-  latencies: number[];
-  /** Each send's p99, in send order. */
-  sendP99s: number[];
-  /** Bytes retained per subscriber. */
-  memory: number;
-  note: string;
-}
-
-/** The deliveries of several sends, pooled: what one `RunResult` reports. */
-class SendStats {
-  readonly latencies: number[] = [];
-  readonly sendP99s: number[] = [];
-  delivered: number;
-
-  constructor(n: number) {
-    this.delivered = n;
-  }
-
-  /** One send's latencies, sorted. */
-  add(latencies: number[]): void {
-    this.delivered = Math.min(this.delivered, latencies.length);
-    this.sendP99s.push(percentile(latencies, 99));
-    this.latencies.push(...latencies);
-  }
-
-  result(): Pick<RunResult, 'delivered' | 'latencies' | 'sendP99s'> {
-    return { delivered: this.delivered, latencies: [...this.latencies].sort((a, b) => a - b), sendP99s: this.sendP99s };
-  }
-}
-
-/** Waits until `count()` reaches `n` or the deadline passes. */
-async function waitFor(count: () => number, n: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (count() < n && Date.now() < deadline) await sleep(5);
-}
-
 async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: string, n: number): Promise<{ result: RunResult; sample: unknown }> {
   const source = await api.createBlueprint(owner, `Fan-out source ${n}`);
   const tokens = await pool(
@@ -186,6 +102,8 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   const before = await memoryOf(app);
 
   const receipts: Array<Map<string, number>> = tokens.map(() => new Map());
+  /** Subscribers that received each message, counted as they arrive (waitFor polls this every 5 ms). */
+  const received = new Map<string, number>();
   let sample: unknown = null;
   const clients: Client[] = [];
   let failures = 0;
@@ -216,7 +134,10 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
             failures += 1;
             return;
           }
-          if (!receipts[i]!.has(item.broadcast.message)) receipts[i]!.set(item.broadcast.message, performance.now());
+          const message = item.broadcast.message;
+          if (receipts[i]!.has(message)) return;
+          receipts[i]!.set(message, performance.now());
+          received.set(message, (received.get(message) ?? 0) + 1);
           sample ??= r;
         },
         error: () => (failures += 1),
@@ -224,16 +145,22 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
       },
     );
   });
-  const count = (message: string) => receipts.reduce((sum, r) => sum + (r.has(message) ? 1 : 0), 0);
+  const count = (message: string) => received.get(message) ?? 0;
 
   // Warm-up: proves every subscription is live (and warms the code paths) before the measured send.
   await api.ok('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'warm-up', type: 'notice', severity: 'info' });
   await waitFor(() => count('warm-up'), n, DELIVERY_WAIT_MS);
   const after = await memoryOf(app);
+  // The probe's full GC made the next send the slowest of every run, on both sides (1.5-2x the others'
+  // p99): one more send, not measured, as the floors get one too.
+  await api.ok('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'after the probe', type: 'notice', severity: 'info' });
+  await waitFor(() => count('after the probe'), n, DELIVERY_WAIT_MS);
+  await sleep(SETTLE_MS);
 
   const stats = new SendStats(n);
   const sendMs: number[] = [];
   let sent: { status: number; body: { recipient_count?: number } } | undefined;
+  const cpuBefore = await cpuOf(app);
   for (let k = 0; k < SENDS; k++) {
     const message = `measured ${k}`;
     const t0 = performance.now();
@@ -243,6 +170,7 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
     stats.add(receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b));
     await sleep(SETTLE_MS);
   }
+  const serverCpu = ((await cpuOf(app)) - cpuBefore) / SENDS / n;
   for (let k = 0; k < Number(process.env.BENCH_EXTRA_SENDS ?? 0); k++) {
     await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: `extra ${k}`, type: 'changelog', severity: 'breaking' });
     await waitFor(() => count(`extra ${k}`), n, DELIVERY_WAIT_MS);
@@ -256,75 +184,9 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
       transport: 'graphql-ws',
       ...stats.result(),
       memory: perSubscriber(before, after, n),
+      serverCpu,
       note: `${SENDS} sends, ${sent?.status} in ${sendMs.map((m) => m.toFixed(0)).join('/')} ms, recipient_count ${sent?.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
     },
-  };
-}
-
-/** The bare server's two modes: push only, or the durable INSERT + COMMIT of N rows first. */
-type Floor = 'plain ws' | 'durable ws';
-
-async function bareRun(n: number, payload: string, floor: Floor, databaseUrl: string): Promise<RunResult> {
-  const child = fork(__filename, ['--bare-ws-server', floor === 'durable ws' ? '--durable' : '--plain'], {
-    execArgv: probeArgs,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  const messages: Array<{ type: string; port?: number; count?: number }> = [];
-  child.on('message', (m: { type: string }) => messages.push(m));
-  const waitMessage = async (type: string) => {
-    // Generous: on a busy shared machine a fresh child took over 10 s to start listening.
-    await waitFor(() => (messages.some((m) => m.type === type) ? 1 : 0), 1, 60_000);
-    const i = messages.findIndex((m) => m.type === type);
-    if (i < 0) throw new Error(`bare ws server: no ${type}`);
-    return messages.splice(i, 1)[0]!;
-  };
-  const { port } = await waitMessage('ready');
-  const before = await memoryOf(child);
-  let receipts = new Array<number | null>(n).fill(null);
-  let phase = 'warm-up';
-  const sockets: WebSocket[] = [];
-  await pool(
-    Array.from({ length: n }, (_, i) => i),
-    100,
-    async (i) => {
-      const socket = new WebSocket(`ws://${HOST}:${port}`);
-      sockets.push(socket);
-      socket.on('message', (data) => {
-        JSON.parse(String(data)); // parse like the graphql-ws client does
-        if (phase === 'measured' && receipts[i] === null) receipts[i] = performance.now();
-      });
-      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    },
-  );
-  child.send({ type: 'send', payload });
-  await waitMessage('sent');
-  await sleep(200);
-  const after = await memoryOf(child);
-  const stats = new SendStats(n);
-  for (let k = 0; k < SENDS; k++) {
-    receipts = new Array<number | null>(n).fill(null);
-    phase = 'measured';
-    const t0 = performance.now();
-    child.send({ type: 'send', payload });
-    await waitFor(() => receipts.filter((r) => r !== null).length, n, DELIVERY_WAIT_MS);
-    phase = 'between';
-    await waitMessage('sent');
-    stats.add(receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b));
-    await sleep(SETTLE_MS);
-  }
-  for (const s of sockets) s.terminate();
-  child.send({ type: 'stop' });
-  return {
-    n,
-    transport: floor,
-    ...stats.result(),
-    memory: perSubscriber(before, after, n),
-    note:
-      floor === 'durable ws'
-        ? `${SENDS} sends: INSERT of ${n} inbox rows + COMMIT through pg, then the same ${payload.length}-byte message by a loop over wss.clients`
-        : `${SENDS} sends of the same ${payload.length}-byte message, each by a loop over wss.clients`,
   };
 }
 
@@ -346,7 +208,9 @@ function printResults(results: RunResult[]): void {
   for (const r of rows) console.log(line(r));
   console.log('');
   for (const r of results)
-    console.log(`${String(r.n).padStart(5)} ${r.transport.padEnd(10)} ${r.note}; p99 of each send ${r.sendP99s.map((v) => v.toFixed(0)).join('/')} ms`);
+    console.log(
+      `${String(r.n).padStart(5)} ${r.transport.padEnd(10)} ${r.note}; server CPU ${r.serverCpu.toFixed(1)} µs per subscriber and send; p99 of each send ${r.sendP99s.map((v) => v.toFixed(0)).join('/')} ms`,
+    );
   console.log('');
   for (const n of new Set(results.map((r) => r.n))) {
     const ours = results.find((r) => r.n === n && r.transport === 'graphql-ws');
@@ -460,40 +324,4 @@ async function main(): Promise<void> {
   process.exit(ok ? 0 : 1);
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Child mode: a bare WebSocketServer that sends whatever the parent asks to every socket; with --durable,
-// each send first inserts one inbox-like row per socket and commits, through `pg`, as a broadcast must.
-function bareWsServer(durable: boolean): void {
-  const wss = new WebSocketServer({ host: HOST, port: 0 });
-  const db = durable ? new PgClient({ connectionString: process.env.DATABASE_URL }) : null;
-  const ready = (async () => {
-    if (!db) return;
-    await db.connect();
-    // inbox_delivery's columns, keys and indexes, in a table of its own so the server's inboxes stay as they are.
-    await db.query('create table if not exists bench_floor_inbox (like inbox_delivery including all)');
-  })();
-  wss.on('listening', () => {
-    const address = wss.address();
-    void ready.then(() => process.send!({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 }));
-  });
-  process.on('message', (msg: { type: string; payload?: string }) => {
-    if (msg.type === 'send')
-      void (async () => {
-        if (db) {
-          await db.query('begin');
-          await db.query('insert into bench_floor_inbox (broadcast_id, recipient_id) select $1, gen_random_uuid() from generate_series(1, $2::int)', [
-            randomUUID(),
-            wss.clients.size,
-          ]);
-          await db.query('commit');
-        }
-        for (const socket of wss.clients) socket.send(msg.payload!);
-        process.send!({ type: 'sent' });
-      })();
-    else if (msg.type === 'count') process.send!({ type: 'count', count: wss.clients.size });
-    else if (msg.type === 'stop') wss.close(() => void (db ? db.end() : Promise.resolve()).finally(() => process.exit(0)));
-  });
-}
-
-if (process.argv.includes('--bare-ws-server')) bareWsServer(process.argv.includes('--durable'));
-else void main();
+void main();

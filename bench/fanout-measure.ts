@@ -1,0 +1,123 @@
+/**
+ * What bench/fanout.ts and its floors (bench/fanout-floor.ts) share: the run's settings, the probes of a
+ * measured child (bench/memory-probe.ts) and how one run's sends are pooled into a result.
+ */
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { percentile, sleep } from './basics';
+
+/**
+ * Measured sends per transport and size (BENCH_SENDS, default 5). One event's p99 swings by 2x from send to
+ * send on a shared machine; the table pools the deliveries of all sends, and the notes show each send's p99.
+ */
+export const SENDS = Math.max(1, Number(process.env.BENCH_SENDS ?? 5));
+export const HOST = '127.0.0.1';
+export const RUN_LIMIT_MS = 15 * 60_000;
+export const DELIVERY_WAIT_MS = 30_000;
+/** Pause after each measured send, so that one send's tail does not overlap the next. */
+export const SETTLE_MS = 300;
+
+/** Every child process of the run, stopped at its end (bench/fanout.ts `cleanup`). */
+export const children: ChildProcess[] = [];
+
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+/** Node flags for a measured child: bench/memory-probe answers `memory` requests after a full GC. */
+export const probeArgs = [
+  '--expose-gc',
+  '-r',
+  path.join(__dirname, 'memory-probe.js'),
+  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : []),
+];
+
+/** One answer of bench/memory-probe.ts from a child (`memory`: after a full GC; `cpu`: its CPU time). */
+function probe<T>(child: ChildProcess, type: 'memory' | 'cpu'): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${type} probe did not answer`)), 10_000);
+    const onMessage = (m: { type?: string } & T) => {
+      if (m.type !== type) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(m);
+    };
+    child.on('message', onMessage);
+    child.send({ type });
+  });
+}
+
+/** A child's memory after a full garbage collection (see bench/memory-probe.ts). */
+export async function memoryOf(child: ChildProcess): Promise<Memory> {
+  const m = await probe<Memory>(child, 'memory');
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+}
+
+/** A child's CPU time so far, µs (user + system). */
+export async function cpuOf(child: ChildProcess): Promise<number> {
+  return (await probe<{ micros: number }>(child, 'cpu')).micros;
+}
+
+/**
+ * Retained memory per subscriber: JS heap + external (native buffers) after a full GC. RSS is not used:
+ * a process that already grew during setup reuses those pages, so its RSS growth says little.
+ */
+export function perSubscriber(before: Memory, after: Memory, n: number): number {
+  return (after.heapUsed + after.external - before.heapUsed - before.external) / n;
+}
+
+export function median(values: number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
+export interface RunResult {
+  n: number;
+  transport: string;
+  /** Deliveries of the send that reached the fewest subscribers. */
+  delivered: number;
+  /** Every send's latencies, pooled and sorted. */
+  latencies: number[];
+  /** Each send's p99, in send order. */
+  sendP99s: number[];
+  /** Bytes retained per subscriber. */
+  memory: number;
+  /**
+   * The server process's CPU time per subscriber and send, µs, over the measured sends (PostgreSQL's is not
+   * in it): steadier than the latencies on a shared machine, and what they are mostly made of.
+   */
+  serverCpu: number;
+  note: string;
+}
+
+/** The deliveries of several sends, pooled: what one `RunResult` reports. */
+export class SendStats {
+  readonly latencies: number[] = [];
+  readonly sendP99s: number[] = [];
+  delivered: number;
+
+  constructor(n: number) {
+    this.delivered = n;
+  }
+
+  /** One send's latencies, sorted. */
+  add(latencies: number[]): void {
+    this.delivered = Math.min(this.delivered, latencies.length);
+    this.sendP99s.push(percentile(latencies, 99));
+    this.latencies.push(...latencies);
+  }
+
+  result(): Pick<RunResult, 'delivered' | 'latencies' | 'sendP99s'> {
+    return { delivered: this.delivered, latencies: [...this.latencies].sort((a, b) => a - b), sendP99s: this.sendP99s };
+  }
+}
+
+/** Waits until `count()` reaches `n` or the deadline passes. */
+export async function waitFor(count: () => number, n: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (count() < n && Date.now() < deadline) await sleep(5);
+}
