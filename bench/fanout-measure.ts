@@ -26,7 +26,7 @@ export interface Memory {
   external: number;
 }
 
-/** Node flags for a measured child: bench/memory-probe answers `memory` requests after a full GC. */
+/** Node flags for a measured child: bench/memory-probe answers `memory` (after a full GC) and `cpu` requests. */
 export const probeArgs = [
   '--expose-gc',
   '-r',

@@ -12,7 +12,9 @@
  * server's memory per subscriber: retained heap + external buffers after a full GC, of the server child
  * before vs. after the sockets subscribed (bench/memory-probe.ts answers over IPC).
  * Latency is measured in this process from just before the POST (or the IPC send) to each receipt, over
- * BENCH_SENDS (5) sends per transport and size, pooled.
+ * BENCH_SENDS (5) sends per transport and size, pooled; each side first gets one send after the memory
+ * probe that is not measured (the probe's full GC slows the next one). Beside the latencies: each server
+ * process's CPU time per subscriber and send over the measured sends.
  * Everything runs on 127.0.0.1; the run is bounded and cleans up (children, database) by itself.
  * Exit status 1 when any run delivered less than 100%.
  */
