@@ -58,10 +58,12 @@ export function clampName(name: string): string {
 export const PRIVATE_SOURCE_LABEL = 'a private blueprint';
 
 /**
- * The tool context as a public result may speak of it: every private source's name, slug and description
- * read as {@link PRIVATE_SOURCE_LABEL} (the entity itself is untouched). A public thing made from a private
- * one reveals nothing about it (as `forked_from` and lineage already do), so the defaults of a public
- * result are generated from this view.
+ * The tool context as a result may speak of it: every private source's name, slug and description read as
+ * {@link PRIVATE_SOURCE_LABEL} (the entity itself is untouched). A result's generated defaults are made
+ * from this view whatever its visibility: a private result may be made public later, and its slug, made
+ * from its name at creation, never changes. So a public thing made from a private one, now or later,
+ * reveals nothing about it (as `forked_from` and lineage already do); the agent and the owner may still
+ * name and describe it as they like.
  */
 export function publicView<C extends { sources: readonly Blueprint[] }>(c: C): C {
   if (!c.sources.some((s) => s.visibility === Visibility.PRIVATE)) return c;
@@ -77,15 +79,8 @@ export function publicView<C extends { sources: readonly Blueprint[] }>(c: C): C
   return { ...c, sources };
 }
 
-/**
- * A submission of {@link identitySchema} completed with defaults; `defaults` is asked for the final
- * visibility, so a public result's generated text is made from {@link publicView}.
- */
-export function identityFrom(submitted: Partial<Identity>, defaults: Identity | ((visibility: Visibility) => Identity)): Identity {
-  if (typeof defaults === 'function') {
-    const visibility = submitted.visibility ?? defaults(Visibility.PRIVATE).visibility;
-    return identityFrom(submitted, { ...defaults(visibility), visibility });
-  }
+/** A submission of {@link identitySchema} completed with the defaults (made from {@link publicView}). */
+export function identityFrom(submitted: Partial<Identity>, defaults: Identity): Identity {
   return {
     name: clampName(submitted.name ?? defaults.name),
     description: submitted.description ?? defaults.description,
@@ -103,11 +98,12 @@ export interface IdentityStepOptions<P, S> {
   defaultDescription(c: ToolContext<P, S>): string;
 }
 
-/** Server defaults of the identity step (tags and visibility from the sources). */
+/** Server defaults of the identity step (tags and visibility from the sources; text from {@link publicView}). */
 export function identityDefaults<P, S>(c: ToolContext<P, S>, options: IdentityStepOptions<P, S>): Identity {
+  const named = publicView(c);
   return {
-    name: clampName(options.defaultName(c)),
-    description: options.defaultDescription(c),
+    name: clampName(options.defaultName(named)),
+    description: options.defaultDescription(named),
     tags: defaultTags(c.sources),
     visibility: defaultVisibility(c.sources),
   };
@@ -139,7 +135,7 @@ export function identityStep<P, S extends { identity?: Identity }>(options: Iden
     submissionSchema: identitySchema,
     accept: (c, s: Partial<Identity>) => ({
       ...c.state,
-      identity: identityFrom(s, (visibility) => identityDefaults(visibility === Visibility.PUBLIC ? publicView(c) : c, options)),
+      identity: identityFrom(s, identityDefaults(c, options)),
     }),
   };
 }

@@ -236,3 +236,21 @@ describe('a public result of a private source', () => {
     },
   );
 });
+
+describe('a result of a private source made public later', () => {
+  it.each(Object.entries(rows).filter(([, r]) => r.output === 'new'))('%s: names no private source once its owner publishes it', async (tool, row) => {
+    // The same submissions without the choices of `public` (shatter's per piece too): the result starts
+    // private (the default for a result of a private source), then its owner makes it public.
+    const unchosen = (x: Record<string, unknown>) => (x === pub ? {} : x);
+    const submissions = row.submissions(f).map((s) => (Array.isArray(s.blueprints) ? { ...s, blueprints: s.blueprints.map(unchosen) } : unchosen(s)));
+    const done = await runTool(server.rest, alice, tool, row.sources(f), submissions, row.params ?? {});
+    expect(done.done).toBe(true);
+    for (const id of done.result.blueprint_ids as string[]) {
+      expect((await server.rest.get(`/api/blueprints/${id}`, { token: alice })).body.visibility).toBe('private');
+      const patched = await server.rest.patch(`/api/blueprints/${id}`, { token: alice, body: { visibility: 'public' } });
+      expect(patched.status).toBe(200);
+      const read = await strangerReadsBlueprint(id);
+      expect({ id, traces: tracesIn(read) }).toEqual({ id, traces: [] });
+    }
+  });
+});

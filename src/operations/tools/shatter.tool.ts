@@ -1,7 +1,6 @@
 import { dependencyClusters, restrictPlan } from '../../plans/algebra';
 import type { Plan } from '../../plans/plan';
 import type { ToolContext, ToolDefinition } from '../tool-definition';
-import { Visibility } from '../../blueprints/blueprint.entity';
 import {
   clampName,
   defaultTags,
@@ -26,8 +25,9 @@ interface ShatterState {
 
 type Ctx = ToolContext<Record<string, never>, ShatterState>;
 
+/** A piece's defaults; its text names the source as `publicView` has it (tool-output.ts). */
 function pieceDefaults(c: Ctx, plan: Plan, i: number): Identity {
-  const source = c.sources[0]!;
+  const source = publicView(c).sources[0]!;
   const main = plan.modules[0]!;
   return {
     name: clampName(`${source.name}: ${plan.modules.length === 1 ? main.name : `${main.name} and ${plan.modules.length - 1} more`}`),
@@ -86,7 +86,7 @@ export const shatterTool: ToolDefinition<Record<string, never>, ShatterState> = 
           ...c.state,
           pieces: plans.map((plan, i) => ({
             plan,
-            identity: identityFrom(s.blueprints[i]!, (visibility) => pieceDefaults(visibility === Visibility.PUBLIC ? publicView(c) : c, plan, i)),
+            identity: identityFrom(s.blueprints[i]!, pieceDefaults(c, plan, i)),
           })),
         };
       },
