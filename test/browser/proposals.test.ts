@@ -178,4 +178,44 @@ describe('proposals in the console', () => {
     await editor.getByText(/Editing version 2/).waitFor();
     await expectAccessible(editor);
   });
+
+  it('resolves a conflict with a value of its own, refusing text that is not JSON before sending it', async () => {
+    const own = await createBlueprint(server.rest, alice, { name: 'Own resolution' });
+    const theirs = await fork(server.rest, bob, own.id);
+    await edit(own.id, alice, (p) => (p.steps.find((s: any) => s.key === 'endpoints').title = 'Alice endpoints'));
+    await edit(theirs.id, bob, (p) => (p.steps.find((s: any) => s.key === 'endpoints').title = 'Bob endpoints'));
+    const opened = await server.rest.post(`/api/blueprints/${own.id}/proposals`, {
+      token: bob,
+      body: { source_blueprint_id: theirs.id, title: 'Better endpoints' },
+    });
+    expect(opened.status).toBe(201);
+    const owner = await browser.open({ viewport: DESKTOP, token: alice });
+    await owner.goto(`/blueprints/${own.slug}/proposals/${opened.body.number}`);
+    const conflict = owner.getByRole('region', { name: 'Conflict on step endpoints' });
+    await conflict.getByLabel('Write my own').check();
+    const value = conflict.getByLabel('Your value for step endpoints');
+    // It starts from the target's version.
+    expect(JSON.parse(await value.inputValue())).toMatchObject({ key: 'endpoints', title: 'Alice endpoints' });
+    await expectAccessible(owner);
+    await value.fill('{ "key": "endpoints", ');
+    await owner.getByRole('button', { name: 'Merge' }).click();
+    await owner.getByText(/Your value for step endpoints is not valid JSON/).waitFor();
+    const proposal = `/api/blueprints/${own.id}/proposals/${opened.body.number}`;
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('open');
+    const start = (await server.rest.get(`/api/blueprints/${own.id}`, { token: alice })).body.steps.find((s: any) => s.key === 'endpoints');
+    await value.fill(
+      JSON.stringify({
+        key: 'endpoints',
+        moduleKey: start.module_key,
+        title: 'Both endpoints',
+        instructions: start.instructions,
+        acceptance: start.acceptance,
+      }),
+    );
+    await owner.getByRole('button', { name: 'Merge' }).click();
+    await owner.getByText(/^merged · from/).waitFor();
+    expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('merged');
+    const merged = (await server.rest.get(`/api/blueprints/${own.id}`, { token: alice })).body;
+    expect(merged.steps.find((s: any) => s.key === 'endpoints').title).toBe('Both endpoints');
+  });
 });

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Card, Code, Group, Radio, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Code, Group, JsonInput, Radio, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
@@ -12,6 +12,7 @@ import {
   MergeProposalDocument,
   type ProposalConflictKind,
   ProposalPageDocument,
+  type ProposalResolutionInput,
   type ProposalResolutionTake,
   ReopenProposalDocument,
   type ProposalPageQuery,
@@ -97,7 +98,44 @@ function Changes({ p }: { p: Proposal }) {
 const takes: Array<{ value: ProposalResolutionTake; label: string }> = [
   { value: 'OURS', label: 'Keep the target’s (ours)' },
   { value: 'THEIRS', label: 'Take the proposal’s (theirs)' },
+  { value: 'CUSTOM', label: 'Write my own' },
 ];
+
+type Conflict = Proposal['conflicts'][number];
+
+/** A custom resolution starts from the target's version (the proposal's when the target removed it), as JSON. */
+function customStart(c: Conflict): string {
+  const from = c.ours ?? c.theirs ?? null;
+  const plain = from !== null && typeof from === 'object' ? Object.fromEntries(Object.entries(from).filter(([k]) => k !== '__typename')) : from;
+  return JSON.stringify(plain, null, 2);
+}
+
+/**
+ * The resolutions to send, or the sentence saying which custom value is not JSON (nothing is sent then;
+ * the server checks the rest: same key, plan rules).
+ */
+function resolutionsOf(
+  conflicts: readonly Conflict[],
+  choices: Record<string, ProposalResolutionTake>,
+  customs: Record<string, string>,
+): { resolutions: ProposalResolutionInput[] } | { problem: string } {
+  const resolutions: ProposalResolutionInput[] = [];
+  for (const c of conflicts) {
+    const take = choices[conflictId(c)]!;
+    const resolution: ProposalResolutionInput = { kind: c.kind as ProposalConflictKind, key: c.key, take };
+    if (take === 'CUSTOM') {
+      try {
+        resolution.value = JSON.parse(customs[conflictId(c)] ?? customStart(c));
+      } catch (err) {
+        return { problem: `Your value for ${c.kind.toLowerCase()} ${c.key} is not valid JSON: ${(err as Error).message}` };
+      }
+    }
+    resolutions.push(resolution);
+  }
+  return { resolutions };
+}
+
+const conflictId = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
 
 export function ProposalPage() {
   const { slug = '', number = '' } = useParams();
@@ -105,6 +143,8 @@ export function ProposalPage() {
   const { viewer } = useAuth();
   const [{ data, error, fetching }, refetch] = useQuery({ query: ProposalPageDocument, variables: { slug, number: n }, requestPolicy: 'cache-and-network' });
   const [choices, setChoices] = useState<Record<string, ProposalResolutionTake>>({});
+  const [customs, setCustoms] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
   const [comment, setComment] = useState('');
   const [mergeState, merge] = useMutation(MergeProposalDocument);
   const [closeState, close] = useMutation(CloseProposalDocument);
@@ -119,7 +159,7 @@ export function ProposalPage() {
   const bp = data.blueprint;
   const p = bp?.proposal;
   if (!bp || !p) return <Alert color="yellow">No such proposal, or you may not see it.</Alert>;
-  const id = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
+  const id = conflictId;
   const unresolved = p.conflicts.filter((c) => !choices[id(c)]);
   // The target's owner or, for a team target, a team editor: the API's rule for merging, closing and reopening.
   const mayMerge = viewer?.id === bp.owner.id || EDITOR_ROLES.includes(bp.team?.viewerRole ?? '');
@@ -177,7 +217,7 @@ export function ProposalPage() {
                   mt="xs"
                   label={`Resolution for ${c.key}`}
                   value={choices[id(c)] ?? null}
-                  onChange={(v) => setChoices({ ...choices, [id(c)]: v as ProposalResolutionTake })}
+                  onChange={(v) => setChoices((prev) => ({ ...prev, [id(c)]: v as ProposalResolutionTake }))}
                 >
                   <Group gap="md" mt={4}>
                     {takes.map((t) => (
@@ -185,6 +225,19 @@ export function ProposalPage() {
                     ))}
                   </Group>
                 </Radio.Group>
+              )}
+              {/* Nothing on blur (no formatting, no message under the field): the field must not move the Merge
+                  button between the press and the release of a click. Text that is not JSON is named on Merge. */}
+              {mayMerge && p.state === 'OPEN' && choices[id(c)] === 'CUSTOM' && (
+                <JsonInput
+                  mt="xs"
+                  label={`Your value for ${c.kind.toLowerCase()} ${c.key}`}
+                  description={c.kind === 'MODULE' || c.kind === 'STEP' ? `The whole ${c.kind.toLowerCase()}, with the same key.` : 'The value at this path.'}
+                  value={customs[id(c)] ?? customStart(c)}
+                  onChange={(v) => setCustoms((prev) => ({ ...prev, [id(c)]: v }))}
+                  autosize
+                  minRows={4}
+                />
               )}
             </Card>
           ))}
@@ -196,8 +249,10 @@ export function ProposalPage() {
             disabled={unresolved.length > 0}
             loading={mergeState.fetching}
             onClick={async () => {
-              const resolutions = p.conflicts.map((c) => ({ kind: c.kind as ProposalConflictKind, key: c.key, take: choices[id(c)]! }));
-              const r = await merge({ targetId: bp.id, number: p.number, resolutions });
+              const chosen = resolutionsOf(p.conflicts, choices, customs);
+              setProblem('problem' in chosen ? chosen.problem : null);
+              if ('problem' in chosen) return;
+              const r = await merge({ targetId: bp.id, number: p.number, resolutions: chosen.resolutions });
               if (!r.error) refresh();
             }}
           >
@@ -210,7 +265,8 @@ export function ProposalPage() {
           )}
         </Group>
       )}
-      {mergeState.error && <Alert color="red">{errorText(mergeState.error)}</Alert>}
+      {problem && <Alert color="red">{problem}</Alert>}
+      {mergeState.error && !problem && <Alert color="red">{errorText(mergeState.error)}</Alert>}
       {p.state !== 'MERGED' && (mayMerge || viewer?.id === p.author.id) && (
         <Group>
           <Button
