@@ -24,6 +24,13 @@ async function edit(id: string, token: string, change: (plan: any) => void): Pro
   if (res.status !== 200) throw new Error(`edit: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
+/** Bob proposes his fork `sourceId` to `targetId` over REST; answers the proposal (wire form). */
+async function propose(targetId: string, sourceId: string, title: string): Promise<any> {
+  const opened = await server.rest.post(`/api/blueprints/${targetId}/proposals`, { token: bob, body: { source_blueprint_id: sourceId, title } });
+  expect(opened.status).toBe(201);
+  return opened.body;
+}
+
 beforeAll(async () => {
   await ensureWebBuilt();
   server = await startTestServer();
@@ -132,21 +139,17 @@ describe('proposals in the console', () => {
   it('lets the author close and reopen a proposal on its page', async () => {
     const second = await fork(server.rest, bob, target.id);
     await edit(second.id, bob, (p) => (p.configuration.cache = 'redis'));
-    const opened = await server.rest.post(`/api/blueprints/${target.id}/proposals`, {
-      token: bob,
-      body: { source_blueprint_id: second.id, title: 'Add a cache' },
-    });
-    expect(opened.status).toBe(201);
+    const opened = await propose(target.id, second.id, 'Add a cache');
     const author = await browser.open({ viewport: DESKTOP, token: bob });
-    await author.goto(`/blueprints/${target.slug}/proposals/${opened.body.number}`);
-    await author.getByRole('heading', { name: `Proposal #${opened.body.number}: Add a cache` }).waitFor();
+    await author.goto(`/blueprints/${target.slug}/proposals/${opened.number}`);
+    await author.getByRole('heading', { name: `Proposal #${opened.number}: Add a cache` }).waitFor();
     // The author may close and reopen, but not merge.
     expect(await author.getByRole('button', { name: 'Merge' }).count()).toBe(0);
     await author.getByRole('button', { name: 'Close proposal' }).click();
     await author.getByRole('button', { name: 'Reopen proposal' }).waitFor();
     await author.getByText(/^closed · from/).waitFor();
     await expectAccessible(author);
-    const proposal = `/api/blueprints/${target.id}/proposals/${opened.body.number}`;
+    const proposal = `/api/blueprints/${target.id}/proposals/${opened.number}`;
     expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('closed');
     await author.getByRole('button', { name: 'Reopen proposal' }).click();
     await author.getByRole('button', { name: 'Close proposal' }).waitFor();
@@ -161,17 +164,13 @@ describe('proposals in the console', () => {
     expect((await server.rest.post(`/api/blueprints/${teamTarget.id}/transfer`, { token: alice, body: { team_id: team.id } })).status).toBe(200);
     const teamFork = await fork(server.rest, bob, teamTarget.id);
     await edit(teamFork.id, bob, (p) => (p.configuration.retries = 3));
-    const opened = await server.rest.post(`/api/blueprints/${teamTarget.id}/proposals`, {
-      token: bob,
-      body: { source_blueprint_id: teamFork.id, title: 'Retry payments' },
-    });
-    expect(opened.status).toBe(201);
+    const opened = await propose(teamTarget.id, teamFork.id, 'Retry payments');
     const editor = await browser.open({ viewport: DESKTOP, token: carol });
-    await editor.goto(`/blueprints/${teamTarget.slug}/proposals/${opened.body.number}`);
-    await editor.getByRole('heading', { name: `Proposal #${opened.body.number}: Retry payments` }).waitFor();
+    await editor.goto(`/blueprints/${teamTarget.slug}/proposals/${opened.number}`);
+    await editor.getByRole('heading', { name: `Proposal #${opened.number}: Retry payments` }).waitFor();
     await editor.getByRole('button', { name: 'Merge' }).click();
     await editor.getByText(/merged as version 2/).waitFor();
-    const merged = (await server.rest.get(`/api/blueprints/${teamTarget.id}/proposals/${opened.body.number}`, { token: alice })).body;
+    const merged = (await server.rest.get(`/api/blueprints/${teamTarget.id}/proposals/${opened.number}`, { token: alice })).body;
     expect(merged).toMatchObject({ state: 'merged', merge_version: 2, merged_by: { name: 'carol' } });
     await editor.goto(`/blueprints/${teamTarget.slug}`);
     await editor.getByRole('tab', { name: 'Edit plan' }).click();
@@ -184,13 +183,9 @@ describe('proposals in the console', () => {
     const theirs = await fork(server.rest, bob, own.id);
     await edit(own.id, alice, (p) => (p.steps.find((s: any) => s.key === 'endpoints').title = 'Alice endpoints'));
     await edit(theirs.id, bob, (p) => (p.steps.find((s: any) => s.key === 'endpoints').title = 'Bob endpoints'));
-    const opened = await server.rest.post(`/api/blueprints/${own.id}/proposals`, {
-      token: bob,
-      body: { source_blueprint_id: theirs.id, title: 'Better endpoints' },
-    });
-    expect(opened.status).toBe(201);
+    const opened = await propose(own.id, theirs.id, 'Better endpoints');
     const owner = await browser.open({ viewport: DESKTOP, token: alice });
-    await owner.goto(`/blueprints/${own.slug}/proposals/${opened.body.number}`);
+    await owner.goto(`/blueprints/${own.slug}/proposals/${opened.number}`);
     const conflict = owner.getByRole('region', { name: 'Conflict on step endpoints' });
     await conflict.getByLabel('Write my own').check();
     const value = conflict.getByLabel('Your value for step endpoints');
@@ -200,7 +195,7 @@ describe('proposals in the console', () => {
     await value.fill('{ "key": "endpoints", ');
     await owner.getByRole('button', { name: 'Merge' }).click();
     await owner.getByText(/Your value for step endpoints is not valid JSON/).waitFor();
-    const proposal = `/api/blueprints/${own.id}/proposals/${opened.body.number}`;
+    const proposal = `/api/blueprints/${own.id}/proposals/${opened.number}`;
     expect((await server.rest.get(proposal, { token: alice })).body.state).toBe('open');
     const start = (await server.rest.get(`/api/blueprints/${own.id}`, { token: alice })).body.steps.find((s: any) => s.key === 'endpoints');
     await value.fill(

@@ -103,6 +103,9 @@ const takes: Array<{ value: ProposalResolutionTake; label: string }> = [
 
 type Conflict = Proposal['conflicts'][number];
 
+/** A conflict's key in the page's choices. */
+const conflictId = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
+
 /** A custom resolution starts from the target's version (the proposal's when the target removed it), as JSON. */
 function customStart(c: Conflict): string {
   const from = c.ours ?? c.theirs ?? null;
@@ -135,8 +138,6 @@ function resolutionsOf(
   return { resolutions };
 }
 
-const conflictId = (c: { kind: string; key: string }) => `${c.kind}:${c.key}`;
-
 export function ProposalPage() {
   const { slug = '', number = '' } = useParams();
   const n = Number(number);
@@ -159,8 +160,7 @@ export function ProposalPage() {
   const bp = data.blueprint;
   const p = bp?.proposal;
   if (!bp || !p) return <Alert color="yellow">No such proposal, or you may not see it.</Alert>;
-  const id = conflictId;
-  const unresolved = p.conflicts.filter((c) => !choices[id(c)]);
+  const unresolved = p.conflicts.filter((c) => !choices[conflictId(c)]);
   // The target's owner or, for a team target, a team editor: the API's rule for merging, closing and reopening.
   const mayMerge = viewer?.id === bp.owner.id || EDITOR_ROLES.includes(bp.team?.viewerRole ?? '');
   const refresh = () => refetch({ requestPolicy: 'network-only' });
@@ -198,7 +198,7 @@ export function ProposalPage() {
             Both sides changed these since the base. Choose a version for each before merging.
           </Text>
           {p.conflicts.map((c) => (
-            <Card key={id(c)} withBorder component="section" aria-label={`Conflict on ${c.kind.toLowerCase()} ${c.key}`} data-testid="conflict">
+            <Card key={conflictId(c)} withBorder component="section" aria-label={`Conflict on ${c.kind.toLowerCase()} ${c.key}`} data-testid="conflict">
               <Group gap="xs">
                 <Text fw={500}>
                   {c.kind.toLowerCase()} {c.key}
@@ -216,8 +216,8 @@ export function ProposalPage() {
                 <Radio.Group
                   mt="xs"
                   label={`Resolution for ${c.key}`}
-                  value={choices[id(c)] ?? null}
-                  onChange={(v) => setChoices((prev) => ({ ...prev, [id(c)]: v as ProposalResolutionTake }))}
+                  value={choices[conflictId(c)] ?? null}
+                  onChange={(v) => setChoices((prev) => ({ ...prev, [conflictId(c)]: v as ProposalResolutionTake }))}
                 >
                   <Group gap="md" mt={4}>
                     {takes.map((t) => (
@@ -228,13 +228,13 @@ export function ProposalPage() {
               )}
               {/* Nothing on blur (no formatting, no message under the field): the field must not move the Merge
                   button between the press and the release of a click. Text that is not JSON is named on Merge. */}
-              {mayMerge && p.state === 'OPEN' && choices[id(c)] === 'CUSTOM' && (
+              {mayMerge && p.state === 'OPEN' && choices[conflictId(c)] === 'CUSTOM' && (
                 <JsonInput
                   mt="xs"
                   label={`Your value for ${c.kind.toLowerCase()} ${c.key}`}
                   description={c.kind === 'MODULE' || c.kind === 'STEP' ? `The whole ${c.kind.toLowerCase()}, with the same key.` : 'The value at this path.'}
-                  value={customs[id(c)] ?? customStart(c)}
-                  onChange={(v) => setCustoms((prev) => ({ ...prev, [id(c)]: v }))}
+                  value={customs[conflictId(c)] ?? customStart(c)}
+                  onChange={(v) => setCustoms((prev) => ({ ...prev, [conflictId(c)]: v }))}
                   autosize
                   minRows={4}
                 />
