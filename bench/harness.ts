@@ -92,8 +92,6 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
   }
 }
 
-/** A free TCP port on 127.0.0.1. */
-
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
