@@ -96,10 +96,16 @@ export class Blueprint implements BlueprintView {
   @Property({ type: 'integer' })
   stepCount: number = 0;
 
-  // Not simple: the GraphQL name differs from the property, which only type-graphql's resolver maps.
-  @Field(() => Int, { name: 'stars', simple: false })
+  // A simple field named `stars`: GraphQL reads the `stars` getter below (and BlueprintRow's), so compiled
+  // documents read it inline. A resolver mapping the name cost a call and a resolve info per blueprint of a
+  // list; a getter with its own @Field would get one too (type-graphql resolves decorated getters).
+  @Field(() => Int, { name: 'stars' })
   @Property({ type: 'integer' })
   starsCount: number = 0;
+
+  get stars(): number {
+    return this.starsCount;
+  }
 
   @Field(() => Int)
   @Property({ type: 'integer' })

@@ -141,6 +141,11 @@ export class BlueprintRow implements BlueprintView {
     return this.loadedPlan !== undefined;
   }
 
+  /** GraphQL's `stars`, as on the entity. */
+  get stars(): number {
+    return this.starsCount;
+  }
+
   /** The entity's rule (completed over ended runs), on plain rows. */
   get successRate(): number | null {
     return successRateOf(this);

@@ -25,6 +25,8 @@ export interface BlueprintView {
   readonly moduleCount: number;
   readonly stepCount: number;
   readonly starsCount: number;
+  /** `starsCount` under its GraphQL name (a getter on both implementations). */
+  readonly stars: number;
   readonly forksCount: number;
   readonly executionsStarted: number;
   readonly executionsCompleted: number;
