@@ -4,7 +4,8 @@
  * Starts the real app on a fresh database, seeds fork trees (1 root -> B forks -> B forks each) for a
  * large and a small breadth, prints the SQL statements one three-level GraphQL query issues for each
  * (the count must not grow with breadth, counted by the in-process app), then measures req/s of that
- * query under load against the server in its own process (NODE_ENV=production), each beside the floor:
+ * query under load against the server in its own process (NODE_ENV=production, after 3 s of unmeasured
+ * warm-up per tree), each beside the floor:
  * the same tree built by one json_agg statement through `pg`. It stops by itself and drops its database.
  *
  * Environment:
@@ -162,6 +163,14 @@ async function statementsFor(base: string, rootId: string, breadth: number, toke
   return Number(res.headers.get('x-sql-statements'));
 }
 
+/** Seconds of unmeasured load on each tree before its first round. */
+const WARM_UP_SECONDS = 3;
+
+/** Issue 27: the wide tree against its floor; small trees are judged against the peer instead (bench:peer). */
+function goalOf(breadth: number): string {
+  return breadth >= 50 ? 'goal >= 0.8' : 'no floor goal: small trees are judged against PostGraphile (bench:peer)';
+}
+
 async function load(_url: string, name: string, options: autocannon.Options): Promise<{ name: string; result: autocannon.Result }> {
   const result = await autocannon({ connections, duration, ...options });
   await sleep(1000); // requests autocannon abandoned at its deadline finish before the next run
@@ -264,13 +273,18 @@ async function main(): Promise<void> {
     const summaries: string[] = [];
     for (const { breadth, rootId } of [...trees].reverse()) {
       const ratios: number[] = [];
+      const request: autocannon.Options = {
+        url: `${server.url}/graphql`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${reader}` },
+        body: graphqlBody(rootId, breadth),
+      };
+      // Unmeasured, as bench:peer warms every server up: the first round used to be the slowest of every run
+      // (0.60-0.69x against 0.69-0.82x for the later ones at breadth 50), while V8 was still optimising the
+      // compiled document's code and growing the heap. The floor (PostgreSQL and pg) has nothing to warm.
+      await load(server.url, 'warm-up', { ...request, duration: WARM_UP_SECONDS });
       for (let round = 1; round <= rounds; round++) {
-        const ours = await load(server.url, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints) #${round}`, {
-          url: `${server.url}/graphql`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${reader}` },
-          body: graphqlBody(rootId, breadth),
-        });
+        const ours = await load(server.url, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints) #${round}`, request);
         runs.push(ours);
         const f = await floor(databaseUrl, FLOOR_SQL, [rootId, breadth], duration, connections);
         await sleep(1000);
@@ -282,7 +296,7 @@ async function main(): Promise<void> {
       }
       const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
       summaries.push(
-        `breadth ${breadth}: ${mean.toFixed(2)}x of the floor, the mean of ${rounds} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; goal >= 0.5)`,
+        `breadth ${breadth}: ${mean.toFixed(2)}x of the floor, the mean of ${rounds} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; ${goalOf(breadth)})`,
       );
     }
     console.log('target                                                     |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors');
