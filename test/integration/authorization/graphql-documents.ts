@@ -11,7 +11,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import type { World } from './matrix';
+import type { World } from './expect';
 
 // GraphQL documents are built from the schema: required arguments get harmless values (unknown ids, so a
 // call that passes authorization ends in NOT_FOUND or VALIDATION_FAILED, never in a change).

@@ -3,7 +3,7 @@ import { addNode, createArchitecture, createTeam } from '../../fixtures/architec
 import { createBlueprint, fork } from '../../fixtures/blueprints';
 import type { SignedInUser } from '../../helpers/rest';
 import { startTestServer } from '../../helpers/server';
-import { fresh, type Caller, type Outcome, type World } from './matrix';
+import { fresh, type Caller, type Outcome, type World } from './expect';
 
 const PASSWORD = 'correct horse battery';
 
