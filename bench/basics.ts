@@ -7,10 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; released at once). */
+/**
+ * A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; released at once). The tests'
+ * helpers use it too (test/helpers/process.ts re-exports it).
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
       const address = srv.address();
       srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));

@@ -1,21 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { distMain, projectRoot } from './build';
 
-/** A TCP port nobody listens on right now (the OS picks it; we release it at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port nobody listens on right now: the benches' helper, one owner for both. */
+export { freePort } from '../../bench/basics';
 
 export interface ServerProcess {
   child: ChildProcess;
