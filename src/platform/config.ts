@@ -143,6 +143,12 @@ export interface EventSettings {
   publishing: boolean;
   /** How often each instance's relay looks for unsent rows nobody kicked it for (e.g. of a killed instance). */
   relayPollMs: number;
+  /**
+   * While events flow (a pass ended in the last 50 ms), how long the relay waits after a kick before its
+   * pass, so that the commits of concurrent writes share one pass (0: never waits). A write waits for its
+   * pass, so under load this is added to its answer; a lone write's events go out at once.
+   */
+  relayLingerMs: number;
   /** Sent outbox rows older than this are pruned. */
   outboxRetentionMs: number;
 }
@@ -151,6 +157,7 @@ export const defaultEventSettings: EventSettings = {
   natsStream: 'BW_EVENTS',
   publishing: true,
   relayPollMs: 1000,
+  relayLingerMs: 20,
   outboxRetentionMs: 60 * 60 * 1000,
 };
 
@@ -305,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       natsStream: env.NATS_STREAM || defaultEventSettings.natsStream,
       publishing: env.EVENT_PUBLISHING !== 'off',
       relayPollMs: Math.max(10, intFromEnv(env, 'OUTBOX_POLL_MS', defaultEventSettings.relayPollMs)),
+      relayLingerMs: Math.min(100, Math.max(0, intFromEnv(env, 'OUTBOX_LINGER_MS', defaultEventSettings.relayLingerMs))),
       outboxRetentionMs: intFromEnv(env, 'OUTBOX_RETENTION_MS', defaultEventSettings.outboxRetentionMs),
     },
   };

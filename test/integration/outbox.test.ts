@@ -18,10 +18,13 @@ import { connectWs, Subscription } from '../helpers/ws';
 /** A relay target that records what it was handed. */
 class Recorder implements PublishingTarget {
   readonly sent: OutboxEvent[] = [];
+  /** How many events each accepted publish carried. */
+  readonly batches: number[] = [];
   fail = false;
   async send(_client: Client, events: OutboxEvent[]): Promise<void> {
     if (this.fail) throw new Error('backplane down');
     this.sent.push(...events);
+    this.batches.push(events.length);
   }
 }
 
@@ -100,6 +103,30 @@ describe('the outbox relay, on a real database', () => {
     } finally {
       await relay.stop();
       await slow.end();
+    }
+  });
+
+  it('while events flow, lingers so that concurrent commits share one pass; after a quiet spell, publishes at once', async () => {
+    const target = new Recorder();
+    const relay = new OutboxRelay({ databaseUrl: db.url, target, pollMs: 60_000, lingerMs: 1000, retentionMs: 3_600_000, log: silent });
+    relay.start();
+    try {
+      await relay.idle(); // the first pass (nothing to publish) has just ended: events count as flowing
+      const kicks: Array<Promise<void>> = [];
+      for (let i = 0; i < 3; i++) {
+        await insert(sql, 1);
+        kicks.push(relay.kick());
+      }
+      await Promise.all(kicks);
+      expect(target.batches).toEqual([3]);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // quiet: longer than the busy window
+      await insert(sql, 1);
+      const kicked = performance.now();
+      await relay.kick();
+      expect(performance.now() - kicked).toBeLessThan(1000); // not held for the linger
+      expect(target.batches).toEqual([3, 1]);
+    } finally {
+      await relay.stop();
     }
   });
 

@@ -75,6 +75,7 @@ export class EventBus {
       databaseUrl: this.databaseUrl,
       target: this.backplane,
       pollMs: this.settings.relayPollMs,
+      lingerMs: this.settings.relayLingerMs,
       retentionMs: this.settings.outboxRetentionMs,
       log: this.log,
     });

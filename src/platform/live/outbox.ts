@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { executePrepared } from '../sql/database';
 
@@ -115,6 +116,8 @@ const TOKEN_CHANGED = 'live.token-changed';
 export const RELAY_LOCK = 7342026;
 const BATCH = 500;
 const PRUNE_EVERY_MS = 60_000;
+/** A pass that ended this recently means events are flowing: the next one lingers (`lingerMs`). */
+const BUSY_WINDOW_MS = 50;
 const PRUNE_BATCH = 5000;
 
 export interface RelayOptions {
@@ -122,6 +125,11 @@ export interface RelayOptions {
   target: RelayTarget;
   /** Unsent rows nobody kicked this relay for (another instance died before relaying) wait at most this. */
   pollMs: number;
+  /**
+   * While events flow, a pass first waits this long, gathering the commits of concurrent writes into one
+   * pass (one statement and one NOTIFY, or one publish round). Unset or 0: never waits.
+   */
+  lingerMs?: number;
   retentionMs: number;
   log: (msg: string, err?: unknown) => void;
 }
@@ -134,6 +142,10 @@ export class OutboxRelay {
   private client: Client | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Waiting `lingerMs` before a pass: a kick now is served by that pass, not by one more after it. */
+  private lingering = false;
+  /** When the last pass ended (`performance.now()`); -Infinity before the first. */
+  private lastPassEnd = -Infinity;
   /** Callers of `kick` waiting for the next pass to finish. */
   private waiting: Array<() => void> = [];
   private stopped = false;
@@ -158,6 +170,7 @@ export class OutboxRelay {
   kick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.lingering) return done;
     if (this.running) this.again = true;
     else this.running = this.loop().finally(() => (this.running = null));
     return done;
@@ -170,10 +183,18 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     do {
+      // Only while events flow (a pass ended moments ago): a lone write's events go out at once.
+      const linger = this.options.lingerMs ?? 0;
+      if (linger > 0 && performance.now() - this.lastPassEnd < BUSY_WINDOW_MS) {
+        this.lingering = true;
+        await new Promise((resolve) => setTimeout(resolve, linger));
+        this.lingering = false;
+      }
       this.again = false;
       const waiting = this.waiting;
       this.waiting = [];
       await this.drain();
+      this.lastPassEnd = performance.now();
       for (const resolve of waiting) resolve();
     } while (this.again && !this.stopped);
     for (const resolve of this.waiting.splice(0)) resolve();
