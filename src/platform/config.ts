@@ -144,7 +144,7 @@ export interface EventSettings {
   /** How often each instance's relay looks for unsent rows nobody kicked it for (e.g. of a killed instance). */
   relayPollMs: number;
   /**
-   * While events flow (a pass ended in the last 50 ms), how long the relay waits after a kick before its
+   * While events flow (a pass published in the last 50 ms), how long the relay waits after a kick before its
    * pass, so that the commits of concurrent writes share one pass (0: never waits). A write waits for its
    * pass, so under load this is added to its answer; a lone write's events go out at once.
    */

@@ -116,7 +116,7 @@ const TOKEN_CHANGED = 'live.token-changed';
 export const RELAY_LOCK = 7342026;
 const BATCH = 500;
 const PRUNE_EVERY_MS = 60_000;
-/** A pass that ended this recently means events are flowing: the next one lingers (`lingerMs`). */
+/** A pass that published this recently means events are flowing: the next one lingers (`lingerMs`). */
 const BUSY_WINDOW_MS = 50;
 const PRUNE_BATCH = 5000;
 
@@ -144,8 +144,8 @@ export class OutboxRelay {
   private again = false;
   /** Waiting `lingerMs` before a pass: a kick now is served by that pass, not by one more after it. */
   private lingering = false;
-  /** When the last pass ended (`performance.now()`); -Infinity before the first. */
-  private lastPassEnd = -Infinity;
+  /** When the last pass that published something ended (`performance.now()`); -Infinity before one did. */
+  private lastPublished = -Infinity;
   /** Callers of `kick` waiting for the next pass to finish. */
   private waiting: Array<() => void> = [];
   private stopped = false;
@@ -183,9 +183,9 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     do {
-      // Only while events flow (a pass ended moments ago): a lone write's events go out at once.
+      // Only while events flow (a pass published moments ago): a lone write's events go out at once.
       const linger = this.options.lingerMs ?? 0;
-      if (linger > 0 && performance.now() - this.lastPassEnd < BUSY_WINDOW_MS) {
+      if (linger > 0 && performance.now() - this.lastPublished < BUSY_WINDOW_MS) {
         this.lingering = true;
         await new Promise((resolve) => setTimeout(resolve, linger));
         this.lingering = false;
@@ -193,8 +193,7 @@ export class OutboxRelay {
       this.again = false;
       const waiting = this.waiting;
       this.waiting = [];
-      await this.drain();
-      this.lastPassEnd = performance.now();
+      if ((await this.drain()) > 0) this.lastPublished = performance.now();
       for (const resolve of waiting) resolve();
     } while (this.again && !this.stopped);
     for (const resolve of this.waiting.splice(0)) resolve();
@@ -203,8 +202,10 @@ export class OutboxRelay {
   /**
    * Passes until a pass leaves nothing behind. While another instance's pass holds the lock, waits and
    * tries again: the rows of the commit that kicked us may have become visible after that pass looked.
+   * Answers how many rows its passes published.
    */
-  private async drain(): Promise<void> {
+  private async drain(): Promise<number> {
+    let published = 0;
     for (let busy = 0; !this.stopped && busy < 100;) {
       let result: number | 'busy';
       try {
@@ -215,13 +216,17 @@ export class OutboxRelay {
         if (!this.failing) this.options.log('event relay pass failed; the outbox keeps the events and the relay retries', err);
         this.failing = true;
         this.dropClient();
-        return;
+        return published;
       }
       if (result === 'busy') {
         busy += 1;
         await new Promise((resolve) => setTimeout(resolve, 20));
-      } else if (result < BATCH) return;
+      } else {
+        published += result;
+        if (result < BATCH) return published;
+      }
     }
+    return published;
   }
 
   private async connection(): Promise<Client> {
@@ -257,6 +262,8 @@ export class OutboxRelay {
       // take its snapshot after the lock was taken (so it sees the stamps of the pass that held it before),
       // hence a statement of its own; it takes the lock again (re-entrant), so it stamps nothing without it.
       // When the first try failed, the second may still have won it with an older snapshot: roll back.
+      // The rows it takes are those the LISTEN/NOTIFY pass takes (`event_outbox_relay_notify`, migration
+      // Migration20261128000200_outbox_relay_pass): a change to one selection is a change to both.
       // The commit does not wait for the disk: a stamp lost in a crash means one more publish, which
       // JetStream drops by its Nats-Msg-Id and every instance by the outbox id.
       const opened = (await client.query(
