@@ -280,7 +280,7 @@ async function main(): Promise<void> {
         body: graphqlBody(rootId, breadth),
       };
       // Unmeasured, as bench:peer warms every server up: the first round used to be the slowest of every run
-      // (0.60-0.69x against 0.69-0.82x for the later ones at breadth 50), while V8 was still optimising the
+      // (0.60-0.70x against 0.68-0.82x for the later ones at breadth 50), while V8 was still optimising the
       // compiled document's code and growing the heap. The floor (PostgreSQL and pg) has nothing to warm.
       await load(server.url, 'warm-up', { ...request, duration: WARM_UP_SECONDS });
       for (let round = 1; round <= rounds; round++) {
