@@ -7,6 +7,7 @@ import Fastify from 'fastify';
 import { registerOpenApi, routesOf } from '../../src/platform/http/openapi';
 import { obj, serviceChecked, str } from '../../src/platform/contract';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { DOCUMENTED_ERROR_CODES } from '../helpers/error-codes';
 import { assetUrlsOf, fetchAll } from '../helpers/assets';
 
 const run = promisify(execFile);
@@ -76,18 +77,7 @@ describe('GET /openapi.json', () => {
     const op = doc.paths['/api/blueprints/{id}'].get;
     for (const status of ['400', '401', '404', '429', '500']) {
       const schema = op.responses[status].content['application/json'].schema;
-      expect(schema.properties.error.properties.code.enum).toEqual(
-        expect.arrayContaining([
-          'VALIDATION_FAILED',
-          'UNAUTHENTICATED',
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'CONFLICT',
-          'STALE_STEP_TOKEN',
-          'PAYLOAD_TOO_LARGE',
-          'RATE_LIMITED',
-        ]),
-      );
+      expect(schema.properties.error.properties.code.enum).toEqual(expect.arrayContaining([...DOCUMENTED_ERROR_CODES]));
     }
   });
 });

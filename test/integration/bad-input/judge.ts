@@ -1,5 +1,6 @@
 /** How the bad-input table (bad-input.test.ts) sends its raw rows and judges every answer. */
 import { request as httpRequest } from 'node:http';
+import { DOCUMENTED_ERROR_CODES } from '../../helpers/error-codes';
 
 /** An answer as the table judges it. */
 export interface Answer {
@@ -29,16 +30,7 @@ export function routesOf(tree: string): Array<{ method: string; path: string }> 
 }
 
 /** The documented error codes (DESIGN.md section 5). */
-export const CODES = new Set([
-  'VALIDATION_FAILED',
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'STALE_STEP_TOKEN',
-  'PAYLOAD_TOO_LARGE',
-  'RATE_LIMITED',
-]);
+export const CODES = new Set<string>(DOCUMENTED_ERROR_CODES);
 
 /**
  * A console page route (`/:page`, `/*`) answering a path that names no page: the console's own not-found

@@ -1,0 +1,11 @@
+/** The error codes DESIGN.md section 5 documents: what every error body of the API may carry. */
+export const DOCUMENTED_ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'STALE_STEP_TOKEN',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+] as const;
