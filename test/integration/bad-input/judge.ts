@@ -10,25 +10,6 @@ export interface Answer {
 
 export type Row = { name: string; send: () => Promise<Answer> };
 
-/** Every `METHOD path` the router serves, read from Fastify's route tree. */
-export function routesOf(tree: string): Array<{ method: string; path: string }> {
-  const out: Array<{ method: string; path: string }> = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^(.*?)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
-    if (!m) continue;
-    const level = m[1]!.length / 4;
-    stack.length = level;
-    stack.push(m[2]!);
-    for (const method of (m[3] ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s && s !== 'HEAD' && s !== 'OPTIONS'))
-      out.push({ method, path: stack.join('') });
-  }
-  return out;
-}
-
 /** The documented error codes (DESIGN.md section 5). */
 export const CODES = new Set<string>(DOCUMENTED_ERROR_CODES);
 
