@@ -1,4 +1,4 @@
-/** The error codes DESIGN.md section 5 documents: what every error body of the API may carry. */
+/** The error codes docs/api.md documents ("Errors"): what every error body of the API may carry. */
 export const DOCUMENTED_ERROR_CODES = [
   'VALIDATION_FAILED',
   'UNAUTHENTICATED',

@@ -10,7 +10,7 @@ export interface Answer {
 
 export type Row = { name: string; send: () => Promise<Answer> };
 
-/** The documented error codes (DESIGN.md section 5). */
+/** The documented error codes (docs/api.md, "Errors"). */
 export const CODES = new Set<string>(DOCUMENTED_ERROR_CODES);
 
 /**
