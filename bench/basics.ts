@@ -1,11 +1,12 @@
 /**
- * What every bench needs and nothing of the app: a free port, a pause, a bounded pool, percentiles, and a
- * process's CPU time. bench/harness.ts re-exports these beside its app-booting helpers; benches that run
- * the server only as child processes (bench/scale, bench/fanout) import them from here, without loading
- * the app into the load generator.
+ * What every bench needs and nothing of the app: a free port, a measured child's Node flags, a pause, a
+ * bounded pool, percentiles, and a process's CPU time. bench/harness.ts re-exports these beside its
+ * app-booting helpers; benches that run the server only as child processes (bench/scale, bench/fanout)
+ * import them from here, without loading the app into the load generator.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 
 /**
  * A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; released at once). The tests'
@@ -21,6 +22,18 @@ export function freePort(): Promise<number> {
       srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/**
+ * Node flags for a server child a bench measures: `BENCH_CPU_PROF=<dir>` writes its CPU profile there (under
+ * `subdir` when given) when it stops, and `BENCH_NODE_FLAGS` adds flags of its own (e.g. `--trace-gc`).
+ */
+export function childNodeFlags(subdir?: string): string[] {
+  const profiles = process.env.BENCH_CPU_PROF;
+  return [
+    ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${subdir ? path.join(profiles, subdir) : profiles}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+  ];
 }
 
 export function sleep(ms: number): Promise<void> {

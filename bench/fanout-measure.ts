@@ -4,7 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { percentile, sleep } from './basics';
+import { childNodeFlags, percentile, sleep } from './basics';
 
 /**
  * Measured sends per transport and size (BENCH_SENDS, default 5). One event's p99 swings by 2x from send to
@@ -27,12 +27,7 @@ export interface Memory {
 }
 
 /** Node flags for a measured child: bench/memory-probe answers `memory` (after a full GC) and `cpu` requests. */
-export const probeArgs = [
-  '--expose-gc',
-  '-r',
-  path.join(__dirname, 'memory-probe.js'),
-  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_CPU_PROF] : []),
-];
+export const probeArgs = ['--expose-gc', '-r', path.join(__dirname, 'memory-probe.js'), ...childNodeFlags()];
 
 /** One answer of bench/memory-probe.ts from a child (`memory`: after a full GC; `cpu`: its CPU time). */
 function probe<T>(child: ChildProcess, type: 'memory' | 'cpu'): Promise<T> {
@@ -55,7 +50,10 @@ export async function memoryOf(child: ChildProcess): Promise<Memory> {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
 
-/** A child's CPU time so far, µs (user + system). */
+/**
+ * A child's CPU time so far, µs (user + system), from `process.cpuUsage()` in the child: not `cpuMsOf`
+ * (bench/basics.ts), whose /proc clock ticks are 10 ms, a few µs per subscriber over five sends to 2,000.
+ */
 export async function cpuOf(child: ChildProcess): Promise<number> {
   return (await probe<{ micros: number }>(child, 'cpu')).micros;
 }

@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { cpuMsOf, freePort, sleep } from './basics';
+import { childNodeFlags, cpuMsOf, freePort, sleep } from './basics';
 
 export { cpuMsOf, freePort, sleep };
 
@@ -102,8 +102,8 @@ export interface ServerProcess {
  * Our server as a deployment runs it, for the load runs: `dist/src/main.js` in a child process with
  * NODE_ENV=production and no SQL counting, on `databaseUrl` (already migrated or not: it migrates). The
  * load generator (autocannon, in the bench's own process) then never shares the server's event loop, as
- * it does not share PostGraphile's or PostgreSQL's. `BENCH_CPU_PROF=<dir>` writes the child's CPU profile;
- * `BENCH_NODE_FLAGS` adds Node flags to it (for example `--trace-gc`, or a V8 heap setting to compare).
+ * it does not share PostGraphile's or PostgreSQL's. `BENCH_CPU_PROF` and `BENCH_NODE_FLAGS` apply to it
+ * (`childNodeFlags`, bench/basics.ts).
  */
 export async function serverProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
@@ -119,10 +119,7 @@ export async function serverProcess(databaseUrl: string, env: Record<string, str
       EXPOSE_SQL_COUNT: '0',
       ...env,
     },
-    execArgv: [
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
-    ],
+    execArgv: childNodeFlags(),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { freePort, percentile, pool, sleep } from './basics';
+import { childNodeFlags, freePort, percentile, pool, sleep } from './basics';
 import { connect, countingListener, cpuMs, databaseWork, helperCpuMs, withPgClient, workPerFork } from './scale-measure';
 
 const HOST = '127.0.0.1';
@@ -115,7 +115,7 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
         WS_SUBSCRIPTIONS_PER_IP: '0',
         ...env,
       },
-      execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/instance-${i}`] : [],
+      execArgv: childNodeFlags(`instance-${i}`),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     children.push(child);
