@@ -11,7 +11,7 @@ export interface Answer {
 export type Row = { name: string; send: () => Promise<Answer> };
 
 /** The documented error codes (docs/api.md, "Errors"). */
-export const CODES = new Set<string>(DOCUMENTED_ERROR_CODES);
+const CODES = new Set<string>(DOCUMENTED_ERROR_CODES);
 
 /**
  * A console page route (`/:page`, `/*`) answering a path that names no page: the console's own not-found
