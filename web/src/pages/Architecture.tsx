@@ -1,8 +1,9 @@
 import { Alert, Badge, Grid, Group, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { useParams, useSearchParams } from 'react-router-dom';
+import { useParams } from 'react-router-dom';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { errorText } from '../client';
+import { useUrlState } from '../url-state';
 import { Failure, Loading, NotFound, plural, usePageTitle } from '../components/Status';
 import { ArchitectureEditor } from '../components/ArchitectureEditor';
 import { EcosystemCanvas } from '../components/EcosystemCanvas';
@@ -79,18 +80,11 @@ export function ArchitecturePage() {
   const [lastChange, setLastChange] = useState<string | null>(null);
   // Zoom level, selected node and module live in the URL (?zoom=&node=&module=): a link shares the view,
   // and Back steps out of a zoom level instead of leaving the architecture.
-  const [params, setParams] = useSearchParams();
+  const [params, updateParams] = useUrlState();
   const zoom: Zoom = ZOOMS.includes(params.get('zoom') as Zoom) ? (params.get('zoom') as Zoom) : 'ecosystem';
   const nodeId = params.get('node');
   const moduleKey = params.get('module');
-  const go = (next: { zoom?: Zoom; node?: string | null; module?: string | null }) => {
-    const p = new URLSearchParams(params);
-    for (const [k, v] of Object.entries(next)) {
-      if (v) p.set(k, v);
-      else p.delete(k);
-    }
-    setParams(p);
-  };
+  const go = (next: { zoom?: Zoom; node?: string | null; module?: string | null }) => updateParams(next);
   const setZoom = (z: Zoom) => go({ zoom: z });
   const [layoutState, updateLayout] = useMutation(UpdateArchitectureLayoutDocument);
   const [edgeState, addEdge] = useMutation(AddArchitectureEdgeDocument);

@@ -1,8 +1,9 @@
 import { Anchor, Badge, Button, Card, Chip, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState, type ReactNode } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { useQuery } from 'urql';
+import { useUrlState } from '../url-state';
 import { Failure, Loading, plural, usePageTitle } from '../components/Status';
 import { RegistryDocument, type BlueprintCardFieldsFragment, type RegistrySort } from '../generated/graphql';
 
@@ -72,7 +73,7 @@ const SORTS: { value: RegistrySort; label: string }[] = [
 
 export function RegistryPage() {
   usePageTitle('Registry');
-  const [params, setParams] = useSearchParams();
+  const [params, updateParams] = useUrlState();
   const [q, setQ] = useState(params.get('q') ?? '');
   const [debouncedQ] = useDebouncedValue(q, 300);
   const sort = (params.get('sort') as RegistrySort | null) ?? 'TRENDING';
@@ -82,10 +83,7 @@ export function RegistryPage() {
   const page = cursors.length - 1;
 
   const setParam = (name: string, value: string | null) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
+    updateParams({ [name]: value }, { replace: true });
     setCursors([null]);
   };
 
