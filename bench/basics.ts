@@ -4,7 +4,7 @@
  * app-booting helpers; benches that run the server only as child processes (bench/scale, bench/fanout)
  * import them from here, without loading the app into the load generator.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -78,4 +78,26 @@ export function cpuMsOf(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU time (ms) used so far by every PostgreSQL process and by nats-server, the processes the servers lean
+ * on (this machine runs nothing else of either). A backend that exits between two readings takes its time
+ * with it: the servers' pools keep theirs open during a run.
+ */
+export function helperCpuMs(): { postgres: number; nats: number } {
+  const out = { postgres: 0, nats: 0 };
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
+    if (!key) continue;
+    out[key] += cpuMsOfStat(stat);
+  }
+  return out;
 }

@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, cpuMsOf, freePort, sleep } from './basics';
+import { childNodeFlags, cpuMsOf, freePort, helperCpuMs, sleep } from './basics';
 
 export { cpuMsOf, freePort, sleep };
 
@@ -158,11 +158,25 @@ export async function load(options: autocannon.Options): Promise<LoadResult> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
 }
 
-/** A load run with the CPU time the server process `pid` spent on it, per request (µs). */
-export async function loadWithCpu(options: autocannon.Options, pid: number | undefined): Promise<LoadResult & { cpuUsPerRequest: number }> {
-  const before = cpuMsOf(pid);
+/**
+ * A load run with the CPU time spent on it per request (µs): by the server process `pid`, by every
+ * PostgreSQL process (the database's share of the work, on the same cores), and by this process (the load
+ * generator). The three together are what a request costs the machine.
+ */
+export async function loadWithCpu(
+  options: autocannon.Options,
+  pid: number | undefined,
+): Promise<LoadResult & { cpuUsPerRequest: number; pgUsPerRequest: number; clientUsPerRequest: number }> {
+  const before = { server: cpuMsOf(pid), pg: helperCpuMs().postgres, client: process.cpuUsage() };
   const r = await load(options);
-  return { ...r, cpuUsPerRequest: ((cpuMsOf(pid) - before) * 1000) / Math.max(1, r.total) };
+  const client = process.cpuUsage(before.client);
+  const per = (ms: number) => (ms * 1000) / Math.max(1, r.total);
+  return {
+    ...r,
+    cpuUsPerRequest: per(cpuMsOf(pid) - before.server),
+    pgUsPerRequest: per(helperCpuMs().postgres - before.pg),
+    clientUsPerRequest: per((client.user + client.system) / 1000),
+  };
 }
 
 /** A JSON POST of a GraphQL document, as autocannon options. */

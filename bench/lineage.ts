@@ -28,7 +28,7 @@ import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/sql/embedded-postgres';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { cleanupOnSignal, floor, serverProcess, sleep, type ServerProcess } from './harness';
+import { cleanupOnSignal, cpuMsOf, floor, serverProcess, sleep, type ServerProcess } from './harness';
 
 /** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */
 const FLOOR_SQL = `select json_build_object('blueprint', json_build_object('forks', json_build_object('edges', coalesce((
@@ -171,10 +171,16 @@ function goalOf(breadth: number): string {
   return breadth >= 50 ? 'goal >= 0.8' : 'no floor goal: small trees are judged against PostGraphile (bench:peer)';
 }
 
-async function load(_url: string, name: string, options: autocannon.Options): Promise<{ name: string; result: autocannon.Result }> {
+/**
+ * One autocannon run; with `pid`, also the server's CPU time per response (µs), a steadier figure than
+ * req/s on a shared machine for comparing two builds of ours.
+ */
+async function load(name: string, options: autocannon.Options, pid?: number): Promise<{ name: string; result: autocannon.Result; cpuUs: number }> {
+  const before = cpuMsOf(pid);
   const result = await autocannon({ connections, duration, ...options });
+  const cpuUs = ((cpuMsOf(pid) - before) * 1000) / Math.max(1, result.requests.total);
   await sleep(1000); // requests autocannon abandoned at its deadline finish before the next run
-  return { name, result };
+  return { name, result, cpuUs };
 }
 
 async function main(): Promise<void> {
@@ -268,11 +274,12 @@ async function main(): Promise<void> {
     console.log(
       `load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1; our server in its own process (NODE_ENV=production); ${rounds} rounds of ours then the floor per tree`,
     );
-    const runs = [await load(server.url, 'GET /healthz', { url: `${server.url}/healthz` })];
+    const runs = [await load('GET /healthz', { url: `${server.url}/healthz` }, server.child.pid)];
     const floors: string[] = [];
     const summaries: string[] = [];
     for (const { breadth, rootId } of [...trees].reverse()) {
       const ratios: number[] = [];
+      const cpu: number[] = [];
       const request: autocannon.Options = {
         url: `${server.url}/graphql`,
         method: 'POST',
@@ -282,27 +289,34 @@ async function main(): Promise<void> {
       // Unmeasured, as bench:peer warms every server up: the first round used to be the slowest of every run
       // (0.60-0.70x against 0.68-0.82x for the later ones at breadth 50), while V8 was still optimising the
       // compiled document's code and growing the heap. The floor (PostgreSQL and pg) has nothing to warm.
-      await load(server.url, 'warm-up', { ...request, duration: WARM_UP_SECONDS });
+      await load('warm-up', { ...request, duration: WARM_UP_SECONDS });
       for (let round = 1; round <= rounds; round++) {
-        const ours = await load(server.url, `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints) #${round}`, request);
+        const ours = await load(
+          `POST /graphql fork tree, breadth ${breadth} (${1 + breadth + breadth * breadth} blueprints) #${round}`,
+          request,
+          server.child.pid,
+        );
         runs.push(ours);
         const f = await floor(databaseUrl, FLOOR_SQL, [rootId, breadth], duration, connections);
         await sleep(1000);
         const rps = ours.result.requests.average;
         ratios.push(rps / f.rps);
+        cpu.push(ours.cpuUs);
         floors.push(
           `breadth ${breadth} #${round}: ours ${rps.toFixed(1)} req/s vs floor ${f.rps.toFixed(1)} statements/s (one json_agg statement through pg, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB) = ${(rps / f.rps).toFixed(2)}x`,
         );
       }
       const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
       summaries.push(
-        `breadth ${breadth}: ${mean.toFixed(2)}x of the floor, the mean of ${rounds} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; ${goalOf(breadth)})`,
+        `breadth ${breadth}: ${mean.toFixed(2)}x of the floor, the mean of ${rounds} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; ${goalOf(breadth)}); our server's CPU per request ${cpu.map((c) => c.toFixed(0)).join(', ')} µs`,
       );
     }
-    console.log('target                                                     |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors');
-    for (const { name, result } of runs) {
+    console.log(
+      'target                                                     |   req/s (avg) | latency p50 / p99 ms | responses | non-2xx | errors | server CPU µs/response',
+    );
+    for (const { name, result, cpuUs } of runs) {
       console.log(
-        `${name.padEnd(58)} | ${result.requests.average.toFixed(1).padStart(13)} | ${`${result.latency.p50} / ${result.latency.p99}`.padStart(20)} | ${String(result.requests.total).padStart(9)} | ${String(result.non2xx).padStart(7)} | ${result.errors + result.timeouts}`,
+        `${name.padEnd(58)} | ${result.requests.average.toFixed(1).padStart(13)} | ${`${result.latency.p50} / ${result.latency.p99}`.padStart(20)} | ${String(result.requests.total).padStart(9)} | ${String(result.non2xx).padStart(7)} | ${String(result.errors + result.timeouts).padStart(6)} | ${cpuUs.toFixed(0)}`,
       );
     }
     console.log('');

@@ -163,9 +163,9 @@ async function treeAnswer(url: string, shape: Shape, id: string, token?: string)
   return { lines, bytes };
 }
 
-type Measured = LoadResult & { cpuUsPerRequest: number };
+type Measured = LoadResult & { cpuUsPerRequest: number; pgUsPerRequest: number; clientUsPerRequest: number };
 
-function mean(results: Measured[], key: 'rps' | 'p99' | 'p50' | 'cpuUsPerRequest'): number {
+function mean(results: Measured[], key: 'rps' | 'p99' | 'p50' | 'cpuUsPerRequest' | 'pgUsPerRequest' | 'clientUsPerRequest'): number {
   return results.reduce((sum, r) => sum + r[key], 0) / results.length;
 }
 
@@ -195,21 +195,41 @@ async function measure(state: string, read: string, docs: Record<Target, string>
   const options = (t: Target) => graphqlLoad(urls[t], docs[t], { id: rootId }, t === 'ours' ? token : undefined);
   for (const t of TARGETS) await load({ ...options(t), duration: 1 });
   const results: Record<Target, Measured[]> = { ours: [], v4: [], v5: [] };
-  const widths = [30, 10, 10, 10, 10, 8, 12];
+  const widths = [30, 10, 10, 10, 10, 8, 12, 12, 12];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const t of TARGETS) {
       const r = await loadWithCpu(options(t), pids[t]);
       results[t].push(r);
-      console.log(row([`${read}, ${t} #${round}`, r.rps.toFixed(1), r.p50, r.p99, r.total, r.non2xx + r.errors, r.cpuUsPerRequest.toFixed(0)], widths));
+      console.log(
+        row(
+          [
+            `${read}, ${t} #${round}`,
+            r.rps.toFixed(1),
+            r.p50,
+            r.p99,
+            r.total,
+            r.non2xx + r.errors,
+            r.cpuUsPerRequest.toFixed(0),
+            r.pgUsPerRequest.toFixed(0),
+            r.clientUsPerRequest.toFixed(0),
+          ],
+          widths,
+        ),
+      );
       await sleep(500);
     }
   }
   const rps = (t: Target) => mean(results[t], 'rps');
   const p99 = (t: Target) => mean(results[t], 'p99').toFixed(0);
   const cpu = (t: Target) => mean(results[t], 'cpuUsPerRequest');
+  const pg = (t: Target) => mean(results[t], 'pgUsPerRequest');
+  const client = (t: Target) => mean(results[t], 'clientUsPerRequest');
+  const machine = (t: Target) => cpu(t) + pg(t) + client(t);
   return [
     `${state}, ${read}: ours ${rps('ours').toFixed(1)} req/s (p99 ${p99('ours')} ms) | v4 ${rps('v4').toFixed(1)} (p99 ${p99('v4')}) | v5 ${rps('v5').toFixed(1)} (p99 ${p99('v5')}) | ours/v4 = ${(rps('ours') / rps('v4')).toFixed(2)}x, ours/v5 = ${(rps('ours') / rps('v5')).toFixed(2)}x`,
     `${state}, ${read}, server CPU per request: ours ${cpu('ours').toFixed(0)} µs | v4 ${cpu('v4').toFixed(0)} µs | v5 ${cpu('v5').toFixed(0)} µs | v5/ours = ${(cpu('v5') / cpu('ours')).toFixed(2)}x (above 1: ours costs less)`,
+    `${state}, ${read}, PostgreSQL CPU per request: ours ${pg('ours').toFixed(0)} µs | v4 ${pg('v4').toFixed(0)} µs | v5 ${pg('v5').toFixed(0)} µs; load generator: ours ${client('ours').toFixed(0)} | v4 ${client('v4').toFixed(0)} | v5 ${client('v5').toFixed(0)} µs`,
+    `${state}, ${read}, the machine's CPU per request (server + PostgreSQL + load generator): ours ${machine('ours').toFixed(0)} µs | v4 ${machine('v4').toFixed(0)} | v5 ${machine('v5').toFixed(0)} | v5/ours = ${(machine('v5') / machine('ours')).toFixed(2)}x`,
   ];
 }
 
@@ -274,7 +294,9 @@ async function main(): Promise<void> {
       if (state.startsWith('after')) await db.query('vacuum analyze');
       console.log(`## ${state}: ${await stats()} column statistics on blueprint`);
       await checkAnswers(servers);
-      console.log(row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'CPU µs/req'], [30, 10, 10, 10, 10, 8, 12]));
+      console.log(
+        row(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'CPU µs/req', 'PG µs/req', 'client µs'], [30, 10, 10, 10, 10, 8, 12, 12, 12]),
+      );
       summary.push(...(await measure(state, 'fork tree', { ours: TREE.ours.query, v4: TREE.v4.query, v5: TREE.v5.query }, servers)));
       summary.push(...(await measure(state, 'one blueprint', ONE, servers)));
       console.log('');

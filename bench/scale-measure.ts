@@ -3,11 +3,10 @@
  * subscribers) and the counters it reads around each measured window (CPU time of every process
  * involved, PostgreSQL's transactions and table reads).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Client as PgClient } from 'pg';
-import { cpuMsOf, cpuMsOfStat } from './basics';
+import { cpuMsOf } from './basics';
 
 /** A graphql-ws client connected with `token`: the delivery half's subscribers, which read each message. */
 export function connect(base: string, token: string): Promise<Client> {
@@ -94,28 +93,6 @@ export function databaseWork(databaseUrl: string): Promise<{ xacts: number; scan
 /** CPU time (user + system, ms) each process has used so far. */
 export function cpuMs(pids: number[]): number[] {
   return pids.map(cpuMsOf);
-}
-
-/**
- * CPU time (ms) used so far by every PostgreSQL process and by nats-server, the processes the servers lean
- * on (this machine runs nothing else of either). A backend that exits between two readings takes its time
- * with it: the servers' pools keep theirs open during a run.
- */
-export function helperCpuMs(): { postgres: number; nats: number } {
-  const out = { postgres: 0, nats: 0 };
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
-    if (!key) continue;
-    out[key] += cpuMsOfStat(stat);
-  }
-  return out;
 }
 
 /** What a fork cost the database between two `databaseWork` readings. */

@@ -21,8 +21,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, freePort, percentile, pool, sleep } from './basics';
-import { connect, countingListener, cpuMs, databaseWork, helperCpuMs, withPgClient, workPerFork } from './scale-measure';
+import { childNodeFlags, freePort, helperCpuMs, percentile, pool, sleep } from './basics';
+import { connect, countingListener, cpuMs, databaseWork, withPgClient, workPerFork } from './scale-measure';
 
 const HOST = '127.0.0.1';
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
