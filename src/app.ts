@@ -9,6 +9,7 @@ import { EventBus } from './platform/live/events';
 import { HealthProbe } from './platform/http/health';
 import { registerIdempotency } from './platform/http/idempotency';
 import { buildGraphQLSchema, mountGraphQL } from './platform/graphql/graphql';
+import { settleConnections } from './platform/graphql/graphql-connection';
 import { registerGraphiQL } from './platform/http/graphiql';
 import { createHttpServer } from './platform/http/http';
 import { createRateLimiter, defaultRedisLimiterSettings, type RateLimiter } from './platform/http/rate-limit';
@@ -32,6 +33,7 @@ let schemaPromise: Promise<GraphQLSchema> | undefined;
 export function graphQLSchema(): Promise<GraphQLSchema> {
   schemaPromise ??= buildGraphQLSchema(resolvers).then((schema) => {
     for (const hook of schemaHooks) hook(schema);
+    settleConnections(schema);
     return schema;
   });
   return schemaPromise;

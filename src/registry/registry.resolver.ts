@@ -34,7 +34,7 @@ class TrendingEntryType {
   @Field(() => TrendingActivity) activity!: TrendingActivity;
 }
 
-@ObjectType('RegistryConnection') // resolvers for its getters: see connectionType
+@ObjectType('RegistryConnection', { simpleResolvers: true }) // plain values: see connectionType
 class RegistryConnection extends BlueprintConnection {
   @Field(() => Boolean, {
     description: `Whether totalCount counts every match. Counting stops ${EXACT_TOTAL_AHEAD} matches past the page's offset; when it does, this is false and there are more than totalCount.`,

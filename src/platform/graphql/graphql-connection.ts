@@ -1,4 +1,17 @@
-import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import {
+  defaultFieldResolver,
+  getDirectiveValues,
+  getNamedType,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isObjectType,
+  type FieldNode,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type SelectionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { encodeCursor, type PageRequest } from '../pagination';
 
@@ -54,6 +67,23 @@ export class LazyConnection<T, P extends { items: T[]; total: number } = { items
     if (this.pagePromise || !this.fetchCount) return this.loadPage().then((p) => p.total);
     return this.fetchCount();
   }
+
+  /**
+   * The selected fields' values as a plain object (what `settleConnections` hands graphql-jit). Every getter
+   * is read before the first is awaited, so the page and count loads of sibling connections still meet in
+   * one DataLoader batch; `totalCount` last, so that a selected page answers it without a count of its own.
+   */
+  settle(fieldNames: readonly string[]): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    const pending: Array<Promise<unknown>> = [];
+    const counted = fieldNames.includes('totalCount');
+    for (const name of counted ? [...fieldNames.filter((n) => n !== 'totalCount'), 'totalCount'] : fieldNames) {
+      const value: unknown = (this as unknown as Record<string, unknown>)[name];
+      if (value instanceof Promise) pending.push(value.then((v: unknown) => (out[name] = v)));
+      else out[name] = value;
+    }
+    return Promise.all(pending).then(() => out);
+  }
 }
 
 /** Declares `<Name>Connection` and `<Name>Edge` GraphQL types for node type `Node`. */
@@ -64,9 +94,10 @@ export function connectionType<T extends object>(Node: ClassType<T>, name: strin
     @Field(() => Node) node!: T;
   }
 
-  // Not simpleResolvers: a LazyConnection's fields are getters that load (and may throw), and graphql-jit
-  // reads a field without a resolver inline, outside the error handling a resolver gets.
-  @ObjectType(`${name}Connection`)
+  // simpleResolvers: graphql-jit reads these fields inline, with no resolver call per field and item. What
+  // reaches them is plain: a LazyConnection (whose getters load, and may fail) is settled by the field that
+  // returns it (settleConnections), inside the error handling that field's resolver gets.
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class Connection {
     @Field(() => [Edge], { description: 'The page of items, each with its cursor.' })
     edges!: Edge[];
@@ -78,6 +109,64 @@ export function connectionType<T extends object>(Node: ClassType<T>, name: strin
     totalCount!: number;
   }
   return Connection;
+}
+
+/**
+ * Makes every field that returns a connection (an object type named `...Connection` with `edges`) answer
+ * with plain values: a LazyConnection it resolves to is settled before the field resolves (the fields
+ * selected on it, honouring @skip and @include), so the connection's own fields need no resolvers (see
+ * connectionType). A failed load fails the connection field, where it used to fail its `edges` or
+ * `totalCount`; those are non-null, so the answer's data is the same. Anything else passes through.
+ * Runs once on the built schema, after the areas' schema hooks.
+ */
+export function settleConnections(schema: GraphQLSchema): void {
+  const isConnection = (type: unknown) => isObjectType(type) && type.name.endsWith('Connection') && 'edges' in type.getFields();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (!isConnection(getNamedType(field.type))) continue;
+      const resolve: GraphQLFieldResolver<unknown, unknown> = field.resolve ?? defaultFieldResolver;
+      field.resolve = (root, args, context, info) => {
+        const value: unknown = resolve(root, args, context, info);
+        return value instanceof Promise ? value.then((v: unknown) => settled(v, info)) : settled(value, info);
+      };
+    }
+  }
+}
+
+function settled(value: unknown, info: GraphQLResolveInfo): unknown {
+  return value instanceof LazyConnection ? value.settle(fieldNamesToSettle(info)) : value;
+}
+
+/** Per field node, the names selected under it when no directive makes them conditional. */
+const unconditional = new WeakMap<FieldNode, readonly string[]>();
+
+/** The names of the fields selected under the current field that will be resolved (@skip/@include applied). */
+function fieldNamesToSettle(info: GraphQLResolveInfo): readonly string[] {
+  const key = info.fieldNodes.length === 1 ? info.fieldNodes[0]! : undefined;
+  const known = key && unconditional.get(key);
+  if (known) return known;
+  let conditional = false;
+  const names = new Set<string>();
+  const included = (sel: SelectionNode) => {
+    if (!sel.directives?.length) return true;
+    conditional = true;
+    if (getDirectiveValues(GraphQLSkipDirective, sel, info.variableValues)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, sel, info.variableValues)?.if !== false;
+  };
+  const visit = (set: SelectionSetNode | undefined) => {
+    for (const sel of set?.selections ?? []) {
+      if (!included(sel)) continue;
+      if (sel.kind === 'Field') {
+        if (sel.name.value !== '__typename') names.add(sel.name.value);
+      } else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
+      else visit(info.fragments[sel.name.value]?.selectionSet);
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  const out = [...names];
+  if (key && !conditional) unconditional.set(key, out);
+  return out;
 }
 
 /** Names of the fields selected directly under the current field (through fragments too). */
