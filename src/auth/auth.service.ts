@@ -49,20 +49,21 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
 }
 
 /**
- * The token lookup, and (at most once a minute per token) the last-used time a token list shows, as CTEs:
- * `hit` is the live token's row. `viewerFromToken` selects from it; a GraphQL read can carry it in front of
- * its own statement (`viewerLookup`, platform/graphql/deferred-viewer.ts).
+ * The token lookup as a CTE: `hit` is the live token's row, with `touch_due` true when the last-used time
+ * a token list shows is a minute old or more. `viewerFromToken` selects from it; a GraphQL read can carry
+ * it in front of its own statement (`viewerLookup`, platform/graphql/deferred-viewer.ts). The stamp itself
+ * is a statement of its own (`touchToken`), run only when due: as a data-modifying CTE in every lookup it
+ * cost PostgreSQL about as much as the rest of a one-blueprint read (the lock on `access_token` and its
+ * indexes, taken by every statement that carries it, even when it updates nothing).
  */
 const viewerCtes = `hit as (
-         select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope, t.last_used_at
+         select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope,
+                (t.last_used_at is null or t.last_used_at < now() - interval '1 minute') as touch_due
            from access_token t join principal p on p.id = t.principal_id
           where t.token_hash = ? and ${liveTokenSql('t')}
-       ), touched as (
-         update access_token set last_used_at = now()
-          where id in (select token_id from hit where last_used_at is null or last_used_at < now() - interval '1 minute')
        )`;
 const viewerFromTokenSql = `with ${viewerCtes}
-       select id, kind, name, token_id, token_kind, scope from hit`;
+       select id, kind, name, token_id, token_kind, scope, touch_due from hit`;
 
 interface ViewerRow {
   id: string;
@@ -71,10 +72,34 @@ interface ViewerRow {
   token_id: string;
   token_kind: Viewer['tokenKind'];
   scope: Viewer['scope'];
+  touch_due: boolean;
 }
 
 function viewerOf(row: ViewerRow): Viewer {
   return { principalId: row.id, kind: shared(row.kind), name: row.name, tokenId: row.token_id, tokenKind: shared(row.token_kind), scope: shared(row.scope) };
+}
+
+/** Stamps in flight, by token id: concurrent requests with one token stamp it once. */
+const touching = new Map<string, Promise<void>>();
+
+/**
+ * Stamps a token's last-used time (what the account's token list shows), at most once a minute: the
+ * lookup said it was due. Awaited by the request that found it due, so a list read after it shows it.
+ */
+function touchToken(em: EntityManager, tokenId: string): Promise<void> {
+  let stamp = touching.get(tokenId);
+  if (!stamp) {
+    stamp = executePrepared(
+      em,
+      'touch_token',
+      `update access_token set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+      [tokenId],
+    )
+      .then(() => undefined)
+      .finally(() => touching.delete(tokenId));
+    touching.set(tokenId, stamp);
+  }
+  return stamp;
 }
 
 /**
@@ -82,21 +107,24 @@ function viewerOf(row: ViewerRow): Viewer {
  * are all 401 UNAUTHENTICATED, with no hint which.
  */
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
-  // One statement: the lookup, and (at most once a minute per token) the last-used time a token list shows.
   const rows = await executePrepared<ViewerRow>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
   const row = rows[0];
   if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
+  if (row.touch_due) await touchToken(em, row.token_id);
   return viewerOf(row);
 }
 
 /** The same lookup for a read to carry: the viewer as a JSON array of `ViewerRow`'s columns, in order. */
 export const viewerLookup: ViewerLookup = {
   ctes: viewerCtes,
-  json: '(select json_build_array(id, kind, name, token_id, token_kind, scope) from hit limit 1)',
+  json: '(select json_build_array(id, kind, name, token_id, token_kind, scope, touch_due) from hit limit 1)',
   fromJson(value) {
     if (!Array.isArray(value)) return null;
     const [id, kind, name, token_id, token_kind, scope] = value as [string, ViewerRow['kind'], string, string, ViewerRow['token_kind'], ViewerRow['scope']];
-    return viewerOf({ id, kind, name, token_id, token_kind, scope });
+    return viewerOf({ id, kind, name, token_id, token_kind, scope, touch_due: false });
+  },
+  afterLookup(em, value) {
+    return Array.isArray(value) && value[6] === true && typeof value[3] === 'string' ? touchToken(em, value[3]) : null;
   },
 };
 

@@ -94,6 +94,8 @@ describe('reading', () => {
   });
 
   it('reads the changelogs of many blueprints in one statement (the count does not grow with breadth)', async () => {
+    // The reader's first use stamps its token's last use (a statement of its own, docs/accounts.md): not counted here.
+    await server.gql.request(RegistryChangelogsDocument, { first: 1 }, reader);
     const narrow = await server.gql.request(RegistryChangelogsDocument, { first: 5 }, reader);
     expect(narrow.errors).toBeUndefined();
     for (let i = 0; i < 3; i++) {

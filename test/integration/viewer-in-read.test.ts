@@ -2,6 +2,8 @@ import { PeerForkTreeDocument, PeerOneDocument, ViewerDocument } from '../genera
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import type { GraphQLResult } from '../helpers/graphql';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { SqlClient } from '../helpers/sql';
+import { hashToken } from '../../src/platform/sql/tokens';
 
 /**
  * The token lookup carried by the read (platform/graphql/deferred-viewer.ts). A token's first request is looked up
@@ -88,7 +90,8 @@ describe('the token lookup carried by the read', () => {
     expect(first.errors).toBeUndefined();
     expect(Object.values(first.data as object)[0] !== null).toBe(found);
     expect(answer(again)).toEqual(answer(first));
-    expect(first.sqlStatements).toBe(again.sqlStatements + 1);
+    // The first request looks the token up on its own and, as the token was never used, stamps its last use.
+    expect(first.sqlStatements).toBe(again.sqlStatements + 2);
   });
 
   it('bad arguments (no statement to carry it): the same error, the token looked up on its own', async () => {
@@ -105,7 +108,8 @@ describe('the token lookup carried by the read', () => {
     const { first, again } = await bothPaths(token, mixed);
     expect(answer(again)).toEqual(answer(first));
     expect((again.data as { viewer: { id: string } | null }).viewer).not.toBeNull();
-    expect(again.sqlStatements).toBe(first.sqlStatements);
+    // As many statements as the first request, less the stamp of the token's first use: the lookup is still one of them.
+    expect(again.sqlStatements).toBe(first.sqlStatements - 1);
   });
 
   it('a token revoked after the server saw it live is refused at once, with the answer a lookup first gives', async () => {
@@ -126,6 +130,39 @@ describe('the token lookup carried by the read', () => {
     const refusedWrite = await server.gql.request(star, {}, seen);
     expect(answer(refusedWrite)).toEqual(answer(await server.gql.request(star, {}, unseen)));
     expect(refusedWrite.status).toBe(401);
+  });
+
+  it("stamps a token's last use at most once a minute, on the carried path too, with no write in the read itself", async () => {
+    const token = await freshToken('owner');
+    const sql = await SqlClient.connect(server.databaseUrl);
+    try {
+      const lastUsed = async () =>
+        (await sql.query<{ at: Date | null }>('select last_used_at as at from access_token where token_hash = $1', [hashToken(token)]))[0]!.at;
+      const setLastUsed = (ago: string) =>
+        sql.query(`update access_token set last_used_at = now() - $2::interval where token_hash = $1`, [hashToken(token), ago]);
+      expect(await lastUsed()).toBeNull();
+      expect((await one('public')(token)).sqlStatements).toBe(3); // lookup, stamp, read
+      expect((await lastUsed())!.getTime()).toBeGreaterThan(Date.now() - 30_000);
+
+      // Seen before: the read carries the lookup. Due (over a minute old): stamped, by a statement of its own.
+      await setLastUsed('2 minutes');
+      const due = await one('public')(token);
+      expect(due.errors).toBeUndefined();
+      expect(due.sqlStatements).toBe(2);
+      expect((await lastUsed())!.getTime()).toBeGreaterThan(Date.now() - 30_000);
+
+      // Not due: the carried read is the only statement, and the stamp stays as it was.
+      await setLastUsed('30 seconds');
+      const before = (await lastUsed())!.getTime();
+      const notDue = await one('public')(token);
+      expect(notDue.sqlStatements).toBe(1);
+      expect((await lastUsed())!.getTime()).toBe(before);
+      // The same over REST, where the lookup runs on its own.
+      expect((await server.rest.get('/api/registry?limit=1', { token })).status).toBe(200);
+      expect((await lastUsed())!.getTime()).toBe(before);
+    } finally {
+      await sql.close();
+    }
   });
 
   it('a caller seen before still gets the viewer-dependent answers (the viewer is set before any field reads it)', async () => {

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
@@ -16,12 +17,14 @@ import { executeShaped, type SqlFragment } from '../sql/database';
 
 /** The auth area's token lookup, as SQL the platform can put in front of a read (AppDeps.viewerLookup). */
 export interface ViewerLookup {
-  /** CTEs defining `hit` (the live token's row, one `?`: the token's SHA-256) and any side effect of a lookup. */
+  /** CTEs defining `hit` (the live token's row, one `?`: the token's SHA-256); reads only, so any statement may carry them. */
   ctes: string;
   /** An SQL expression over `hit`: the viewer as one JSON value, null when the token is not live. */
   json: string;
   /** The viewer from that JSON value (null: unknown, expired or revoked). */
   fromJson(value: unknown): Viewer | null;
+  /** What the lookup's owner still has to write for that value (e.g. a last-used stamp), or null: awaited before the read's rows are handed back. */
+  afterLookup(em: EntityManager, value: unknown): Promise<void> | null;
 }
 
 /**
@@ -144,7 +147,7 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
   let rows: Array<Record<string, unknown>>;
   try {
     // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
-    // answers the viewer; a data-modifying CTE must sit at the top level, hence the read in a subquery.
+    // answers the viewer.
     rows = await executeShaped<Record<string, unknown>>(ctx.em, {
       sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
 select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
@@ -154,7 +157,9 @@ select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) l
     pending.release();
     throw err;
   }
-  pending.settle(lookup.fromJson(rows[0]?.[VIEWER_COLUMN] ?? null));
+  const viewerValue = rows[0]?.[VIEWER_COLUMN] ?? null;
+  pending.settle(lookup.fromJson(viewerValue));
+  await lookup.afterLookup(ctx.em, viewerValue);
   const out: T[] = [];
   for (const row of rows) {
     if (row[ORDER_COLUMN] === null) continue;
