@@ -80,13 +80,12 @@ export function cpuMsOf(pid: number | undefined): number {
   }
 }
 
-/**
- * CPU time (ms) used so far by every PostgreSQL process and by nats-server, the processes the servers lean
- * on (this machine runs nothing else of either). A backend that exits between two readings takes its time
- * with it: the servers' pools keep theirs open during a run.
- */
-export function helperCpuMs(): { postgres: number; nats: number } {
-  const out = { postgres: 0, nats: 0 };
+/** The CPU time (ms) each PostgreSQL and nats-server process has used so far, by pid: a `helperCpuMsSince` start. */
+export type HelperCpu = Map<string, { kind: 'postgres' | 'nats'; ms: number }>;
+
+/** Every PostgreSQL and nats-server process's CPU time so far (this machine runs nothing else of either). */
+export function helperCpu(): HelperCpu {
+  const out: HelperCpu = new Map();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let stat: string;
     try {
@@ -95,9 +94,20 @@ export function helperCpuMs(): { postgres: number; nats: number } {
       continue;
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const key = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
-    if (!key) continue;
-    out[key] += cpuMsOfStat(stat);
+    const kind = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
+    if (kind) out.set(pid, { kind, ms: cpuMsOfStat(stat) });
   }
+  return out;
+}
+
+/**
+ * CPU time (ms) the processes the servers lean on used since `start`: each process's own difference, so a
+ * backend that exits (an idle pool connection closed) does not take its whole history out of the sum, as a
+ * difference of two totals did. What a process used between `start` and its exit is not counted; one that
+ * started after `start` counts whole.
+ */
+export function helperCpuMsSince(start: HelperCpu): { postgres: number; nats: number } {
+  const out = { postgres: 0, nats: 0 };
+  for (const [pid, now] of helperCpu()) out[now.kind] += now.ms - (start.get(pid)?.ms ?? 0);
   return out;
 }

@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, cpuMsOf, freePort, helperCpuMs, sleep } from './basics';
+import { childNodeFlags, cpuMsOf, freePort, helperCpu, helperCpuMsSince, sleep } from './basics';
 
 export { cpuMsOf, freePort, sleep };
 
@@ -167,14 +167,14 @@ export async function loadWithCpu(
   options: autocannon.Options,
   pid: number | undefined,
 ): Promise<LoadResult & { cpuUsPerRequest: number; pgUsPerRequest: number; clientUsPerRequest: number }> {
-  const before = { server: cpuMsOf(pid), pg: helperCpuMs().postgres, client: process.cpuUsage() };
+  const before = { server: cpuMsOf(pid), helpers: helperCpu(), client: process.cpuUsage() };
   const r = await load(options);
   const client = process.cpuUsage(before.client);
   const per = (ms: number) => (ms * 1000) / Math.max(1, r.total);
   return {
     ...r,
     cpuUsPerRequest: per(cpuMsOf(pid) - before.server),
-    pgUsPerRequest: per(helperCpuMs().postgres - before.pg),
+    pgUsPerRequest: per(helperCpuMsSince(before.helpers).postgres),
     clientUsPerRequest: per((client.user + client.system) / 1000),
   };
 }

@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, freePort, helperCpuMs, percentile, pool, sleep } from './basics';
+import { childNodeFlags, freePort, helperCpu, helperCpuMsSince, percentile, pool, sleep } from './basics';
 import { connect, countingListener, cpuMs, databaseWork, withPgClient, workPerFork } from './scale-measure';
 
 const HOST = '127.0.0.1';
@@ -171,7 +171,7 @@ async function forkRate(
   await sleep(QUIET_MS);
   const before = await databaseWork(databaseUrl);
   const cpuBefore = cpuMs(pids);
-  const helpersBefore = helperCpuMs();
+  const helpersBefore = helperCpu();
   const benchBefore = process.cpuUsage();
   events = 0;
   let done = 0;
@@ -189,14 +189,13 @@ async function forkRate(
   await sleep(QUIET_MS);
   const received = events;
   const cpu = cpuMs(pids).map((ms, i) => (ms - cpuBefore[i]!) / done);
-  const helpers = helperCpuMs();
+  const helpers = helperCpuMsSince(helpersBefore);
   const bench = process.cpuUsage(benchBefore);
   const work = `${workPerFork(before, await databaseWork(databaseUrl), done)}; server CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${cpu
     .map((ms) => ms.toFixed(1))
-    .join(' + ')}, instance 0 first); PostgreSQL CPU ${((helpers.postgres - helpersBefore.postgres) / done).toFixed(1)} ms, nats-server CPU ${(
-    (helpers.nats - helpersBefore.nats) /
-    done
-  ).toFixed(1)} ms, this bench's own CPU (the HTTP client and the listeners) ${((bench.user + bench.system) / 1000 / done).toFixed(1)} ms per fork`;
+    .join(
+      ' + ',
+    )}, instance 0 first); PostgreSQL CPU ${(helpers.postgres / done).toFixed(1)} ms, nats-server CPU ${(helpers.nats / done).toFixed(1)} ms, this bench's own CPU (the HTTP client and the listeners) ${((bench.user + bench.system) / 1000 / done).toFixed(1)} ms per fork`;
   for (const socket of clients) socket.close();
   return { perSecond, events: received, work };
 }
