@@ -114,17 +114,32 @@ export async function viewerFromToken(em: EntityManager, token: string): Promise
   return viewerOf(row);
 }
 
+/** A `ViewerRow` from the JSON array `viewerLookup.json` builds (null: the token is not live). */
+function rowOfJson(value: unknown): ViewerRow | null {
+  if (!Array.isArray(value)) return null;
+  const [id, kind, name, token_id, token_kind, scope, touch_due] = value as [
+    string,
+    ViewerRow['kind'],
+    string,
+    string,
+    ViewerRow['token_kind'],
+    ViewerRow['scope'],
+    boolean,
+  ];
+  return { id, kind, name, token_id, token_kind, scope, touch_due };
+}
+
 /** The same lookup for a read to carry: the viewer as a JSON array of `ViewerRow`'s columns, in order. */
 export const viewerLookup: ViewerLookup = {
   ctes: viewerCtes,
   json: '(select json_build_array(id, kind, name, token_id, token_kind, scope, touch_due) from hit limit 1)',
   fromJson(value) {
-    if (!Array.isArray(value)) return null;
-    const [id, kind, name, token_id, token_kind, scope] = value as [string, ViewerRow['kind'], string, string, ViewerRow['token_kind'], ViewerRow['scope']];
-    return viewerOf({ id, kind, name, token_id, token_kind, scope, touch_due: false });
+    const row = rowOfJson(value);
+    return row && viewerOf(row);
   },
   afterLookup(em, value) {
-    return Array.isArray(value) && value[6] === true && typeof value[3] === 'string' ? touchToken(em, value[3]) : null;
+    const row = rowOfJson(value);
+    return row?.touch_due ? touchToken(em, row.token_id) : null;
   },
 };
 

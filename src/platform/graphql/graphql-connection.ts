@@ -138,14 +138,31 @@ function settled(value: unknown, info: GraphQLResolveInfo): unknown {
   return value instanceof LazyConnection ? value.settle(fieldNamesToSettle(info)) : value;
 }
 
-/** Per field node, the names selected under it when no directive makes them conditional. */
+/** Per field node, the names selected under it (less `__typename`) when no directive makes them conditional. */
 const unconditional = new WeakMap<FieldNode, readonly string[]>();
 
-/** The names of the fields selected under the current field that will be resolved (@skip/@include applied). */
+/** The fields a connection is settled with: those selected under the current field, less `__typename`. */
 function fieldNamesToSettle(info: GraphQLResolveInfo): readonly string[] {
   const key = info.fieldNodes.length === 1 ? info.fieldNodes[0]! : undefined;
   const known = key && unconditional.get(key);
   if (known) return known;
+  const { names, conditional } = selection(info);
+  names.delete('__typename');
+  const out = [...names];
+  if (key && !conditional) unconditional.set(key, out);
+  return out;
+}
+
+/**
+ * Names of the fields selected directly under the current field (through fragments too), leaving out those
+ * that @skip or @include leave out for this request's variables: the fields that will be resolved.
+ */
+export function selectedFields(info: GraphQLResolveInfo): Set<string> {
+  return selection(info).names;
+}
+
+/** The selected names, and whether a directive decided any of them (then they hold for these variables only). */
+function selection(info: GraphQLResolveInfo): { names: Set<string>; conditional: boolean } {
   let conditional = false;
   const names = new Set<string>();
   const included = (sel: SelectionNode) => {
@@ -157,28 +174,11 @@ function fieldNamesToSettle(info: GraphQLResolveInfo): readonly string[] {
   const visit = (set: SelectionSetNode | undefined) => {
     for (const sel of set?.selections ?? []) {
       if (!included(sel)) continue;
-      if (sel.kind === 'Field') {
-        if (sel.name.value !== '__typename') names.add(sel.name.value);
-      } else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
-      else visit(info.fragments[sel.name.value]?.selectionSet);
-    }
-  };
-  for (const node of info.fieldNodes) visit(node.selectionSet);
-  const out = [...names];
-  if (key && !conditional) unconditional.set(key, out);
-  return out;
-}
-
-/** Names of the fields selected directly under the current field (through fragments too). */
-export function selectedFields(info: GraphQLResolveInfo): Set<string> {
-  const names = new Set<string>();
-  const visit = (set: SelectionSetNode | undefined) => {
-    for (const sel of set?.selections ?? []) {
       if (sel.kind === 'Field') names.add(sel.name.value);
       else if (sel.kind === 'InlineFragment') visit(sel.selectionSet);
       else visit(info.fragments[sel.name.value]?.selectionSet);
     }
   };
   for (const node of info.fieldNodes) visit(node.selectionSet);
-  return names;
+  return { names, conditional };
 }
