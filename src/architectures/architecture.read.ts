@@ -11,7 +11,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { CardSource } from '../blueprints/blueprint.wire';
 import type { RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/sql/database';
-import { textArrayLiteral } from '../platform/sql/pg-array';
+import { amongKeys, keysTable } from '../platform/sql/pg-array';
 import { notFound } from '../platform/errors';
 import { EdgeType } from './architecture.entity';
 import type { Point } from './layout';
@@ -225,9 +225,10 @@ function loaders(ctx: RequestContext) {
         new DataLoader<{ slug: string; graph: GraphNeed }, ArchitectureRecord | null, string>(
           async (keys) => {
             const need: GraphNeed = keys.some((k) => k.graph === 'edges') ? 'edges' : keys.some((k) => k.graph === 'nodes') ? 'nodes' : 'none';
+            const among = amongKeys('a.slug', [...new Set(keys.map((k) => k.slug))], 'text');
             const rows = await executeShaped<ArchitectureRow & GraphJson>(em, {
-              sql: `select ${architectureColumns}${graphColumns(need)} from architecture a where a.slug = any(?::text[])`,
-              params: [textArrayLiteral([...new Set(keys.map((k) => k.slug))])],
+              sql: `select ${architectureColumns}${graphColumns(need)} from architecture a where ${among.sql}`,
+              params: among.params,
             });
             if (need !== 'none') {
               const graph = loaders(ctx).graph;
@@ -255,9 +256,10 @@ function loaders(ctx: RequestContext) {
           async (keys) => {
             const withEdges = keys.some((k) => k.edges);
             const ids = [...new Set(keys.map((k) => k.id))];
+            const architectures = keysTable(ids, 'uuid', 'a', 'id');
             const rows = await executeShaped<{ id: string } & GraphJson>(em, {
-              sql: `select a.id${graphColumns(withEdges ? 'edges' : 'nodes')} from unnest(?::uuid[]) a(id)`,
-              params: [`{${ids.join(',')}}`],
+              sql: `select a.id${graphColumns(withEdges ? 'edges' : 'nodes')} from ${architectures.sql}`,
+              params: architectures.params,
             });
             // Mapped once per architecture: the nodes key and the edges key of one architecture share it.
             const byId = new Map(rows.map((r) => [r.id, graphRowsOf(r)]));

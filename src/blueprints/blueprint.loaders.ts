@@ -6,7 +6,7 @@ import { byKeys } from '../platform/loaders';
 import { Blueprint } from './blueprint.entity';
 import type { BlueprintView } from './blueprint.view';
 import type { BlueprintProjection } from './blueprint.projection';
-import { textArrayLiteral } from '../platform/sql/pg-array';
+import { amongKeys } from '../platform/sql/pg-array';
 
 /** Batched reads of blueprints for one request: any number of loads in one tick is one SQL statement. */
 export function blueprintLoaders(ctx: RequestContext) {
@@ -61,9 +61,10 @@ export function blueprintRowLoader(
     () =>
       new DataLoader<string, BlueprintView | null>(async (keys) => {
         // The request's token lookup rides in this statement when it is the request's first (deferred-viewer.ts).
+        const among = amongKeys(`b.${by}`, keys, by === 'id' ? 'uuid' : 'text');
         const rows = await readWithViewerCheck<Record<string, unknown>>(ctx, {
-          sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where b.${by} = any(?::${by === 'id' ? 'uuid' : 'text'}[])`,
-          params: [...(extra?.params ?? []), textArrayLiteral(keys)],
+          sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where ${among.sql}`,
+          params: [...(extra?.params ?? []), ...among.params],
         });
         const mapped = rows.map((r) => {
           const row = projection.map(r);

@@ -4,7 +4,7 @@ import type { RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/sql/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
-import { textArrayLiteral } from '../platform/sql/pg-array';
+import { amongKeys } from '../platform/sql/pg-array';
 import { chargeResponsePart, refuseIfOver, responseRefusal } from '../platform/graphql/response-budget';
 import { ownTurn } from '../platform/live/fanout';
 import type { BlueprintView } from './blueprint.view';
@@ -38,9 +38,10 @@ function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
         // A charge of this tick went over the budget: the answer is refused, read nothing.
         const refused = responseRefusal(ctx);
         if (refused) return ids.map(() => refused);
+        const among = amongKeys('id', ids, 'uuid');
         const rows = await executeShaped<{ id: string; plan: Plan }>(ctx.em, {
-          sql: 'select id, plan from blueprint where id = any(?::uuid[])',
-          params: [textArrayLiteral(ids)],
+          sql: `select id, plan from blueprint where ${among.sql}`,
+          params: among.params,
         });
         // Executing and serialising up to a budget's worth of plans is an answer's longest stretch of work:
         // answers whose plans arrived together take their turns one at a time (fanout.ts).

@@ -11,6 +11,7 @@ import { orNull } from '../platform/graphql/or-null';
 import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { executeShaped, type SqlFragment } from '../platform/sql/database';
+import { keysTable } from '../platform/sql/pg-array';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
 
 /**
@@ -230,9 +231,10 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
       `lineage.forkTree:${tree.sql}:${tree.params.join(',')}`,
       () =>
         new DataLoader<string, LoadedConnection>(async (parentIds) => {
+          const parents = keysTable(parentIds, 'uuid', 'p', 'parent_id');
           const rows = await executeShaped<{ parent_id: string; tree: LevelJson }>(ctx.em, {
-            sql: `select p.parent_id, ${tree.sql} as tree from unnest(?::uuid[]) as p(parent_id)`,
-            params: [...tree.params, `{${parentIds.join(',')}}`],
+            sql: `select p.parent_id, ${tree.sql} as tree from ${parents.sql}`,
+            params: [...tree.params, ...parents.params],
           });
           const byParent = new Map(rows.map((r) => [r.parent_id, r.tree]));
           return parentIds.map((id) => toConnection(byParent.get(id) ?? [0, []], plan));
