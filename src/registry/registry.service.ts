@@ -7,6 +7,7 @@ import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/sql/pg-array';
+import { executeShaped } from '../platform/sql/database';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 import { starsOrder, takenMatches } from './taken-matches';
 
@@ -116,6 +117,17 @@ function uncountedPage(rows: Row[], page: PageRequest, projection: BlueprintProj
 
 type Row = Record<string, unknown>;
 
+/**
+ * Runs a registry statement. One whose filter has no values (no keyword, no tag: the public list in an
+ * order) runs prepared (`executeShaped`): its plan does not depend on what is asked, and planning cost as
+ * much as running, 0.12-0.21 ms against 0.07-0.15 ms for each statement of `sort=stars` or `sort=recent`
+ * at 100,000 blueprints (bench:registry's EXPLAIN). A filter with values is planned for them on every
+ * call, as before: a generic plan would not see a tag's or a keyword's selectivity.
+ */
+function readRows(ctx: RequestContext, filterParams: unknown[], sql: string, params: unknown[]): Promise<Row[]> {
+  return filterParams.length === 0 ? executeShaped<Row>(ctx.em, { sql, params }) : ctx.em.execute(sql, params);
+}
+
 /** The order of blueprint_public_stars_index: most stars, then newest. */
 const STARS_ORDER = starsOrder('b');
 
@@ -134,7 +146,7 @@ function sortedPage(
         ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
           '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
         : STARS_ORDER;
-  return ctx.em.execute(`select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
+  return readRows(ctx, params, `select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
     ...params,
     page.offset,
     page.limit,
@@ -186,9 +198,6 @@ function cappedTotal(n: number, upTo: number): { total: number; exact: boolean }
 
 /** The matches of `filter`, counting at most `upTo + 1` of them; over `upTo`, the total is `upTo`, not exact. */
 async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number): Promise<{ total: number; exact: boolean }> {
-  const rows: Array<{ total: string }> = await ctx.em.execute(`select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [
-    ...params,
-    upTo + 1,
-  ]);
+  const rows = await readRows(ctx, params, `select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [...params, upTo + 1]);
   return cappedTotal(Number(rows[0]!.total), upTo);
 }

@@ -112,14 +112,44 @@ describe('a read of one key keeps a generic plan', () => {
     } finally {
       await sql.close();
     }
-    for (const document of [PeerOneDocument, PeerForkTreeDocument]) {
+    const reads = [() => server.gql.request(PeerOneDocument, { id: root.id }, token), () => server.gql.request(PeerForkTreeDocument, { id: root.id }, token)];
+    for (const read of reads) {
       const before = new Set((await preparedStatements()).map((s) => s.name));
-      for (let i = 0; i < 10; i++) expect((await server.gql.request(document, { id: root.id }, token)).errors).toBeUndefined();
+      for (let i = 0; i < 10; i++) expect((await read()).errors).toBeUndefined();
       // The read's own statement (the token lookup rides in it): the one this document prepared.
       const prepared = (await preparedStatements()).filter((s) => !before.has(s.name));
       expect(prepared).toHaveLength(1);
       expect(prepared[0]!.statement).toContain('from blueprint b where b.id');
       expect(prepared[0]).toMatchObject({ custom_plans: 5, generic_plans: 5 });
     }
+  });
+});
+
+describe('the registry list without a keyword or tag, prepared', () => {
+  // src/registry/registry.service.ts, `readRows`: the public list in an order has no values in its filter,
+  // so its page and its count run prepared; a tag or keyword is planned for its value on every call.
+  it('prepares the page and the count of the plain list, and neither of a tag search, with the same answers as text', async () => {
+    const token = await server.rest.agentToken('registry-prepared');
+    await createBlueprint(server.rest, token, { name: 'Listed one', tags: ['listed'] });
+    await createBlueprint(server.rest, token, { name: 'Listed two', tags: ['listed'] });
+    const names = async () => new Set((await preparedStatements()).map((s) => s.name));
+    const before = await names();
+    const list = await server.rest.get('/api/registry?sort=recent&limit=5', { token });
+    expect(list.status).toBe(200);
+    const prepared = (await preparedStatements()).filter((s) => !before.has(s.name)).map((s) => s.statement);
+    expect(prepared).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/order by b\.created_at desc, b\.id offset \$\d+ limit \$\d+$/),
+        expect.stringContaining('count(*) as total'),
+      ]),
+    );
+    // Past five executions the plan is generic: the answer stays the same, and the tagged list agrees with it.
+    for (let i = 0; i < 6; i++) expect((await server.rest.get('/api/registry?sort=recent&limit=5', { token })).body).toEqual(list.body);
+    const afterList = await names();
+    const tagged = await server.rest.get('/api/registry?sort=recent&limit=5&tags=listed', { token });
+    expect(tagged.status).toBe(200);
+    expect(tagged.body.items.map((c: { name: string }) => c.name)).toEqual(['Listed two', 'Listed one']);
+    expect(list.body.items.slice(0, 2)).toEqual(tagged.body.items);
+    expect(await names()).toEqual(afterList);
   });
 });
