@@ -45,13 +45,9 @@ export async function registrySearchBody(ctx: RequestContext, query: RegistrySea
   if (query.q !== undefined && typeof query.q !== 'string') throw invalid('q', 'must be a string');
   const result = await searchRegistry(ctx, { q: query.q, tags: parseTags(query.tags), sort: sort as RegistrySort | undefined }, page, registryItemColumns);
   return {
-    items: result.items.map((bp) => ({
-      ...toCard(bp),
-      description: bp.description,
-      tags: bp.tags,
-      forks_count: bp.forksCount,
-      created_at: bp.createdAt.toISOString(),
-    })),
+    items: result.items.map((bp) =>
+      toCard(bp, { description: bp.description, tags: bp.tags, forks_count: bp.forksCount, created_at: bp.createdAt.toISOString() }),
+    ),
     total: result.total,
     total_exact: result.totalExact,
     ...page,
@@ -65,13 +61,14 @@ export async function trendingBody(ctx: RequestContext, query: { limit?: unknown
   const entries = await trending(ctx, windowDays, limit, listProjection);
   return {
     window_days: windowDays,
-    items: entries.map((e) => ({
-      ...toCard(e.blueprint),
-      description: e.blueprint.description,
-      tags: e.blueprint.tags,
-      score: e.score,
-      activity: { stars: e.stars, forks: e.forks, executions: e.executions },
-    })),
+    items: entries.map((e) =>
+      toCard(e.blueprint, {
+        description: e.blueprint.description,
+        tags: e.blueprint.tags,
+        score: e.score,
+        activity: { stars: e.stars, forks: e.forks, executions: e.executions },
+      }),
+    ),
   };
 }
 
