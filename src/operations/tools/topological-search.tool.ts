@@ -1,4 +1,5 @@
 import { readableSql } from '../../blueprints/access';
+import type { Card } from '../../blueprints/blueprint.wire';
 import { planSimilarityBreakdown } from '../../plans/algebra';
 import { keyPattern } from '../../plans/plan.schema';
 import type { PlanModule } from '../../plans/plan';
@@ -18,13 +19,8 @@ interface SearchParams {
   limit: number;
 }
 
-interface Match {
-  id: string;
-  slug: string;
-  name: string;
-  stars: number;
-  module_count: number;
-  step_count: number;
+/** A match: the card's identity and size, with how it scored. */
+interface Match extends Pick<Card, 'id' | 'slug' | 'name' | 'stars' | 'module_count' | 'step_count'> {
   score: number;
   breakdown: { modules: number; edges: number; kinds: number; shape: number };
 }
