@@ -1,15 +1,11 @@
+import type { SqlFragment } from './database';
+
 /**
  * A PostgreSQL array literal of text values (`{"a","b"}`), for a `?::text[]` parameter: every value
  * quoted, with its quotes and backslashes escaped, so any text is data and never array syntax.
  */
 export function textArrayLiteral(values: Iterable<string>): string {
   return `{${[...values].map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
-}
-
-/** An SQL text with `?` placeholders and their values (the shape of `SqlFragment` in database.ts). */
-interface Fragment {
-  sql: string;
-  params: unknown[];
 }
 
 /*
@@ -24,12 +20,12 @@ interface Fragment {
  */
 
 /** `column` is one of `keys` (a condition). */
-export function amongKeys(column: string, keys: readonly string[], type: 'uuid' | 'text'): Fragment {
+export function amongKeys(column: string, keys: readonly string[], type: 'uuid' | 'text'): SqlFragment {
   return keys.length === 1 ? { sql: `${column} = ?::${type}`, params: [keys[0]] } : { sql: `${column} = any(?::${type}[])`, params: [textArrayLiteral(keys)] };
 }
 
 /** `keys` as a from-item: a table `alias` of one column `column`, a row per key. */
-export function keysTable(keys: readonly string[], type: 'uuid' | 'text', alias: string, column: string): Fragment {
+export function keysTable(keys: readonly string[], type: 'uuid' | 'text', alias: string, column: string): SqlFragment {
   return keys.length === 1
     ? { sql: `(select ?::${type} as ${column}) ${alias}`, params: [keys[0]] }
     : { sql: `unnest(?::${type}[]) as ${alias}(${column})`, params: [textArrayLiteral(keys)] };
