@@ -133,13 +133,9 @@ function rowOfJson(value: unknown): ViewerRow | null {
 export const viewerLookup: ViewerLookup = {
   ctes: viewerCtes,
   json: '(select json_build_array(id, kind, name, token_id, token_kind, scope, touch_due) from hit limit 1)',
-  fromJson(value) {
+  fromJson(em, value) {
     const row = rowOfJson(value);
-    return row && viewerOf(row);
-  },
-  afterLookup(em, value) {
-    const row = rowOfJson(value);
-    return row?.touch_due ? touchToken(em, row.token_id) : null;
+    return { viewer: row && viewerOf(row), after: row?.touch_due ? touchToken(em, row.token_id) : null };
   },
 };
 

@@ -21,10 +21,11 @@ export interface ViewerLookup {
   ctes: string;
   /** An SQL expression over `hit`: the viewer as one JSON value, null when the token is not live. */
   json: string;
-  /** The viewer from that JSON value (null: unknown, expired or revoked). */
-  fromJson(value: unknown): Viewer | null;
-  /** What the lookup's owner still has to write for that value (e.g. a last-used stamp), or null: awaited before the read's rows are handed back. */
-  afterLookup(em: EntityManager, value: unknown): Promise<void> | null;
+  /**
+   * The viewer from that JSON value (null: unknown, expired or revoked), and what the lookup's owner still
+   * writes for it (e.g. a last-used stamp), or null: awaited before the read's rows are handed back.
+   */
+  fromJson(em: EntityManager, value: unknown): { viewer: Viewer | null; after: Promise<void> | null };
 }
 
 /**
@@ -157,9 +158,9 @@ select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) l
     pending.release();
     throw err;
   }
-  const viewerValue = rows[0]?.[VIEWER_COLUMN] ?? null;
-  pending.settle(lookup.fromJson(viewerValue));
-  await lookup.afterLookup(ctx.em, viewerValue);
+  const { viewer, after } = lookup.fromJson(ctx.em, rows[0]?.[VIEWER_COLUMN] ?? null);
+  pending.settle(viewer);
+  await after;
   const out: T[] = [];
   for (const row of rows) {
     if (row[ORDER_COLUMN] === null) continue;
