@@ -7,6 +7,7 @@ import { pageItems, refuseOverBudgetPage } from '../blueprints/plan-read';
 import { BlueprintConnection } from '../blueprints/blueprint.types';
 import type { RequestContext } from '../platform/context';
 import { LazyConnection, selectedFields } from '../platform/graphql/graphql-connection';
+import { ViewerAfterRead } from '../platform/graphql/deferred-viewer';
 import { pageFromConnectionArgs, pageFromQuery } from '../platform/pagination';
 import { EXACT_TOTAL_AHEAD, normaliseTagList, parseWindowDays, searchRegistry, type RegistryPage, type RegistrySort } from './registry.service';
 import { trending } from './trending.service';
@@ -52,6 +53,8 @@ class LazyRegistryConnection extends LazyConnection<BlueprintView, RegistryPage>
 @Resolver()
 export class RegistryResolver {
   @Query(() => RegistryConnection, { description: 'Public blueprints by keyword (full-text, ranked) and tags (all must match).' })
+  // Public rows only: nothing reads ctx.viewer before the page's statement, which carries the token lookup.
+  @ViewerAfterRead()
   registry(
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,
@@ -76,6 +79,8 @@ export class RegistryResolver {
     description:
       'Public blueprints ranked by what works inside the window: distinct principals (never the owner or team members) who starred (1), forked (3) or finished a run (5).',
   })
+  // Public rows only, as `registry`: its statement carries the token lookup.
+  @ViewerAfterRead()
   async trending(
     @Ctx() ctx: RequestContext,
     @Info() info: GraphQLResolveInfo,

@@ -8,6 +8,7 @@ import { DEFAULT_WINDOW_DAYS } from './trending';
 import { trendingPage } from './trending.service';
 import { textArrayLiteral } from '../platform/sql/pg-array';
 import { executeShaped } from '../platform/sql/database';
+import { asText, readWithViewerCheck } from '../platform/graphql/deferred-viewer';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 import { starsOrder, takenMatches } from './taken-matches';
 
@@ -125,9 +126,13 @@ type Row = Record<string, unknown>;
  * rows, so it always costs more than the custom plan for a page of 20 (bind 0.17-0.39 ms, measured with
  * `log_min_duration_statement = 0`). A filter with values is sent as text, as before: a generic plan
  * would not see a tag's or a keyword's selectivity.
+ *
+ * Every registry statement goes through `readWithViewerCheck`: a GraphQL `registry` page (`@ViewerAfterRead`)
+ * carries the token lookup in its first statement instead of sending it ahead, one round trip less. The
+ * registry lists public blueprints only, so no statement depends on the viewer.
  */
 function readRows(ctx: RequestContext, filterParams: unknown[], sql: string, params: unknown[]): Promise<Row[]> {
-  return filterParams.length === 0 ? executeShaped<Row>(ctx.em, { sql, params }) : ctx.em.execute(sql, params);
+  return readWithViewerCheck<Row>(ctx, { sql, params }, filterParams.length === 0 ? executeShaped : asText);
 }
 
 /** The order of blueprint_public_stars_index: most stars, then newest. */
@@ -180,8 +185,10 @@ function relevancePage(
 ): Promise<Row[]> {
   const ranked = `b.stars_pos <= ${RELEVANCE_CANDIDATES}`;
   const taken = takenMatches(filter, params, readableSql('b', null), page.offset + EXACT_TOTAL_AHEAD + 1);
-  return ctx.em.execute(
-    `select ${projection.sql('b')}, count(*) over () as total_matches
+  return readWithViewerCheck<Row>(
+    ctx,
+    {
+      sql: `select ${projection.sql('b')}, count(*) over () as total_matches
        from (select w.*, row_number() over (order by ${starsOrder('w')}) as stars_pos from (${taken.sql}) w) b
       order by ${ranked} desc,
                case when ${ranked} then ts_rank_cd(b.search, ${keywords.sql}) end desc,
@@ -189,7 +196,9 @@ function relevancePage(
                case when ${ranked} then b.id end,
                b.stars_pos
       offset ? limit ?`,
-    [...taken.params, ...keywords.params, page.offset, page.limit],
+      params: [...taken.params, ...keywords.params, page.offset, page.limit],
+    },
+    asText,
   );
 }
 

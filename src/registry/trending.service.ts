@@ -4,6 +4,7 @@ import { fullProjection, type BlueprintProjection } from '../blueprints/blueprin
 import type { Job } from '../platform/area';
 import type { RequestContext } from '../platform/context';
 import type { PageRequest } from '../platform/pagination';
+import { asText, readWithViewerCheck } from '../platform/graphql/deferred-viewer';
 import type { AppDeps } from '../platform/http/request-context';
 import { DEFAULT_WINDOW_DAYS, trendingScoreSql } from './trending';
 
@@ -81,7 +82,12 @@ type Row = Record<string, unknown>;
 
 /** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0). */
 export function trendingPage(ctx: RequestContext, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
-  return ctx.em.execute(rankedSql(projection.sql('b'), filter, false), [...params, ...params, page.offset + page.limit, page.offset, page.limit]);
+  // Through readWithViewerCheck: a GraphQL registry page carries the token lookup (registry.service.ts, readRows).
+  return readWithViewerCheck<Row>(
+    ctx,
+    { sql: rankedSql(projection.sql('b'), filter, false), params: [...params, ...params, page.offset + page.limit, page.offset, page.limit] },
+    asText,
+  );
 }
 
 export interface TrendingEntry {
@@ -100,18 +106,22 @@ export interface TrendingEntry {
  */
 export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
   const cols = projection.sql('b');
-  const rows: Array<Row & { stars: string; forks: string; executions: string; score: string }> =
+  // Public rows only, nothing read from the viewer: a GraphQL `trending` carries the token lookup (@ViewerAfterRead).
+  const rows = await readWithViewerCheck<Row & { stars: string; forks: string; executions: string; score: string }>(
+    ctx,
     windowDays === MAINTAINED_WINDOW_DAYS
-      ? await ctx.em.execute(rankedSql(cols, `b.visibility = 'public'`, true), [limit, 0, limit])
-      : await ctx.em.execute(
-          `with bounds as (select now() - make_interval(days => ?) as since),
+      ? { sql: rankedSql(cols, `b.visibility = 'public'`, true), params: [limit, 0, limit] }
+      : {
+          sql: `with bounds as (select now() - make_interval(days => ?) as since),
                 totals as (${activitySql('bounds.since', null)})
            select t.stars, t.forks, t.executions, ${trendingScoreSql.replace(/(stars|forks|executions)/g, 't.$1')} as score, ${cols}
              from totals t join blueprint b on b.id = t.blueprint_id
             where b.visibility = 'public'
             order by score desc, t.executions desc, b.stars_count desc, b.created_at desc, b.id limit ?`,
-          [windowDays, limit],
-        );
+          params: [windowDays, limit],
+        },
+    asText,
+  );
   return rows.map((r) => ({
     blueprint: projection.map(r),
     score: Number(r.score),

@@ -72,6 +72,12 @@ const tree =
   (token) =>
     server.gql.request(PeerForkTreeDocument, { id: idOf(which) }, token);
 const bySlug: Send = (token) => server.gql.request(`query { blueprint(slug: ${JSON.stringify(privateSlug)}) { id name stars visibility } }`, {}, token);
+/** A registry page (public rows only): the plain list runs prepared, a keyword or tag filter as text; each carries the lookup. */
+const registry =
+  (args: string): Send =>
+  (token) =>
+    server.gql.request(`query { registry(${args}) { totalCount totalCountExact edges { node { id name stars } } } }`, {}, token);
+const trending: Send = (token) => server.gql.request('query { trending(limit: 3) { score blueprint { id name } } }', {}, token);
 
 describe('the token lookup carried by the read', () => {
   it.each<[string, Who, Send, boolean]>([
@@ -84,6 +90,11 @@ describe('the token lookup carried by the read', () => {
     ['the fork tree, another caller', 'other', tree('public'), true],
     ['a private blueprint by slug, its owner', 'owner', bySlug, true],
     ['a private blueprint by slug, another caller (null)', 'other', bySlug, false],
+    ['the registry by stars (page and count)', 'other', registry('first: 5'), true],
+    ['the registry by a keyword (relevance)', 'other', registry('q: "carried", first: 5'), true],
+    ['the registry by a keyword and a tag nothing has', 'other', registry('q: "carried", tags: ["no-such-tag"], sort: STARS, first: 5'), true],
+    ['the registry by trending', 'owner', registry('sort: TRENDING, first: 5'), true],
+    ['trending', 'owner', trending, true],
   ])('%s: the same answer in one statement instead of two', async (_name, who, send, found) => {
     const { first, again } = await bothPaths(await freshToken(who), send);
     expect(first.status).toBe(200);
@@ -92,6 +103,16 @@ describe('the token lookup carried by the read', () => {
     expect(answer(again)).toEqual(answer(first));
     // The first request looks the token up on its own and, as the token was never used, stamps its last use.
     expect(first.sqlStatements).toBe(again.sqlStatements + 2);
+  });
+
+  it('a carried registry page answers its rows and its count (not an empty page)', async () => {
+    const { first, again } = await bothPaths(await freshToken('other'), registry('q: "carried root", first: 20'));
+    const page = (again.data as { registry: { totalCount: number; edges: Array<{ node: { id: string } }> } }).registry;
+    expect(page.edges.map((e) => e.node.id)).toContain(publicId);
+    expect(page.totalCount).toBeGreaterThanOrEqual(1);
+    expect(answer(again)).toEqual(answer(first));
+    // Relevance counts in its page's statement: one statement, the lookup in it.
+    expect(again.sqlStatements).toBe(1);
   });
 
   it('bad arguments (no statement to carry it): the same error, the token looked up on its own', async () => {
@@ -118,7 +139,7 @@ describe('the token lookup carried by the read', () => {
     const unseen = await freshToken('owner', 'unseen');
     await revoke('seen');
     await revoke('unseen');
-    for (const send of [one('private'), one('public'), tree('public'), bySlug]) {
+    for (const send of [one('private'), one('public'), tree('public'), bySlug, registry('first: 5'), registry('q: "carried"'), trending]) {
       const refused = await send(seen);
       expect(refused.status).toBe(401);
       expect(refused.data).toBeUndefined();

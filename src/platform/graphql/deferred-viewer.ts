@@ -131,16 +131,26 @@ export class PendingViewer {
 const VIEWER_COLUMN = 'bw_viewer__';
 const ORDER_COLUMN = 'bw_n__';
 
+/** How a read statement is sent: prepared by shape (`executeShaped`, the default) or as text (`asText`). */
+export type StatementRunner = <T>(em: EntityManager, statement: SqlFragment) => Promise<T[]>;
+
 /**
- * One generated read statement (see `executeShaped`) for `ctx`. When the request's token is still pending,
- * the token lookup rides in front of it as CTEs, and the viewer is set from the answer; the read's rows are
- * handed back in their order. Otherwise the read runs alone, and (if another statement of the request is
- * carrying the lookup) returns once the viewer is known, so that no caller sees rows before the viewer.
+ * A statement sent as text, planned on each call: for a filter with values, whose plan should see their
+ * selectivity (a generic plan of a prepared statement would not).
  */
-export async function readWithViewerCheck<T>(ctx: RequestContext, statement: SqlFragment): Promise<T[]> {
+export const asText: StatementRunner = (em, statement) => em.execute(statement.sql, statement.params);
+
+/**
+ * One read statement for `ctx`, sent by `run` (prepared by shape unless told). When the request's token is
+ * still pending, the token lookup rides in front of it as CTEs, and the viewer is set from the answer; the
+ * read's rows are handed back in their order. Otherwise the read runs alone, and (if another statement of
+ * the request is carrying the lookup) returns once the viewer is known, so that no caller sees rows before
+ * the viewer.
+ */
+export async function readWithViewerCheck<T>(ctx: RequestContext, statement: SqlFragment, run: StatementRunner = executeShaped): Promise<T[]> {
   const pending = ctx.pendingViewer;
   if (!pending || !pending.carry()) {
-    const rows = await executeShaped<T>(ctx.em, statement);
+    const rows = await run<T>(ctx.em, statement);
     if (pending) await pending.settled();
     return rows;
   }
@@ -149,7 +159,7 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
   try {
     // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
     // answers the viewer.
-    rows = await executeShaped<Record<string, unknown>>(ctx.em, {
+    rows = await run<Record<string, unknown>>(ctx.em, {
       sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
 select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
       params: [pending.tokenHash, ...statement.params],
