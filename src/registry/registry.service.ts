@@ -5,12 +5,13 @@ import type { RequestContext } from '../platform/context';
 import { invalid } from '../platform/errors';
 import type { PageRequest } from '../platform/pagination';
 import { DEFAULT_WINDOW_DAYS } from './trending';
-import { trendingPage } from './trending.service';
+import { trendingPageSql } from './trending.service';
 import { textArrayLiteral } from '../platform/sql/pg-array';
-import { executeShaped } from '../platform/sql/database';
+import { executeShaped, type SqlFragment } from '../platform/sql/database';
 import { asText, readWithViewerCheck } from '../platform/graphql/deferred-viewer';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 import { starsOrder, takenMatches } from './taken-matches';
+import { pageBounds, type PageBounds } from './page-bounds';
 
 export type RegistrySort = 'relevance' | 'stars' | 'recent' | 'trending' | 'rating';
 export const registrySorts: readonly RegistrySort[] = ['relevance', 'stars', 'recent', 'trending', 'rating'];
@@ -66,8 +67,9 @@ export interface RegistryPage {
  *
  * Every sort order is index-backed at 100,000 blueprints (see `npm run bench:registry`, which prints the
  * plans). Relevance ranks a bounded candidate set (see `relevancePage`) and counts it in the same
- * statement. The other orders walk an index and stop at the page's end, and the total is a second
- * statement that counts at most `offset + EXACT_TOTAL_AHEAD + 1` matches.
+ * statement. The other orders walk an index and stop at the page's end, and the total counts at most
+ * `offset + EXACT_TOTAL_AHEAD + 1` matches: in the page's statement for a plain list (`countedPage`), in a
+ * second statement beside it for a filter with values.
  */
 export async function searchRegistry(
   ctx: RequestContext,
@@ -99,11 +101,38 @@ export async function searchRegistry(
     const total = seen === null ? await countMatches(ctx, filter, params, page.offset + EXACT_TOTAL_AHEAD) : cappedTotal(seen, page.offset + EXACT_TOTAL_AHEAD);
     return { items: rows.map((r) => projection.map(r)), total: total.total, totalExact: total.exact };
   }
-  const readPage = (p: PageRequest) =>
-    sort === 'trending' ? trendingPage(ctx, filter, params, p, projection) : sortedPage(ctx, sort, filter, params, p, projection);
-  if (!counted) return uncountedPage(await readPage({ ...page, limit: page.limit + 1 }), page, projection);
-  const [rows, total] = await Promise.all([readPage(page), countMatches(ctx, filter, params, page.offset + EXACT_TOTAL_AHEAD)]);
+  // A plain list (no value in the filter) runs prepared, so its page bounds are spelled as constants where
+  // they are the usual ones (see `pageBounds`).
+  const plain = params.length === 0;
+  const pageOf = (p: PageRequest): SqlFragment => {
+    const bounds = pageBounds(p, plain ? ctx.config.limits.pageDefault : null);
+    return sort === 'trending' ? trendingPageSql(filter, params, bounds, projection) : sortedPageSql(sort, filter, params, bounds, projection);
+  };
+  if (!counted) return uncountedPage(await readRows(ctx, params, pageOf({ ...page, limit: page.limit + 1 })), page, projection);
+  const upTo = page.offset + EXACT_TOTAL_AHEAD;
+  if (plain) return countedPage(ctx, pageOf(page), filter, upTo, projection);
+  const [rows, total] = await Promise.all([readRows(ctx, params, pageOf(page)), countMatches(ctx, filter, params, upTo)]);
   return { items: rows.map((r) => projection.map(r)), total: total.total, totalExact: total.exact };
+}
+
+/**
+ * A plain list's page and its capped count in one statement: one round trip instead of two. Both are
+ * index walks that stop early (the count an index-only scan of at most `upTo + 1` entries), so running
+ * them one after the other in one backend costs no time worth the second statement's round trip, socket
+ * write and pooled connection. A filter with values keeps them apart, in parallel: there each can take
+ * milliseconds (docs/reads.md, "Registry at 100,000 blueprints").
+ */
+async function countedPage(ctx: RequestContext, page: SqlFragment, filter: string, upTo: number, projection: BlueprintProjection): Promise<RegistryPage> {
+  // The count is one row; the page's rows are numbered in their order and joined to it, so an empty page
+  // still answers the count.
+  const rows = await readRows(ctx, [], {
+    sql: `select bw_c.total as bw_total__, bw_p.* from (select count(*) as total from (select 1 from blueprint b where ${filter} limit ${upTo + 1}) m) bw_c
+      left join (select row_number() over () as bw_pos__, q.* from (${page.sql}) q) bw_p on true order by bw_p.bw_pos__`,
+    params: page.params,
+  });
+  const total = cappedTotal(Number(rows[0]!.bw_total__), upTo);
+  const items = rows.filter((r) => r.bw_pos__ !== null).map((r) => projection.map(r));
+  return { items, total: total.total, totalExact: total.exact };
 }
 
 /**
@@ -121,31 +150,21 @@ type Row = Record<string, unknown>;
 /**
  * Runs a registry statement. One whose filter has no values (no keyword, no tag: the public list in an
  * order) runs prepared (`executeShaped`): it is parsed once per connection instead of on every call, and
- * the count keeps a generic plan (bind 0.03-0.04 ms against 0.17 ms of planning as text). The page is still
- * planned on every call, for its limit: a generic plan assumes a parameter LIMIT fetches a tenth of the
- * rows, so it always costs more than the custom plan for a page of 20 (bind 0.17-0.39 ms, measured with
- * `log_min_duration_statement = 0`). A filter with values is sent as text, as before: a generic plan
- * would not see a tag's or a keyword's selectivity.
+ * its first page of the usual size keeps a generic plan (`pageBounds`). A filter with values is sent as
+ * text, as before: a generic plan would not see a tag's or a keyword's selectivity.
  *
  * Every registry statement goes through `readWithViewerCheck`: a GraphQL `registry` page (`@ViewerAfterRead`)
  * carries the token lookup in its first statement instead of sending it ahead, one round trip less. The
  * registry lists public blueprints only, so no statement depends on the viewer.
  */
-function readRows(ctx: RequestContext, filterParams: unknown[], sql: string, params: unknown[]): Promise<Row[]> {
-  return readWithViewerCheck<Row>(ctx, { sql, params }, filterParams.length === 0 ? executeShaped : asText);
+function readRows(ctx: RequestContext, filterParams: unknown[], statement: SqlFragment): Promise<Row[]> {
+  return readWithViewerCheck<Row>(ctx, statement, filterParams.length === 0 ? executeShaped : asText);
 }
 
 /** The order of blueprint_public_stars_index: most stars, then newest. */
 const STARS_ORDER = starsOrder('b');
 
-function sortedPage(
-  ctx: RequestContext,
-  sort: RegistrySort,
-  filter: string,
-  params: unknown[],
-  page: PageRequest,
-  projection: BlueprintProjection,
-): Promise<Row[]> {
+function sortedPageSql(sort: RegistrySort, filter: string, params: unknown[], bounds: PageBounds, projection: BlueprintProjection): SqlFragment {
   const order =
     sort === 'recent'
       ? 'b.created_at desc, b.id'
@@ -153,11 +172,10 @@ function sortedPage(
         ? // The expression of blueprint_public_rating_index: best mean rating first, unreviewed last.
           '(b.rating_sum::float8 / nullif(b.review_count, 0)) desc nulls last, b.review_count desc, b.id'
         : STARS_ORDER;
-  return readRows(ctx, params, `select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ? limit ?`, [
-    ...params,
-    page.offset,
-    page.limit,
-  ]);
+  return {
+    sql: `select ${projection.sql('b')} from blueprint b where ${filter} order by ${order} offset ${bounds.offset} limit ${bounds.limit}`,
+    params: [...params, ...bounds.params.offset, ...bounds.params.limit],
+  };
 }
 
 /**
@@ -209,6 +227,9 @@ function cappedTotal(n: number, upTo: number): { total: number; exact: boolean }
 
 /** The matches of `filter`, counting at most `upTo + 1` of them; over `upTo`, the total is `upTo`, not exact. */
 async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number): Promise<{ total: number; exact: boolean }> {
-  const rows = await readRows(ctx, params, `select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`, [...params, upTo + 1]);
+  const rows = await readRows(ctx, params, {
+    sql: `select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`,
+    params: [...params, upTo + 1],
+  });
   return cappedTotal(Number(rows[0]!.total), upTo);
 }

@@ -3,8 +3,9 @@ import type { BlueprintView } from '../blueprints/blueprint.view';
 import { fullProjection, type BlueprintProjection } from '../blueprints/blueprint.projection';
 import type { Job } from '../platform/area';
 import type { RequestContext } from '../platform/context';
-import type { PageRequest } from '../platform/pagination';
 import { asText, readWithViewerCheck } from '../platform/graphql/deferred-viewer';
+import type { SqlFragment } from '../platform/sql/database';
+import type { PageBounds } from './page-bounds';
 import type { AppDeps } from '../platform/http/request-context';
 import { DEFAULT_WINDOW_DAYS, trendingScoreSql } from './trending';
 
@@ -60,7 +61,7 @@ const windowCountsSql = (b: string, c: string) =>
  * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
  * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
  */
-function rankedSql(cols: string, filter: string, positiveOnly: boolean): string {
+function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: Pick<PageBounds, 'offset' | 'limit' | 'end'> = PARAMETER_BOUNDS): string {
   const scored = `(select *, ${trendingScoreSql} as score from (
       select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, b.created_at as sort_created, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
     ) w)`;
@@ -72,22 +73,23 @@ function rankedSql(cols: string, filter: string, positiveOnly: boolean): string 
              b.trending_score as score
         from blueprint b
        where ${filter} ${positiveOnly ? 'and b.trending_score > 0' : ''} and b.id not in (select blueprint_id from corrected)
-       order by b.trending_score desc, b.trending_executions desc, b.stars_count desc, b.created_at desc, b.id limit ?
+       order by b.trending_score desc, b.trending_executions desc, b.stars_count desc, b.created_at desc, b.id limit ${bounds.end}
     )
   select * from (select * from fixed union all select * from rest) b
-   order by b.score desc, b.executions desc, b.sort_stars desc, b.sort_created desc, b.id offset ? limit ?`;
+   order by b.score desc, b.executions desc, b.sort_stars desc, b.sort_created desc, b.id offset ${bounds.offset} limit ${bounds.limit}`;
 }
 
 type Row = Record<string, unknown>;
 
-/** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0). */
-export function trendingPage(ctx: RequestContext, filter: string, params: unknown[], page: PageRequest, projection: BlueprintProjection): Promise<Row[]> {
-  // Through readWithViewerCheck: a GraphQL registry page carries the token lookup (registry.service.ts, readRows).
-  return readWithViewerCheck<Row>(
-    ctx,
-    { sql: rankedSql(projection.sql('b'), filter, false), params: [...params, ...params, page.offset + page.limit, page.offset, page.limit] },
-    asText,
-  );
+/** The page bounds of `trending` (the list), always parameters: `rest`'s limit, then offset and limit. */
+const PARAMETER_BOUNDS = { offset: '?', limit: '?', end: '?' };
+
+/** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0), as a statement. */
+export function trendingPageSql(filter: string, params: unknown[], bounds: PageBounds, projection: BlueprintProjection): SqlFragment {
+  return {
+    sql: rankedSql(projection.sql('b'), filter, false, bounds),
+    params: [...params, ...params, ...bounds.params.end, ...bounds.params.offset, ...bounds.params.limit],
+  };
 }
 
 export interface TrendingEntry {

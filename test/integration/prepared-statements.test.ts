@@ -126,9 +126,13 @@ describe('a read of one key keeps a generic plan', () => {
 });
 
 describe('the registry list without a keyword or tag, prepared', () => {
-  // src/registry/registry.service.ts, `readRows`: the public list in an order has no values in its filter,
-  // so its page and its count run prepared; a tag or keyword is planned for its value on every call.
-  it('prepares the page and the count of the plain list, and neither of a tag search, with the same answers as text', async () => {
+  // src/registry/registry.service.ts, `readRows` and `countedPage`: the public list in an order has no values
+  // in its filter, so its page and its count run prepared, as one statement; its usual first page spells its
+  // bounds as constants (`pageBounds`) and keeps a generic plan. A tag or keyword is planned for its value on
+  // every call, its page and count apart.
+  const statements = (res: { headers: Headers }) => Number(res.headers.get('x-sql-statements'));
+
+  it('prepares the page and the count of the plain list as one statement, and neither of a tag search, with the same answers as text', async () => {
     const token = await server.rest.agentToken('registry-prepared');
     await createBlueprint(server.rest, token, { name: 'Listed one', tags: ['listed'] });
     await createBlueprint(server.rest, token, { name: 'Listed two', tags: ['listed'] });
@@ -137,20 +141,39 @@ describe('the registry list without a keyword or tag, prepared', () => {
     const list = await server.rest.get('/api/registry?sort=recent&limit=5', { token });
     expect(list.status).toBe(200);
     const prepared = (await preparedStatements()).filter((s) => !before.has(s.name)).map((s) => s.statement);
-    expect(prepared).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/order by b\.created_at desc, b\.id offset \$\d+ limit \$\d+$/),
-        expect.stringContaining('count(*) as total'),
-      ]),
-    );
-    // Past five executions (the count then runs a generic plan; the page stays custom-planned, see readRows) the
-    // answer stays the same, and the tagged list agrees with it.
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]).toContain('count(*) as total');
+    expect(prepared[0]).toMatch(/order by b\.created_at desc, b\.id offset \$\d+ limit \$\d+\) q\) bw_p/);
+    // The token lookup and the one statement.
+    expect(statements(list)).toBe(2);
     for (let i = 0; i < 6; i++) expect((await server.rest.get('/api/registry?sort=recent&limit=5', { token })).body).toEqual(list.body);
     const afterList = await names();
     const tagged = await server.rest.get('/api/registry?sort=recent&limit=5&tags=listed', { token });
     expect(tagged.status).toBe(200);
     expect(tagged.body.items.map((c: { name: string }) => c.name)).toEqual(['Listed two', 'Listed one']);
     expect(list.body.items.slice(0, 2)).toEqual(tagged.body.items);
+    expect(tagged.body.total).toBe(2);
+    // The lookup, the page and the count.
+    expect(statements(tagged)).toBe(3);
     expect(await names()).toEqual(afterList);
+  });
+
+  it('keeps a generic plan for the usual first page, whose bounds are constants, and answers a page past the end with its total', async () => {
+    const token = await server.rest.agentToken('registry-generic');
+    const before = new Set(await preparedOnServerSession());
+    const first = await server.rest.get('/api/registry?sort=stars', { token });
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await server.rest.get('/api/registry?sort=stars', { token })).body).toEqual(first.body);
+    const prepared = (await preparedStatements()).filter((s) => !before.has(s.name));
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]!.statement).toMatch(/offset 0 limit 20\) q\) bw_p/);
+    // No parameter at all: planned once, on the first execution, and that plan serves every call. With
+    // parameter bounds every execution was custom-planned (eight custom plans, no generic one).
+    expect(prepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
+
+    const { total } = first.body as { total: number };
+    expect(total).toBeGreaterThan(2);
+    const past = await server.rest.get(`/api/registry?sort=stars&offset=${total + 5}`, { token });
+    expect(past.body).toMatchObject({ items: [], total, total_exact: true });
   });
 });
