@@ -4,8 +4,8 @@ import { fullProjection, type BlueprintProjection } from '../blueprints/blueprin
 import type { Job } from '../platform/area';
 import type { RequestContext } from '../platform/context';
 import { asText, readWithViewerCheck } from '../platform/graphql/deferred-viewer';
-import type { SqlFragment } from '../platform/sql/database';
-import type { PageBounds } from './page-bounds';
+import { executeShaped, type SqlFragment } from '../platform/sql/database';
+import { pageBounds, type PageBounds } from './page-bounds';
 import type { AppDeps } from '../platform/http/request-context';
 import { DEFAULT_WINDOW_DAYS, trendingScoreSql } from './trending';
 
@@ -61,7 +61,7 @@ const windowCountsSql = (b: string, c: string) =>
  * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
  * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
  */
-function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: Pick<PageBounds, 'offset' | 'limit' | 'end'> = PARAMETER_BOUNDS): string {
+function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: PageBounds): string {
   const scored = `(select *, ${trendingScoreSql} as score from (
       select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, b.created_at as sort_created, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
     ) w)`;
@@ -80,9 +80,6 @@ function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: 
 }
 
 type Row = Record<string, unknown>;
-
-/** The page bounds of `trending` (the list), always parameters: `rest`'s limit, then offset and limit. */
-const PARAMETER_BOUNDS = { offset: '?', limit: '?', end: '?' };
 
 /** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0), as a statement. */
 export function trendingPageSql(filter: string, params: unknown[], bounds: PageBounds, projection: BlueprintProjection): SqlFragment {
@@ -109,10 +106,14 @@ export interface TrendingEntry {
 export async function trending(ctx: RequestContext, windowDays: number, limit: number, projection = fullProjection): Promise<TrendingEntry[]> {
   const cols = projection.sql('b');
   // Public rows only, nothing read from the viewer: a GraphQL `trending` carries the token lookup (@ViewerAfterRead).
+  // The maintained window's statement has no value but its bounds, so it runs prepared, with the usual
+  // limit as a constant (`pageBounds`: planned once per connection); another window counts raw rows as text.
+  const maintained = windowDays === MAINTAINED_WINDOW_DAYS;
+  const bounds = pageBounds({ offset: 0, limit }, ctx.config.limits.pageDefault);
   const rows = await readWithViewerCheck<Row & { stars: string; forks: string; executions: string; score: string }>(
     ctx,
-    windowDays === MAINTAINED_WINDOW_DAYS
-      ? { sql: rankedSql(cols, `b.visibility = 'public'`, true), params: [limit, 0, limit] }
+    maintained
+      ? { sql: rankedSql(cols, `b.visibility = 'public'`, true, bounds), params: [...bounds.params.end, ...bounds.params.offset, ...bounds.params.limit] }
       : {
           sql: `with bounds as (select now() - make_interval(days => ?) as since),
                 totals as (${activitySql('bounds.since', null)})
@@ -122,7 +123,7 @@ export async function trending(ctx: RequestContext, windowDays: number, limit: n
             order by score desc, t.executions desc, b.stars_count desc, b.created_at desc, b.id limit ?`,
           params: [windowDays, limit],
         },
-    asText,
+    maintained ? executeShaped : asText,
   );
   return rows.map((r) => ({
     blueprint: projection.map(r),

@@ -171,6 +171,15 @@ describe('the registry list without a keyword or tag, prepared', () => {
     // parameter bounds every execution was custom-planned (eight custom plans, no generic one).
     expect(prepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
 
+    // The trending list (the maintained window) is prepared the same way.
+    const beforeTrending = new Set(await preparedOnServerSession());
+    const trending = await server.rest.get('/api/registry/trending', { token });
+    expect(trending.status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await server.rest.get('/api/registry/trending', { token })).body).toEqual(trending.body);
+    const trendingPrepared = (await preparedStatements()).filter((s) => !beforeTrending.has(s.name));
+    expect(trendingPrepared).toHaveLength(1);
+    expect(trendingPrepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
+
     const { total } = first.body as { total: number };
     expect(total).toBeGreaterThan(2);
     const past = await server.rest.get(`/api/registry?sort=stars&offset=${total + 5}`, { token });
