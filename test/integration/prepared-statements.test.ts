@@ -158,13 +158,18 @@ describe('the registry list without a keyword or tag, prepared', () => {
     expect(await names()).toEqual(afterList);
   });
 
+  /** GETs `path` eight times (the same answer each time) and answers it and the statements it newly prepared. */
+  async function eightTimes(path: string, token: string) {
+    const before = new Set(await preparedOnServerSession());
+    const first = await server.rest.get(path, { token });
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await server.rest.get(path, { token })).body).toEqual(first.body);
+    return { first, prepared: (await preparedStatements()).filter((s) => !before.has(s.name)) };
+  }
+
   it('keeps a generic plan for the usual first page, whose bounds are constants, and answers a page past the end with its total', async () => {
     const token = await server.rest.agentToken('registry-generic');
-    const before = new Set(await preparedOnServerSession());
-    const first = await server.rest.get('/api/registry?sort=stars', { token });
-    expect(first.status).toBe(200);
-    for (let i = 0; i < 7; i++) expect((await server.rest.get('/api/registry?sort=stars', { token })).body).toEqual(first.body);
-    const prepared = (await preparedStatements()).filter((s) => !before.has(s.name));
+    const { first, prepared } = await eightTimes('/api/registry?sort=stars', token);
     expect(prepared).toHaveLength(1);
     expect(prepared[0]!.statement).toMatch(/offset 0 limit 20\) q\) bw_p/);
     // No parameter at all: planned once, on the first execution, and that plan serves every call. With
@@ -172,13 +177,9 @@ describe('the registry list without a keyword or tag, prepared', () => {
     expect(prepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
 
     // The trending list (the maintained window) is prepared the same way.
-    const beforeTrending = new Set(await preparedOnServerSession());
-    const trending = await server.rest.get('/api/registry/trending', { token });
-    expect(trending.status).toBe(200);
-    for (let i = 0; i < 7; i++) expect((await server.rest.get('/api/registry/trending', { token })).body).toEqual(trending.body);
-    const trendingPrepared = (await preparedStatements()).filter((s) => !beforeTrending.has(s.name));
-    expect(trendingPrepared).toHaveLength(1);
-    expect(trendingPrepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
+    const trending = await eightTimes('/api/registry/trending', token);
+    expect(trending.prepared).toHaveLength(1);
+    expect(trending.prepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
 
     const { total } = first.body as { total: number };
     expect(total).toBeGreaterThan(2);
