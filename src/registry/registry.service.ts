@@ -110,7 +110,7 @@ export async function searchRegistry(
   };
   if (!counted) return uncountedPage(await readRows(ctx, params, pageOf({ ...page, limit: page.limit + 1 })), page, projection);
   const upTo = page.offset + EXACT_TOTAL_AHEAD;
-  if (plain) return countedPage(ctx, pageOf(page), filter, upTo, projection);
+  if (plain) return countedPage(ctx, pageOf(page), page.offset === 0, filter, upTo, projection);
   const [rows, total] = await Promise.all([readRows(ctx, params, pageOf(page)), countMatches(ctx, filter, params, upTo)]);
   return { items: rows.map((r) => projection.map(r)), total: total.total, totalExact: total.exact };
 }
@@ -122,13 +122,23 @@ export async function searchRegistry(
  * write and pooled connection. A filter with values keeps them apart, in parallel: there each can take
  * milliseconds (docs/reads.md, "Registry at 100,000 blueprints").
  */
-async function countedPage(ctx: RequestContext, page: SqlFragment, filter: string, upTo: number, projection: BlueprintProjection): Promise<RegistryPage> {
+async function countedPage(
+  ctx: RequestContext,
+  page: SqlFragment,
+  /** The first page: its count's bound is the same for every call, a constant (as `pageBounds` spells the page's). */
+  first: boolean,
+  filter: string,
+  upTo: number,
+  projection: BlueprintProjection,
+): Promise<RegistryPage> {
   // The count is one row; the page's rows are numbered in their order and joined to it, so an empty page
-  // still answers the count.
+  // still answers the count. Past the first page the bound is a parameter: a text per offset would spend
+  // the prepared names.
+  const bound = first ? String(upTo + 1) : '?';
   const rows = await readRows(ctx, [], {
-    sql: `select bw_c.total as bw_total__, bw_p.* from (select count(*) as total from (select 1 from blueprint b where ${filter} limit ${upTo + 1}) m) bw_c
+    sql: `select bw_c.total as bw_total__, bw_p.* from (select count(*) as total from (select 1 from blueprint b where ${filter} limit ${bound}) m) bw_c
       left join (select row_number() over () as bw_pos__, q.* from (${page.sql}) q) bw_p on true order by bw_p.bw_pos__`,
-    params: page.params,
+    params: first ? page.params : [upTo + 1, ...page.params],
   });
   const total = cappedTotal(Number(rows[0]!.bw_total__), upTo);
   const items = rows.filter((r) => r.bw_pos__ !== null).map((r) => projection.map(r));

@@ -181,6 +181,11 @@ describe('the registry list without a keyword or tag, prepared', () => {
     expect(trending.prepared).toHaveLength(1);
     expect(trending.prepared[0]).toMatchObject({ custom_plans: 0, generic_plans: 8 });
 
+    // Later pages share one text whatever their offset: the prepared names are not spent a page at a time.
+    const beforePages = new Set(await preparedOnServerSession());
+    for (const offset of [1, 2, 3]) expect((await server.rest.get(`/api/registry?sort=stars&offset=${offset}`, { token })).status).toBe(200);
+    expect((await preparedStatements()).filter((s) => !beforePages.has(s.name))).toHaveLength(1);
+
     const { total } = first.body as { total: number };
     expect(total).toBeGreaterThan(2);
     const past = await server.rest.get(`/api/registry?sort=stars&offset=${total + 5}`, { token });
