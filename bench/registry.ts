@@ -9,20 +9,41 @@
  *   coordinated omission). Goal (issue 27): p99 <= 20 ms for every shape.
  * - saturated req/s (as many as the server answers);
  * - the floor: the same SQL statements, sent through `pg` by as many clients in a loop (the statements of
- *   one request together, in parallel, as the server sends them). Goal: saturated >= 0.7x of it.
+ *   one request together, in parallel, as the server sends them; prepared where the server prepares them,
+ *   as text with the values in place where it sends text). Goal: saturated >= 0.7x of it.
  *
  * Environment: DATABASE_URL (required), BENCH_BLUEPRINTS (100000), BENCH_DURATION seconds per run (5),
  * BENCH_RATE (200).
  */
 import type autocannon from 'autocannon';
 import { sqlListeners } from '../src/platform/sql/sql-counter';
+import { isPreparedText, positional } from '../src/platform/sql/database';
 import { connections, duration, graphqlLoad, load, row, run, serverProcess, sleep, withBench, type LoadResult } from './harness';
 
 const BLUEPRINTS = Number(process.env.BENCH_BLUEPRINTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 
-/** One request's statements, sent through `pg` by `connections` clients in a loop for `duration` seconds. */
-async function sqlFloor(databaseUrl: string, statements: string[]): Promise<LoadResult> {
+/** A statement of one request as the server sent it: as text with its values, or prepared (`name`) with parameters. */
+interface FloorStatement {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
+/** One name per prepared text, as the server keeps it (a name always stands for the same text). */
+const floorNames = new Map<string, string>();
+function floorName(sql: string): string {
+  let name = floorNames.get(sql);
+  if (name === undefined) floorNames.set(sql, (name = `floor_${floorNames.size + 1}`));
+  return name;
+}
+
+/**
+ * One request's statements, sent through `pg` by `connections` clients in a loop for `duration` seconds,
+ * each the way the server sent it: a statement the server prepares is prepared here too (planned once per
+ * connection), so that the floor does not pay planning the server does not.
+ */
+async function sqlFloor(databaseUrl: string, statements: FloorStatement[]): Promise<LoadResult> {
   const { Pool } = await import('pg');
   const pool = new Pool({ connectionString: databaseUrl, max: connections });
   const latencies: number[] = [];
@@ -32,7 +53,7 @@ async function sqlFloor(databaseUrl: string, statements: string[]): Promise<Load
       Array.from({ length: connections }, async () => {
         while (Date.now() < end) {
           const t = performance.now();
-          const results = await Promise.all(statements.map((sql) => pool.query(sql)));
+          const results = await Promise.all(statements.map((statement) => pool.query(statement)));
           for (const r of results) JSON.stringify(r.rows); // a server would serialise them too
           latencies.push(performance.now() - t);
         }
@@ -245,9 +266,13 @@ run(() =>
       const request = shape.graphql
         ? graphqlLoad(`${app.url}${path}`, shape.graphql.document, shape.graphql.variables, token)
         : ({ url: `${app.url}${path}`, headers } as autocannon.Options);
-      const statements: string[] = [];
+      const statements: FloorStatement[] = [];
+      const shown: string[] = []; // with the values in place, for EXPLAIN
       const platform = app.deps.orm.em.getPlatform();
-      const listener = (sql: string, params: readonly unknown[]) => statements.push(platform.formatQuery(sql, [...params]));
+      const listener = (sql: string, params: readonly unknown[]) => {
+        shown.push(platform.formatQuery(sql, [...params]));
+        statements.push(isPreparedText(sql) ? { name: floorName(sql), text: positional(sql), values: [...params] } : { text: shown.at(-1)! });
+      };
       sqlListeners.add(listener);
       const res = await fetch(request.url!, { method: request.method ?? 'GET', headers: request.headers, body: request.body as string | undefined });
       sqlListeners.delete(listener);
@@ -258,7 +283,7 @@ run(() =>
       const exact = body.total_exact ?? body.data?.registry.totalCountExact;
       const of = total === undefined ? '' : ` of ${total}${exact ? '' : '+'}`;
       console.log(`## ${shape.name}: ${shape.graphql ? `POST /graphql ${shape.query}` : `GET ${path}`} -> ${items.length} items${of}`);
-      for (const sql of statements) {
+      for (const sql of shown) {
         const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off, summary on) ${sql}`).catch((err) => {
           throw new Error(`EXPLAIN failed (${(err as Error).message}): ${sql}`);
         });
@@ -273,7 +298,7 @@ run(() =>
     }
     console.log('');
     console.log(
-      `autocannon: ${connections} connections, ${duration} s per run, GET /api/registry[/trending], POST /graphql; floor: the same statements through pg, ${connections} clients`,
+      `autocannon: ${connections} connections, ${duration} s per run, GET /api/registry[/trending], POST /graphql; floor: the same statements through pg (prepared where the server prepares them), ${connections} clients`,
     );
     console.log(`goals: p99 <= 20 ms at a steady ${RATE} req/s for every shape; saturated req/s >= 0.7x the floor`);
     const widths = [33, 11, 11, 9, 11, 11, 8, 8];

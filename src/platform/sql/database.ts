@@ -188,9 +188,11 @@ let namedStatements = true;
 
 /** Each prepared statement's text with `$n` placeholders, by name (a name always stands for one text). */
 const positionalTexts = new Map<string, string>();
+/** Every text `executePrepared` has run (`isPreparedText`). */
+const preparedTexts = new Set<string>();
 
 /** `?` placeholders as PostgreSQL's `$1`, `$2`...: what knex does to a raw statement on every call. */
-function positional(sql: string): string {
+export function positional(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
@@ -221,6 +223,15 @@ export async function executeShaped<T>(em: EntityManager, statement: SqlFragment
   return name === undefined ? em.execute(statement.sql, statement.params) : executePrepared<T>(em, name, statement.sql, statement.params);
 }
 
+/**
+ * Whether this process sends `sql` (with `?` placeholders) as a named prepared statement (`executePrepared`,
+ * and so `executeShaped` within its bound). For benchmarks' floors, which send each statement the way the
+ * server does.
+ */
+export function isPreparedText(sql: string): boolean {
+  return namedStatements && preparedTexts.has(sql);
+}
+
 /** How many statement texts `executeShaped` has prepared in this process (for tests). */
 export function shapedStatementCount(): number {
   return shapedNames.size;
@@ -241,7 +252,10 @@ export async function executePrepared<T>(em: EntityManager, name: string, sql: s
   const transaction = em.getTransactionContext<{ client: PreparingPool; isCompleted(): boolean }>();
   if (transaction?.isCompleted()) throw new Error(`executePrepared(${name}) on a finished transaction`);
   let text = positionalTexts.get(name);
-  if (text === undefined) positionalTexts.set(name, (text = positional(sql)));
+  if (text === undefined) {
+    positionalTexts.set(name, (text = positional(sql)));
+    preparedTexts.add(sql);
+  }
   const statement = namedStatements ? { name, text, values: params } : { text, values: params };
   // Straight to a pooled client: knex's raw builder re-parsed the placeholders and built a runner on every
   // call (knex and lodash: about 40 µs of a breadth-5 fork tree read's 1.1 ms of server CPU, profiled).
