@@ -3,7 +3,7 @@ import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
 import type { RequestContext, Viewer } from '../context';
-import { executeShaped, type SqlFragment } from '../sql/database';
+import { executeShaped, type SqlFragment, type StatementRunner } from '../sql/database';
 
 /**
  * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").
@@ -130,15 +130,6 @@ export class PendingViewer {
 /** Column names the wrapper adds to a carried read's rows (removed before the rows are handed back). */
 const VIEWER_COLUMN = 'bw_viewer__';
 const ORDER_COLUMN = 'bw_n__';
-
-/** How a read statement is sent: prepared by shape (`executeShaped`, the default) or as text (`asText`). */
-export type StatementRunner = <T>(em: EntityManager, statement: SqlFragment) => Promise<T[]>;
-
-/**
- * A statement sent as text, planned on each call: for a filter with values, whose plan should see their
- * selectivity (a generic plan of a prepared statement would not).
- */
-export const asText: StatementRunner = (em, statement) => em.execute(statement.sql, statement.params);
 
 /**
  * One read statement for `ctx`, sent by `run` (prepared by shape unless told). When the request's token is

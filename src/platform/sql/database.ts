@@ -232,6 +232,15 @@ export function isPreparedText(sql: string): boolean {
   return namedStatements && preparedTexts.has(sql);
 }
 
+/** How a read statement is sent: prepared by shape (`executeShaped`) or as text (`asText`). */
+export type StatementRunner = <T>(em: EntityManager, statement: SqlFragment) => Promise<T[]>;
+
+/**
+ * A statement sent as text, planned on each call: for a filter with values, whose plan should see their
+ * selectivity (a generic plan of a prepared statement would not).
+ */
+export const asText: StatementRunner = (em, statement) => em.execute(statement.sql, statement.params);
+
 /** How many statement texts `executeShaped` has prepared in this process (for tests). */
 export function shapedStatementCount(): number {
   return shapedNames.size;
