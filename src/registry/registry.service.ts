@@ -136,7 +136,7 @@ async function countedPage(
   // the prepared names.
   const bound = first ? String(upTo + 1) : '?';
   const rows = await readRows(ctx, [], {
-    sql: `select bw_c.total as bw_total__, bw_p.* from (select count(*) as total from (select 1 from blueprint b where ${filter} limit ${bound}) m) bw_c
+    sql: `select bw_c.total as bw_total__, bw_p.* from (${cappedCountSql(filter, bound)}) bw_c
       left join (select row_number() over () as bw_pos__, q.* from (${page.sql}) q) bw_p on true order by bw_p.bw_pos__`,
     params: first ? page.params : [upTo + 1, ...page.params],
   });
@@ -237,9 +237,11 @@ function cappedTotal(n: number, upTo: number): { total: number; exact: boolean }
 
 /** The matches of `filter`, counting at most `upTo + 1` of them; over `upTo`, the total is `upTo`, not exact. */
 async function countMatches(ctx: RequestContext, filter: string, params: unknown[], upTo: number): Promise<{ total: number; exact: boolean }> {
-  const rows = await readRows(ctx, params, {
-    sql: `select count(*) as total from (select 1 from blueprint b where ${filter} limit ?) m`,
-    params: [...params, upTo + 1],
-  });
+  const rows = await readRows(ctx, params, { sql: cappedCountSql(filter, '?'), params: [...params, upTo + 1] });
   return cappedTotal(Number(rows[0]!.total), upTo);
+}
+
+/** `total`: how many rows of `blueprint b` match `filter`, counting at most `bound` (SQL: `?` or a constant). */
+function cappedCountSql(filter: string, bound: string): string {
+  return `select count(*) as total from (select 1 from blueprint b where ${filter} limit ${bound}) m`;
 }
