@@ -61,11 +61,11 @@ const windowCountsSql = (b: string, c: string) =>
  * counts, and the best of the rest straight from `blueprint_public_trending_index` (their maintained
  * counts are exact). `filter` must imply `b.visibility = 'public'` for the index to apply.
  */
-function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: PageBounds): string {
+function ranked(cols: string, filter: string, filterParams: unknown[], positiveOnly: boolean, bounds: PageBounds): SqlFragment {
   const scored = `(select *, ${trendingScoreSql} as score from (
       select ${windowCountsSql('b', 'c')}, b.stars_count as sort_stars, b.created_at as sort_created, ${cols} from corrected c join blueprint b on b.id = c.blueprint_id where ${filter}
     ) w)`;
-  return `with ${correctedSql},
+  const sql = `with ${correctedSql},
     fixed as (select * from ${scored} f ${positiveOnly ? 'where f.score > 0' : ''}),
     -- "not in" over the few corrected ids is one hashed lookup per row, so the index walk stops at the limit.
     rest as (
@@ -77,16 +77,15 @@ function rankedSql(cols: string, filter: string, positiveOnly: boolean, bounds: 
     )
   select * from (select * from fixed union all select * from rest) b
    order by b.score desc, b.executions desc, b.sort_stars desc, b.sort_created desc, b.id offset ${bounds.offset} limit ${bounds.limit}`;
+  // In the order of the placeholders: `fixed`'s filter, `rest`'s filter and limit, then the page's bounds.
+  return { sql, params: [...filterParams, ...filterParams, ...bounds.params.end, ...bounds.params.offset, ...bounds.params.limit] };
 }
 
 type Row = Record<string, unknown>;
 
 /** The registry's `sort=trending` page (window `MAINTAINED_WINDOW_DAYS`, every match, quiet ones scoring 0), as a statement. */
 export function trendingPageSql(filter: string, params: unknown[], bounds: PageBounds, projection: BlueprintProjection): SqlFragment {
-  return {
-    sql: rankedSql(projection.sql('b'), filter, false, bounds),
-    params: [...params, ...params, ...bounds.params.end, ...bounds.params.offset, ...bounds.params.limit],
-  };
+  return ranked(projection.sql('b'), filter, params, false, bounds);
 }
 
 export interface TrendingEntry {
@@ -113,7 +112,7 @@ export async function trending(ctx: RequestContext, windowDays: number, limit: n
   const rows = await readWithViewerCheck<Row & { stars: string; forks: string; executions: string; score: string }>(
     ctx,
     maintained
-      ? { sql: rankedSql(cols, `b.visibility = 'public'`, true, bounds), params: [...bounds.params.end, ...bounds.params.offset, ...bounds.params.limit] }
+      ? ranked(cols, `b.visibility = 'public'`, [], true, bounds)
       : {
           sql: `with bounds as (select now() - make_interval(days => ?) as since),
                 totals as (${activitySql('bounds.since', null)})
