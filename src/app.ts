@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// Before anything imports MikroORM (see the module).
+import './platform/sql/orm-contexts';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { gauges, jobs, resolvers, routeModules, schemaHooks } from './modules';

@@ -1,3 +1,5 @@
+// First, before MikroORM loads (see the module).
+import { idleContextsInstalled } from './orm-contexts';
 import { TransactionContext } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
@@ -159,6 +161,11 @@ export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, 
   const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
   await withMigrationLock(databaseUrl, () => orm.getMigrator().up());
   guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
+  if (!idleContextsInstalled()) {
+    (options.warn ?? ((m) => console.warn(m)))(
+      'MikroORM was loaded before src/platform/sql/orm-contexts.ts: promise hooks stay on after the first transaction (slower, not wrong)',
+    );
+  }
   return orm;
 }
 
