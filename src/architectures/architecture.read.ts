@@ -9,7 +9,7 @@ import type { Plan } from '../plans/plan';
 import { chargeResponsePart } from '../platform/graphql/response-budget';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CardSource } from '../blueprints/blueprint.wire';
-import type { RequestContext } from '../platform/context';
+import { sqlEm, type RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/sql/database';
 import { amongKeys, keysTable } from '../platform/sql/pg-array';
 import { notFound } from '../platform/errors';
@@ -213,7 +213,6 @@ function sortedLineageEdges(links: LineageEdgeJson[]): EdgeView[] {
 }
 
 function loaders(ctx: RequestContext) {
-  const { em } = ctx;
   return {
     // By slug, with as much of the graph as any caller of the batch needs in the same statement (primed
     // into `graph`): the ecosystem read is then one statement besides the token lookup. The graph is read
@@ -226,7 +225,7 @@ function loaders(ctx: RequestContext) {
           async (keys) => {
             const need: GraphNeed = keys.some((k) => k.graph === 'edges') ? 'edges' : keys.some((k) => k.graph === 'nodes') ? 'nodes' : 'none';
             const among = amongKeys('a.slug', [...new Set(keys.map((k) => k.slug))], 'text');
-            const rows = await executeShaped<ArchitectureRow & GraphJson>(em, {
+            const rows = await executeShaped<ArchitectureRow & GraphJson>(sqlEm(ctx), {
               sql: `select ${architectureColumns}${graphColumns(need)} from architecture a where ${among.sql}`,
               params: among.params,
             });
@@ -257,7 +256,7 @@ function loaders(ctx: RequestContext) {
             const withEdges = keys.some((k) => k.edges);
             const ids = [...new Set(keys.map((k) => k.id))];
             const architectures = keysTable(ids, 'uuid', 'a', 'id');
-            const rows = await executeShaped<{ id: string } & GraphJson>(em, {
+            const rows = await executeShaped<{ id: string } & GraphJson>(sqlEm(ctx), {
               sql: `select a.id${graphColumns(withEdges ? 'edges' : 'nodes')} from ${architectures.sql}`,
               params: architectures.params,
             });

@@ -1,7 +1,7 @@
 import { ref } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Limits } from '../platform/config';
-import type { RequestContext, Viewer } from '../platform/context';
+import { sqlEm, type RequestContext, type Viewer } from '../platform/context';
 import type { ViewerLookup } from '../platform/graphql/deferred-viewer';
 import { executePrepared } from '../platform/sql/database';
 import { unauthenticated, validationFailed } from '../platform/errors';
@@ -133,9 +133,9 @@ function rowOfJson(value: unknown): ViewerRow | null {
 export const viewerLookup: ViewerLookup = {
   ctes: viewerCtes,
   json: '(select json_build_array(id, kind, name, token_id, token_kind, scope, touch_due) from hit limit 1)',
-  fromJson(em, value) {
+  fromJson(ctx, value) {
     const row = rowOfJson(value);
-    return { viewer: row && viewerOf(row), after: row?.touch_due ? touchToken(em, row.token_id) : null };
+    return { viewer: row && viewerOf(row), after: row?.touch_due ? touchToken(sqlEm(ctx), row.token_id) : null };
   },
 };
 

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Plan } from '../plans/plan';
-import type { RequestContext } from '../platform/context';
+import { sqlEm, type RequestContext } from '../platform/context';
 import { executeShaped } from '../platform/sql/database';
 import { notFound } from '../platform/errors';
 import { byKeys } from '../platform/loaders';
@@ -39,7 +39,7 @@ function planLoader(ctx: RequestContext): DataLoader<string, Plan | null> {
         const refused = responseRefusal(ctx);
         if (refused) return ids.map(() => refused);
         const among = amongKeys('id', ids, 'uuid');
-        const rows = await executeShaped<{ id: string; plan: Plan }>(ctx.em, {
+        const rows = await executeShaped<{ id: string; plan: Plan }>(sqlEm(ctx), {
           sql: `select id, plan from blueprint where ${among.sql}`,
           params: among.params,
         });

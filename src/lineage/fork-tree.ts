@@ -9,7 +9,7 @@ import { readBlueprint } from '../blueprints/blueprint.service';
 import { pageInfoOf, type PageInfo } from '../platform/graphql/graphql-connection';
 import { orNull } from '../platform/graphql/or-null';
 import type { Limits } from '../platform/config';
-import type { RequestContext } from '../platform/context';
+import { sqlEm, type RequestContext } from '../platform/context';
 import { executeShaped, type SqlFragment } from '../platform/sql/database';
 import { keysTable } from '../platform/sql/pg-array';
 import { encodeCursor, pageFromConnectionArgs, type PageRequest } from '../platform/pagination';
@@ -244,7 +244,7 @@ export function forkTree(ctx: RequestContext, parentId: string, plan: ForkLevel)
       () =>
         new DataLoader<string, LoadedConnection>(async (parentIds) => {
           const parents = keysTable(parentIds, 'uuid', 'p', 'parent_id');
-          const rows = await executeShaped<{ parent_id: string; tree: LevelJson }>(ctx.em, {
+          const rows = await executeShaped<{ parent_id: string; tree: LevelJson }>(sqlEm(ctx), {
             sql: `select p.parent_id, ${tree.sql} as tree from ${parents.sql}`,
             params: [...tree.params, ...parents.params],
           });

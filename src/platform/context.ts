@@ -33,6 +33,13 @@ export interface LiveWriter {
  */
 export interface RequestContext {
   em: EntityManager;
+  /**
+   * What a plain SQL statement of this context runs through (`sqlEm`), when that differs from `em`: a
+   * context that forks its EntityManager on first use answers the fork once it exists, and the ORM's root
+   * EntityManager until then (a context that has made no fork holds no transaction of its own; the root
+   * finds an enclosing one as a fork does). Absent: `em`.
+   */
+  readonly statementEm?: EntityManager;
   viewer: Viewer | null;
   loaders: Loaders;
   config: Config;
@@ -52,4 +59,13 @@ export interface RequestContext {
   pendingViewer?: PendingViewer;
   /** GraphQL operations only: the caller's IP address (per-IP rate-limit buckets). */
   clientIp?: string;
+}
+
+/**
+ * The EntityManager a plain SQL statement of `ctx` runs through (`executeShaped`, `asText`,
+ * `executePrepared`): a read that needs no unit of work then costs no EntityManager fork (about 15 µs of
+ * the one-blueprint read's server CPU, profiled; docs/reads.md).
+ */
+export function sqlEm(ctx: RequestContext): EntityManager {
+  return ctx.statementEm ?? ctx.em;
 }

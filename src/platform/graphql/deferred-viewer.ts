@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
-import type { RequestContext, Viewer } from '../context';
+import { sqlEm, type RequestContext, type Viewer } from '../context';
 import { executeShaped, type SqlFragment, type StatementRunner } from '../sql/database';
 
 /**
@@ -25,7 +24,7 @@ export interface ViewerLookup {
    * The viewer from that JSON value (null: unknown, expired or revoked), and what the lookup's owner still
    * writes for it (e.g. a last-used stamp), or null: awaited before the read's rows are handed back.
    */
-  fromJson(em: EntityManager, value: unknown): { viewer: Viewer | null; after: Promise<void> | null };
+  fromJson(ctx: RequestContext, value: unknown): { viewer: Viewer | null; after: Promise<void> | null };
 }
 
 /**
@@ -141,7 +140,7 @@ const ORDER_COLUMN = 'bw_n__';
 export async function readWithViewerCheck<T>(ctx: RequestContext, statement: SqlFragment, run: StatementRunner = executeShaped): Promise<T[]> {
   const pending = ctx.pendingViewer;
   if (!pending || !pending.carry()) {
-    const rows = await run<T>(ctx.em, statement);
+    const rows = await run<T>(sqlEm(ctx), statement);
     if (pending) await pending.settled();
     return rows;
   }
@@ -150,7 +149,7 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
   try {
     // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
     // answers the viewer.
-    rows = await run<Record<string, unknown>>(ctx.em, {
+    rows = await run<Record<string, unknown>>(sqlEm(ctx), {
       sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
 select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
       params: [pending.tokenHash, ...statement.params],
@@ -159,7 +158,7 @@ select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) l
     pending.release();
     throw err;
   }
-  const { viewer, after } = lookup.fromJson(ctx.em, rows[0]?.[VIEWER_COLUMN] ?? null);
+  const { viewer, after } = lookup.fromJson(ctx, rows[0]?.[VIEWER_COLUMN] ?? null);
   pending.settle(viewer);
   await after;
   const out: T[] = [];

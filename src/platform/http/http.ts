@@ -42,6 +42,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Built lazily by `requestContext(request)`. */
     bwContext?: Promise<RequestContext>;
+    /** The bearer token's SHA-256, when the rate-limit hook computed it (GraphQL: the deferred lookup reuses it). */
+    bwTokenHash?: string;
     sqlCount?: SqlCount;
   }
 }
@@ -57,8 +59,12 @@ export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<
  * first read looks up (`deferredRequestContext`).
  */
 export async function graphqlRequestContext(request: FastifyRequest, deps: AppDeps): Promise<RequestContext> {
-  if (request.bwContext) return { ...(await request.bwContext), clientIp: request.ip };
-  return deferredRequestContext(deps, request.headers.authorization, request.id, request.ip);
+  if (request.bwContext) {
+    const ctx = await request.bwContext;
+    ctx.clientIp = request.ip;
+    return ctx;
+  }
+  return deferredRequestContext(deps, request.headers.authorization, request.id, request.ip, request.bwTokenHash);
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -85,7 +91,7 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
   const token = bearerFrom(request.headers.authorization);
   if (typeof token !== 'string') return callerKey(null, request.ip);
   // A token found live before names its bucket without a lookup; a GraphQL read then carries the lookup.
-  const known = request.url.startsWith('/graphql') && deps.viewerLookup ? knownCaller(deps, hashToken(token)) : undefined;
+  const known = request.url.startsWith('/graphql') && deps.viewerLookup ? knownCaller(deps, (request.bwTokenHash = hashToken(token))) : undefined;
   if (known) return callerKey(known, request.ip);
   const viewer = await requestContext(request, deps).then(
     (ctx) => ctx.viewer,

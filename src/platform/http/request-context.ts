@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bearerFrom, hashToken } from '../sql/tokens';
 import type { Config } from '../config';
-import type { LiveWriter, RequestContext, Viewer } from '../context';
+import { sqlEm, type LiveWriter, type RequestContext, type Viewer } from '../context';
 import { requestEntityManager, type Orm } from '../sql/database';
 import { AppError, unauthenticated } from '../errors';
 import type { EventBus } from '../live/events';
@@ -64,8 +64,41 @@ function rememberCaller(deps: AppDeps, tokenHash: string, viewer: Viewer | null)
 }
 
 /**
- * A context for one request or WebSocket operation: a fresh EntityManager fork, fresh DataLoaders and the
- * viewer behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
+ * The context of one HTTP request. Its EntityManager fork (a unit of work, an identity map, a copy of the
+ * ORM's filters) is made when something first reads `em`: a read that only sends SQL statements through
+ * `sqlEm(ctx)` (the one-blueprint read, the fork tree, registry pages) never makes it.
+ */
+class HttpRequestContext implements RequestContext {
+  private fork: EntityManager | undefined;
+  viewer: Viewer | null = null;
+  readonly loaders = new Loaders();
+  readonly config: Config;
+  readonly events: EventBus;
+  pendingViewer?: PendingViewer;
+  clientIp?: string;
+
+  constructor(
+    private readonly orm: Orm,
+    deps: Pick<AppDeps, 'config' | 'events'>,
+    readonly requestId: string,
+    readonly ip: string | undefined,
+  ) {
+    this.config = deps.config;
+    this.events = deps.events;
+  }
+
+  get em(): EntityManager {
+    return (this.fork ??= requestEntityManager(this.orm));
+  }
+
+  get statementEm(): EntityManager {
+    return this.fork ?? this.orm.em;
+  }
+}
+
+/**
+ * A context for one request: fresh DataLoaders, an EntityManager fork made on first use, and the viewer
+ * behind the bearer token. No token: anonymous. A malformed, unknown, expired or revoked token: 401.
  */
 export async function createRequestContext(
   deps: AppDeps,
@@ -73,12 +106,13 @@ export async function createRequestContext(
   requestId: string = randomUUID(),
   ip?: string,
 ): Promise<RequestContext> {
-  const em = requestEntityManager(deps.orm);
+  const ctx = new HttpRequestContext(deps.orm, deps, requestId, ip);
   const token = bearerFrom(authorization);
   if (token === null) throw unauthenticated('The Authorization header must be "Bearer <token>"');
-  const viewer = token === undefined ? null : await deps.resolveViewer(em, token);
+  const viewer = token === undefined ? null : await deps.resolveViewer(sqlEm(ctx), token);
   if (token !== undefined && deps.viewerLookup) rememberCaller(deps, hashToken(token), viewer);
-  return { em, viewer, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip };
+  ctx.viewer = viewer;
+  return ctx;
 }
 
 /**
@@ -86,26 +120,37 @@ export async function createRequestContext(
  * null, and `pendingViewer` set, until then. Without a token, or without `deps.viewerLookup`, it is
  * `createRequestContext`'s context. Only for GraphQL over HTTP, where the access plugin waits for the
  * lookup before any operation that is not marked `@ViewerAfterRead()` and before the answer is sent.
+ * `tokenHash` is the token's SHA-256 when the caller already has it (the rate-limit hook does).
  */
-export async function deferredRequestContext(deps: AppDeps, authorization: string | undefined, requestId: string, ip: string): Promise<RequestContext> {
+export async function deferredRequestContext(
+  deps: AppDeps,
+  authorization: string | undefined,
+  requestId: string,
+  ip: string,
+  tokenHash?: string,
+): Promise<RequestContext> {
   const token = bearerFrom(authorization);
   const lookup = deps.viewerLookup;
-  if (typeof token !== 'string' || !lookup) return { ...(await createRequestContext(deps, authorization, requestId, ip)), clientIp: ip };
-  const em = requestEntityManager(deps.orm);
-  const tokenHash = hashToken(token);
-  const ctx: RequestContext = { em, viewer: null, loaders: new Loaders(), config: deps.config, events: deps.events, requestId, ip, clientIp: ip };
+  if (typeof token !== 'string' || !lookup) {
+    const ctx = await createRequestContext(deps, authorization, requestId, ip);
+    ctx.clientIp = ip;
+    return ctx;
+  }
+  const ctx = new HttpRequestContext(deps.orm, deps, requestId, ip);
+  ctx.clientIp = ip;
+  const hash = tokenHash ?? hashToken(token);
   ctx.pendingViewer = new PendingViewer(
-    tokenHash,
+    hash,
     lookup,
     () =>
-      deps.resolveViewer(em, token).then(
+      deps.resolveViewer(sqlEm(ctx), token).then(
         (viewer) => viewer,
         (err: unknown) => {
           if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return null;
           throw err;
         },
       ),
-    (viewer) => rememberCaller(deps, tokenHash, viewer),
+    (viewer) => rememberCaller(deps, hash, viewer),
   );
   ctx.pendingViewer.attach(ctx);
   return ctx;

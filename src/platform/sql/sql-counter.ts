@@ -17,14 +17,18 @@ export const sqlCountScope = new AsyncLocalStorage<SqlCount>();
  */
 export const sqlListeners = new Set<(sql: string, params: readonly unknown[]) => void>();
 
+/** Counts one statement in the current request scope (if any) and tells the listeners. */
+export function countStatement(query: string, params: readonly unknown[] | undefined): void {
+  const scope = sqlCountScope.getStore();
+  if (!scope) return;
+  scope.statements += 1;
+  for (const listener of sqlListeners) listener(query, params ?? []);
+}
+
 /** MikroORM logger that counts every statement in the current request scope, then logs as usual. */
 export class CountingLogger extends DefaultLogger {
   override logQuery(context: { query: string; params?: readonly unknown[] } & LogContext): void {
-    const scope = sqlCountScope.getStore();
-    if (scope) {
-      scope.statements += 1;
-      for (const listener of sqlListeners) listener(context.query, context.params ?? []);
-    }
+    countStatement(context.query, context.params);
     super.logQuery(context);
   }
 
