@@ -39,11 +39,29 @@ export function isPublicRootField(schema: GraphQLSchema, operation: 'query' | 'm
   return root?.getFields()[field]?.extensions?.public === true;
 }
 
-/** The root field names an operation selects (fragments at the root included). */
-export function rootFieldsOf(
-  document: DocumentNode,
-  operationName?: string | null,
-): { operation: 'query' | 'mutation' | 'subscription'; fields: string[] } | null {
+type RootFields = { operation: 'query' | 'mutation' | 'subscription'; fields: readonly string[] } | null;
+
+/** Answers kept per parsed document (one per operation name asked for, up to this many). */
+const ROOT_FIELDS_PER_DOCUMENT = 8;
+const rootFieldsCache = new WeakMap<DocumentNode, Map<string, RootFields>>();
+
+/**
+ * The root field names an operation selects (fragments at the root included). Kept per parsed document:
+ * Apollo's document store and the WebSocket's document cache hand back the same document for the same
+ * text, and the access rule and the deferred token lookup both ask on every request.
+ */
+export function rootFieldsOf(document: DocumentNode, operationName?: string | null): RootFields {
+  const name = operationName ?? '';
+  let byName = rootFieldsCache.get(document);
+  const known = byName?.get(name);
+  if (known !== undefined) return known;
+  const answer = walkRootFields(document, operationName);
+  if (!byName) rootFieldsCache.set(document, (byName = new Map()));
+  if (byName.size < ROOT_FIELDS_PER_DOCUMENT) byName.set(name, answer);
+  return answer;
+}
+
+function walkRootFields(document: DocumentNode, operationName?: string | null): RootFields {
   const op = getOperationAST(document, operationName ?? undefined);
   if (!op) return null;
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
@@ -61,7 +79,7 @@ export function rootFieldsOf(
     }
   };
   walk(op.selectionSet);
-  return { operation: op.operation, fields };
+  return Object.freeze({ operation: op.operation, fields: Object.freeze(fields) });
 }
 
 /** The rule applied to a GraphQL operation: every root field it selects must be allowed. */

@@ -130,6 +130,26 @@ export class PendingViewer {
 const VIEWER_COLUMN = 'bw_viewer__';
 const ORDER_COLUMN = 'bw_n__';
 
+/** Carried texts kept per lookup (as many as `executeShaped` names, and a few more for texts sent unprepared). */
+const CARRIED_TEXTS_MAX = 200;
+const carriedTexts = new WeakMap<ViewerLookup, Map<string, string>>();
+
+/**
+ * `sql` with the token lookup in front of it: the read's rows, numbered in its own order, left-joined to one
+ * row so that a read of nothing still answers the viewer. Kept per read text, so the same read sends the
+ * same string object every time (built and hashed once, not on every request).
+ */
+function carriedText(lookup: ViewerLookup, sql: string): string {
+  let texts = carriedTexts.get(lookup);
+  let text = texts?.get(sql);
+  if (text !== undefined) return text;
+  text = `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${sql}) bw_q)
+select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`;
+  if (!texts) carriedTexts.set(lookup, (texts = new Map()));
+  if (texts.size < CARRIED_TEXTS_MAX) texts.set(sql, text);
+  return text;
+}
+
 /**
  * One read statement for `ctx`, sent by `run` (prepared by shape unless told). When the request's token is
  * still pending, the token lookup rides in front of it as CTEs, and the viewer is set from the answer; the
@@ -147,13 +167,7 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
   const lookup = pending.sql;
   let rows: Array<Record<string, unknown>>;
   try {
-    // The read's rows, numbered in its own order, left-joined to one row so that a read of nothing still
-    // answers the viewer.
-    rows = await run<Record<string, unknown>>(sqlEm(ctx), {
-      sql: `with ${lookup.ctes}, bw_read as (select row_number() over () as ${ORDER_COLUMN}, bw_q.* from (${statement.sql}) bw_q)
-select ${lookup.json} as ${VIEWER_COLUMN}, bw_r.* from (values (1)) bw_one (x) left join bw_read bw_r on true order by bw_r.${ORDER_COLUMN}`,
-      params: [pending.tokenHash, ...statement.params],
-    });
+    rows = await run<Record<string, unknown>>(sqlEm(ctx), { sql: carriedText(lookup, statement.sql), params: [pending.tokenHash, ...statement.params] });
   } catch (err) {
     pending.release();
     throw err;
