@@ -196,3 +196,62 @@ describe('the token lookup carried by the read', () => {
     );
   });
 });
+
+/**
+ * The REST registry lists (`viewerAfterRead` routes, afterViewer): the same rule as the GraphQL reads
+ * above, over `GET /api/registry` and `GET /api/registry/trending`.
+ */
+describe('the token lookup carried by a REST registry read', () => {
+  const statements = (r: { headers: Headers }) => Number(r.headers.get('x-sql-statements'));
+  const get = (path: string) => (token: string) => server.rest.get(path, { token });
+  const rest = (r: { status: number; body: unknown }) => ({ status: r.status, body: r.body });
+
+  it.each<[string, string]>([
+    ['the plain list by stars (page and count in one statement)', '/api/registry?sort=stars&limit=5'],
+    ['the plain list by recent, past its first page', '/api/registry?sort=recent&limit=2&offset=2'],
+    ['a keyword (relevance)', '/api/registry?q=carried&limit=5'],
+    ['a keyword and a tag nothing has', '/api/registry?q=carried&tags=no-such-tag&sort=stars'],
+    ['by trending', '/api/registry?sort=trending&limit=5'],
+    ['the trending list', '/api/registry/trending?limit=3'],
+  ])('%s: the same answer in one statement fewer', async (_name, path) => {
+    const token = await freshToken('other');
+    const first = await get(path)(token);
+    const again = await get(path)(token);
+    expect(first.status).toBe(200);
+    expect(rest(again)).toEqual(rest(first));
+    // The first request looks the token up on its own and, as the token was never used, stamps its last use.
+    expect(statements(first)).toBe(statements(again) + 2);
+  });
+
+  it('a carried page answers its rows and its total', async () => {
+    const token = await freshToken('other');
+    await get('/api/registry?limit=1')(token);
+    const again = await get('/api/registry?q=carried%20root&limit=20')(token);
+    expect(again.status).toBe(200);
+    expect(again.body.items.map((i: { id: string }) => i.id)).toContain(publicId);
+    expect(again.body.total).toBeGreaterThanOrEqual(1);
+  });
+
+  it('bad arguments: the same 400, the token looked up on its own', async () => {
+    const token = await freshToken('owner');
+    const bad = get('/api/registry?sort=sideways');
+    const first = await bad(token);
+    const again = await bad(token);
+    expect(first.status).toBe(400);
+    expect(rest(again)).toEqual(rest(first));
+  });
+
+  it('a token revoked after the server saw it live is 401 at once, with the body a lookup first gives, even with bad arguments', async () => {
+    const seen = await freshToken('owner', 'seen rest');
+    expect((await get('/api/registry?limit=1')(seen)).status).toBe(200);
+    const unseen = await freshToken('owner', 'unseen rest');
+    await revoke('seen rest');
+    await revoke('unseen rest');
+    for (const path of ['/api/registry?limit=5', '/api/registry?q=carried', '/api/registry/trending', '/api/registry?sort=sideways']) {
+      const refused = await get(path)(seen);
+      expect(refused.status).toBe(401);
+      expect(rest(refused)).toEqual(rest(await get(path)(unseen)));
+      expect(refused.body.error?.code ?? refused.body.code).toBe('UNAUTHENTICATED');
+    }
+  });
+});

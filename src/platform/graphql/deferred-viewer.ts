@@ -3,6 +3,7 @@ import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
 import { sqlEm, type RequestContext, type Viewer } from '../context';
 import { executeShaped, type SqlFragment, type StatementRunner } from '../sql/database';
+import { unauthenticated } from '../errors';
 
 /**
  * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").
@@ -183,4 +184,27 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
     out.push(row as T);
   }
   return out;
+}
+
+/** What a bearer token that is unknown, expired or revoked is told (as by the lookup on its own). */
+export const TOKEN_REFUSED = 'The bearer token is unknown, expired or revoked';
+
+/**
+ * The answer of a REST read whose context may carry the token lookup in its first statement (a
+ * `viewerAfterRead` route): `answer` runs, then nothing leaves before the token was found live. A token
+ * that is not live is the 401 a lookup first gives, even when `answer` failed (bad arguments make no
+ * statement: the token is then looked up on its own); an outage during the lookup is its error.
+ */
+export async function afterViewer<T>(ctx: RequestContext, answer: () => Promise<T>): Promise<T> {
+  const pending = ctx.pendingViewer;
+  if (!pending) return answer();
+  let outcome: { value: T } | { error: unknown };
+  try {
+    outcome = { value: await answer() };
+  } catch (error) {
+    outcome = { error };
+  }
+  if (!(await pending.settled())) throw unauthenticated(TOKEN_REFUSED);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }

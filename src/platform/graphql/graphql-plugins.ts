@@ -3,7 +3,7 @@ import type { DocumentNode } from 'graphql';
 import { assertOperationAllowed } from './access-policy';
 import type { RequestContext } from '../context';
 import { AppError, isUnavailable, unauthenticated, unavailable, validationFailed } from '../errors';
-import { viewerAfterRead } from './deferred-viewer';
+import { TOKEN_REFUSED, viewerAfterRead } from './deferred-viewer';
 import { chargeOperation } from './graphql-guards';
 import { assertNodeLimit } from './graphql-limits';
 import { releaseResponse, responseRefusal } from './response-budget';
@@ -63,9 +63,6 @@ export function accessPlugin(retryAfterSeconds: number): ApolloServerPlugin<Requ
     },
   };
 }
-
-/** What a bearer token that is unknown, expired or revoked is told (as by `viewerFromToken`). */
-const TOKEN_REFUSED = 'The bearer token is unknown, expired or revoked';
 
 /** A response carrying UNAVAILABLE (the database is down or busy) is a 503 with `Retry-After`. */
 export function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {

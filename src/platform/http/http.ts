@@ -34,6 +34,12 @@ declare module 'fastify' {
      * HEAD and OPTIONS. `/graphql` and `/mcp` say false and apply the rule per root field / per tool.
      */
     write?: boolean;
+    /**
+     * A GET route whose handler reads nothing of the viewer until after its first `readWithViewerCheck`
+     * (the registry's lists), and answers through `afterViewer`: a token this server has seen live is then
+     * looked up by that read instead of before the route (docs/reads.md, "The token lookup in the read").
+     */
+    viewerAfterRead?: boolean;
   }
   interface FastifyInstance {
     /** Every route registered, as `METHOD /path` with its access config (the authorization matrix test reads it). */
@@ -44,13 +50,17 @@ declare module 'fastify' {
     bwContext?: Promise<RequestContext>;
     /** The bearer token's SHA-256, when the rate-limit hook computed it (GraphQL: the deferred lookup reuses it). */
     bwTokenHash?: string;
+    /** Set by the rate-limit hook: a `viewerAfterRead` route with a token seen live; its read carries the lookup. */
+    bwCarriesViewer?: boolean;
     sqlCount?: SqlCount;
   }
 }
 
 /** The request's context (EntityManager fork, viewer, loaders), built once per request. */
 export function requestContext(request: FastifyRequest, deps: AppDeps): Promise<RequestContext> {
-  request.bwContext ??= createRequestContext(deps, request.headers.authorization, request.id, request.ip);
+  request.bwContext ??= request.bwCarriesViewer
+    ? deferredRequestContext(deps, request.headers.authorization, request.id, request.ip, request.bwTokenHash)
+    : createRequestContext(deps, request.headers.authorization, request.id, request.ip);
   return request.bwContext;
 }
 
@@ -90,9 +100,14 @@ function requestValidators(): { body: Ajv; other: Ajv } {
 async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<string> {
   const token = bearerFrom(request.headers.authorization);
   if (typeof token !== 'string') return callerKey(null, request.ip);
-  // A token found live before names its bucket without a lookup; a GraphQL read then carries the lookup.
-  const known = request.url.startsWith('/graphql') && deps.viewerLookup ? knownCaller(deps, (request.bwTokenHash = hashToken(token))) : undefined;
-  if (known) return callerKey(known, request.ip);
+  // A token found live before names its bucket without a lookup; a GraphQL read, or the read of a
+  // `viewerAfterRead` route, then carries the lookup.
+  const carrying = request.url.startsWith('/graphql') || (request.method === 'GET' && request.routeOptions.config.viewerAfterRead === true);
+  const known = carrying && deps.viewerLookup ? knownCaller(deps, (request.bwTokenHash = hashToken(token))) : undefined;
+  if (known) {
+    request.bwCarriesViewer = !request.url.startsWith('/graphql');
+    return callerKey(known, request.ip);
+  }
   const viewer = await requestContext(request, deps).then(
     (ctx) => ctx.viewer,
     () => null,
@@ -257,6 +272,8 @@ function registerAccessRule(app: FastifyInstance, deps: AppDeps): void {
     const config = request.routeOptions.config;
     // a token given to a public route is still checked (401 if bad) when the handler builds its context
     if (request.is404 || config.public) return done();
+    // A GET whose read carries the lookup: a token is there, and `afterViewer` answers 401 unless it is live.
+    if (request.bwCarriesViewer) return done();
     requestContext(request, deps).then(
       (ctx) => {
         try {
