@@ -119,7 +119,8 @@ export async function createRequestContext(
  * A GraphQL request's context whose token is looked up by its first read (deferred-viewer.ts): `viewer` is
  * null, and `pendingViewer` set, until then. Without a token, or without `deps.viewerLookup`, it is
  * `createRequestContext`'s context. Only for GraphQL over HTTP, where the access plugin waits for the
- * lookup before any operation that is not marked `@ViewerAfterRead()` and before the answer is sent.
+ * lookup before any operation that is not marked `@ViewerAfterRead()` and before the answer is sent, and
+ * for REST routes marked `viewerAfterRead`, which answer through `afterViewer`.
  * `tokenHash` is the token's SHA-256 when the caller already has it (the rate-limit hook does).
  */
 export async function deferredRequestContext(
