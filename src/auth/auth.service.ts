@@ -4,7 +4,7 @@ import type { Limits } from '../platform/config';
 import { sqlEm, type RequestContext, type Viewer } from '../platform/context';
 import type { ViewerLookup } from '../platform/graphql/deferred-viewer';
 import { executePrepared } from '../platform/sql/database';
-import { unauthenticated, validationFailed } from '../platform/errors';
+import { TOKEN_REFUSED, unauthenticated, validationFailed } from '../platform/errors';
 import { AccessToken, AccessTokenKind } from './access-token.entity';
 import { Principal, PrincipalKind } from './principal.entity';
 import { hashToken, liveTokenSql, newToken } from '../platform/sql/tokens';
@@ -109,7 +109,7 @@ function touchToken(em: EntityManager, tokenId: string): Promise<void> {
 export async function viewerFromToken(em: EntityManager, token: string): Promise<Viewer> {
   const rows = await executePrepared<ViewerRow>(em, 'viewer_from_token', viewerFromTokenSql, [hashToken(token)]);
   const row = rows[0];
-  if (!row) throw unauthenticated('The bearer token is unknown, expired or revoked');
+  if (!row) throw unauthenticated(TOKEN_REFUSED);
   if (row.touch_due) await touchToken(em, row.token_id);
   return viewerOf(row);
 }

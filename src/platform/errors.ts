@@ -53,6 +53,9 @@ export const invalid = (path: string, message: string, summary?: string) => inva
 export const invalidAll = (issues: ValidationIssue[], summary?: string) =>
   validationFailed(summary ?? `${issues[0]!.path} ${issues[0]!.message}`.trim(), { issues });
 export const unauthenticated = (message = 'A valid bearer token is required') => new AppError('UNAUTHENTICATED', message);
+
+/** What a bearer token that is unknown, expired or revoked is told, on every surface (with no hint which). */
+export const TOKEN_REFUSED = 'The bearer token is unknown, expired or revoked';
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
 export const notFound = (what: string, id?: string) =>
   new AppError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${JSON.stringify(id)} not found`);

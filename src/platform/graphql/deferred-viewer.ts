@@ -3,7 +3,7 @@ import { Extensions } from 'type-graphql';
 import { rootFieldsOf } from './access-policy';
 import { sqlEm, type RequestContext, type Viewer } from '../context';
 import { executeShaped, type SqlFragment, type StatementRunner } from '../sql/database';
-import { unauthenticated } from '../errors';
+import { TOKEN_REFUSED, unauthenticated } from '../errors';
 
 /**
  * The token lookup, carried by a request's first read (docs/reads.md, "The token lookup in the read").
@@ -185,9 +185,6 @@ export async function readWithViewerCheck<T>(ctx: RequestContext, statement: Sql
   }
   return out;
 }
-
-/** What a bearer token that is unknown, expired or revoked is told (as by the lookup on its own). */
-export const TOKEN_REFUSED = 'The bearer token is unknown, expired or revoked';
 
 /**
  * The answer of a REST read whose context may carry the token lookup in its first statement (a

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { AppError, unauthenticated } from '../errors';
+import { AppError, TOKEN_REFUSED, unauthenticated } from '../errors';
 import { connectionStillAuthorized, StreamEnd, type EventSight } from './live';
 import type { LiveWriter } from '../context';
 import { startEvent } from '../http/request-context';
@@ -238,7 +238,7 @@ export class LiveFeed<T> implements AsyncIterableIterator<T | StreamEnd> {
 }
 
 function revoked(): AppError {
-  return unauthenticated('The bearer token is unknown, expired or revoked');
+  return unauthenticated(TOKEN_REFUSED);
 }
 
 /**

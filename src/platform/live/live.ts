@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { RequestContext } from '../context';
 import { executePrepared } from '../sql/database';
-import { AppError, unauthenticated } from '../errors';
+import { AppError, TOKEN_REFUSED, unauthenticated } from '../errors';
 import type { EventBus } from './events';
 import { liveTokenSql } from '../sql/tokens';
 
@@ -151,7 +151,7 @@ export async function connectionStillAuthorized(ctx: RequestContext): Promise<bo
 
 /** Subscribe-time check: the token may have been revoked after the socket was opened. */
 export async function assertConnectionAuthorized(ctx: RequestContext): Promise<void> {
-  if (!(await connectionStillAuthorized(ctx))) throw unauthenticated('The bearer token is unknown, expired or revoked');
+  if (!(await connectionStillAuthorized(ctx))) throw unauthenticated(TOKEN_REFUSED);
 }
 
 /**
