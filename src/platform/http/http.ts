@@ -102,10 +102,11 @@ async function rateLimitKey(request: FastifyRequest, deps: AppDeps): Promise<str
   if (typeof token !== 'string') return callerKey(null, request.ip);
   // A token found live before names its bucket without a lookup; a GraphQL read, or the read of a
   // `viewerAfterRead` route, then carries the lookup.
-  const carrying = request.url.startsWith('/graphql') || (request.method === 'GET' && request.routeOptions.config.viewerAfterRead === true);
+  const graphql = request.url.startsWith('/graphql');
+  const carrying = graphql || (request.method === 'GET' && request.routeOptions.config.viewerAfterRead === true);
   const known = carrying && deps.viewerLookup ? knownCaller(deps, (request.bwTokenHash = hashToken(token))) : undefined;
   if (known) {
-    request.bwCarriesViewer = !request.url.startsWith('/graphql');
+    request.bwCarriesViewer = !graphql;
     return callerKey(known, request.ip);
   }
   const viewer = await requestContext(request, deps).then(

@@ -160,12 +160,10 @@ export async function openDatabase(databaseUrl: string, schema: DatabaseSchema, 
   namedStatements = !(options.settings ?? defaultDatabaseSettings).transactionPooling;
   const orm = await MikroORM.init(ormConfig(databaseUrl, schema, options));
   await withMigrationLock(databaseUrl, () => orm.getMigrator().up());
-  guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, options.warn ?? ((m) => console.warn(m)));
-  if (!idleContextsInstalled()) {
-    (options.warn ?? ((m) => console.warn(m)))(
-      'MikroORM was loaded before src/platform/sql/orm-contexts.ts: promise hooks stay on after the first transaction (slower, not wrong)',
-    );
-  }
+  const warn = options.warn ?? ((m: string) => console.warn(m));
+  guardNestedAcquire(orm, options.settings ?? defaultDatabaseSettings, warn);
+  if (!idleContextsInstalled())
+    warn('MikroORM was loaded before src/platform/sql/orm-contexts.ts: promise hooks stay on after the first transaction (slower, not wrong)');
   return orm;
 }
 

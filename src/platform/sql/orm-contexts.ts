@@ -19,7 +19,7 @@
  * MikroORM makes the instances when its modules load, with `new AsyncLocalStorage()` read off
  * `node:async_hooks`. This module loads `@mikro-orm/core` with that export swapped for `IdleStorage`, then
  * puts it back, so nothing else sees the subclass. It must therefore load before anything else imports
- * MikroORM: `src/app.ts` imports it first, and Jest's `setupFiles` list it. `idleContextsInstalled()`
+ * MikroORM: `src/app.ts` and `src/platform/sql/database.ts` import it first, and Jest's `setupFiles` list it. `idleContextsInstalled()`
  * says whether it did (openDatabase warns when not: a performance loss, not a fault).
  */
 // The module's own exports object (an `import *` would be a copy): its `AsyncLocalStorage` is swapped below.
