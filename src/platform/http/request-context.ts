@@ -188,6 +188,11 @@ export class OperationContext implements RequestContext {
     return (this.entityManager ??= requestEntityManager(this.orm));
   }
 
+  /** As `HttpRequestContext`'s: an event read that only sends SQL (`sqlEm`) makes no fork. */
+  get statementEm(): EntityManager {
+    return this.entityManager ?? this.orm.em;
+  }
+
   /** Made on first use too: most events are answered without a loader. */
   get loaders(): Loaders {
     return (this.eventLoaders ??= new Loaders());
