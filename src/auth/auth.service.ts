@@ -55,11 +55,16 @@ export async function mintMcpToken(em: EntityManager, userId: string): Promise<s
  * is a statement of its own (`touchToken`), run only when due: as a data-modifying CTE in every lookup it
  * cost PostgreSQL about as much as the rest of a one-blueprint read (the lock on `access_token` and its
  * indexes, taken by every statement that carries it, even when it updates nothing).
+ *
+ * The principal is joined as a lateral subquery fenced by `offset 0`: at most one token matches (its hash
+ * is unique), so a nested loop is always the plan, whatever the statistics say. Over a small principal
+ * table the planner chose a hash join, about 7 µs more PostgreSQL CPU per lookup (docs/reads.md).
  */
 const viewerCtes = `hit as (
          select p.id, p.kind, p.name, t.id as token_id, t.kind as token_kind, t.scope,
                 (t.last_used_at is null or t.last_used_at < now() - interval '1 minute') as touch_due
-           from access_token t join principal p on p.id = t.principal_id
+           from access_token t
+          cross join lateral (select p.id, p.kind, p.name from principal p where p.id = t.principal_id offset 0) p
           where t.token_hash = ? and ${liveTokenSql('t')}
        )`;
 const viewerFromTokenSql = `with ${viewerCtes}

@@ -65,6 +65,8 @@ export function blueprintRowLoader(
         const rows = await readWithViewerCheck<Record<string, unknown>>(ctx, {
           sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where ${among.sql}`,
           params: [...(extra?.params ?? []), ...among.params],
+          // One key of a unique column: the lookup rides as a column of the row (deferred-viewer.ts).
+          atMostOneRow: keys.length === 1,
         });
         const mapped = rows.map((r) => {
           const row = projection.map(r);

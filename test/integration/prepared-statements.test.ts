@@ -44,6 +44,39 @@ describe('the token lookup as a prepared statement', () => {
   });
 });
 
+describe("the token lookup's plan", () => {
+  it('joins the principal in a nested loop, whatever the statistics, and compares hashes bytewise', async () => {
+    const token = await server.rest.agentToken('plan');
+    expect((await server.gql.request(ViewerDocument, {}, token)).data!.viewer).not.toBeNull();
+    // A few hundred principals, analyzed: over a table this small the planner chose a hash join for a plain
+    // join (its seq scan and hash cost more than one index probe); the fenced lateral join still loops.
+    const sql = await SqlClient.connect(server.databaseUrl);
+    try {
+      await sql.query(`insert into principal (id, kind, name) select gen_random_uuid(), 'agent', 'plan ' || g from generate_series(1, 300) g`);
+      await sql.query('analyze principal, access_token');
+      const [column] = await sql.query<{ collation_name: string }>(
+        "select collation_name from information_schema.columns where table_name = 'access_token' and column_name = 'token_hash'",
+      );
+      expect(column!.collation_name).toBe('C');
+    } finally {
+      await sql.close();
+    }
+    // On the server's one pooled connection, where the lookup is prepared.
+    const rows = await server.app.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ 'QUERY PLAN': unknown }>>("explain (format json) execute viewer_from_token('0000')");
+    const nodes: string[] = [];
+    const walk = (node: { 'Node Type': string; Plans?: unknown[] }) => {
+      nodes.push(node['Node Type']);
+      for (const child of node.Plans ?? []) walk(child as typeof node);
+    };
+    walk((rows[0]!['QUERY PLAN'] as Array<{ Plan: { 'Node Type': string } }>)[0]!.Plan);
+    expect(nodes).toContain('Nested Loop');
+    expect(nodes).not.toContain('Hash Join');
+  });
+});
+
 describe('a prepared statement inside a transaction', () => {
   it("runs on the transaction's own connection: it sees the transaction's rows and is undone with it", async () => {
     const em = server.app.deps.orm.em.fork() as EntityManager;

@@ -85,7 +85,6 @@ describe('the token lookup carried by the read', () => {
     ['one public blueprint, another caller', 'other', one('public'), true],
     ['one private blueprint, its owner', 'owner', one('private'), true],
     ['one private blueprint, another caller (null, as a 404)', 'other', one('private'), false],
-    ['a missing blueprint (null)', 'owner', one('missing'), false],
     ['the fork tree, its owner', 'owner', tree('public'), true],
     ['the fork tree, another caller', 'other', tree('public'), true],
     ['a private blueprint by slug, its owner', 'owner', bySlug, true],
@@ -103,6 +102,24 @@ describe('the token lookup carried by the read', () => {
     expect(answer(again)).toEqual(answer(first));
     // The first request looks the token up on its own and, as the token was never used, stamps its last use.
     expect(first.sqlStatements).toBe(again.sqlStatements + 2);
+  });
+
+  it('a one-key read that finds no row (a missing blueprint): the same answer, the token looked up after it', async () => {
+    const { first, again } = await bothPaths(await freshToken('owner'), one('missing'));
+    expect(first.status).toBe(200);
+    expect(first.data).toEqual({ blueprint: null });
+    expect(answer(again)).toEqual(answer(first));
+    // A one-row read carries the lookup as a column of its row; with no row, the lookup runs after it.
+    expect(again.sqlStatements).toBe(2);
+    // A token revoked after the server saw it live: the same 401 a lookup first gives.
+    const seen = await freshToken('owner', 'seen, then missing');
+    expect((await one('public')(seen)).data).not.toBeNull();
+    const unseen = await freshToken('owner', 'unseen, then missing');
+    await revoke('seen, then missing');
+    await revoke('unseen, then missing');
+    const refused = await one('missing')(seen);
+    expect(refused.status).toBe(401);
+    expect(answer(refused)).toEqual(answer(await one('missing')(unseen)));
   });
 
   it('a carried registry page answers its rows and its count (not an empty page)', async () => {

@@ -22,6 +22,7 @@ import { Migration20261127000500_event_outbox } from './Migration20261127000500_
 import { Migration20261127000600_public_forks_index } from './Migration20261127000600_public_forks_index';
 import { Migration20261128000100_token_revocation_events } from './Migration20261128000100_token_revocation_events';
 import { Migration20261128000200_outbox_relay_pass } from './Migration20261128000200_outbox_relay_pass';
+import { Migration20261202000100_token_hash_bytewise } from './Migration20261202000100_token_hash_bytewise';
 
 /** Every migration, in order (by name). Listed explicitly so that the compiled and the ts-jest builds find the same set. */
 export const migrations: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000600_public_forks_index', class: Migration20261127000600_public_forks_index },
   { name: 'Migration20261128000100_token_revocation_events', class: Migration20261128000100_token_revocation_events },
   { name: 'Migration20261128000200_outbox_relay_pass', class: Migration20261128000200_outbox_relay_pass },
+  { name: 'Migration20261202000100_token_hash_bytewise', class: Migration20261202000100_token_hash_bytewise },
 ];
