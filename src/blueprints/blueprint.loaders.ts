@@ -43,6 +43,21 @@ export function rowExtra(row: object): unknown {
   return extras.get(row);
 }
 
+const rowTexts = new WeakMap<BlueprintProjection, Map<string, string>>();
+
+/**
+ * The statement text of a row read without an extra column: kept per projection and key condition (a
+ * few of each, spelled in code), so every request sends the same string object, whose hash the
+ * prepared-statement and carried-text maps then reuse instead of hashing a new string of it.
+ */
+function rowSql(projection: BlueprintProjection, among: string): string {
+  let texts = rowTexts.get(projection);
+  if (!texts) rowTexts.set(projection, (texts = new Map()));
+  let text = texts.get(among);
+  if (text === undefined) texts.set(among, (text = `select ${projection.sql('b')} from blueprint b where ${among}`));
+  return text;
+}
+
 /**
  * Batched reads of plain blueprint rows (the read path, blueprint.projection.ts): only the projection's
  * columns, no managed entity. One loader per projection, key column and extra column, so selections never
@@ -63,7 +78,7 @@ export function blueprintRowLoader(
         // The request's token lookup rides in this statement when it is the request's first (deferred-viewer.ts).
         const among = amongKeys(`b.${by}`, keys, by === 'id' ? 'uuid' : 'text');
         const rows = await readWithViewerCheck<Record<string, unknown>>(ctx, {
-          sql: `select ${projection.sql('b')}${extra ? `, ${extra.sql} as extra__` : ''} from blueprint b where ${among.sql}`,
+          sql: extra ? `select ${projection.sql('b')}, ${extra.sql} as extra__ from blueprint b where ${among.sql}` : rowSql(projection, among.sql),
           params: [...(extra?.params ?? []), ...among.params],
           // One key of a unique column: the lookup rides as a column of the row (deferred-viewer.ts).
           atMostOneRow: keys.length === 1,

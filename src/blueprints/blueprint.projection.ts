@@ -203,9 +203,21 @@ export class BlueprintProjection {
     this.key = (publicRows ? 'public:' : '') + columns.join(',');
   }
 
-  /** `alias.col, ...` for a select list; with `prefix`, each as `<prefix><col>`. */
+  /** Select lists built so far, by alias and prefix (both spelled in code, so few). */
+  private readonly selectLists = new Map<string, string>();
+
+  /**
+   * `alias.col, ...` for a select list; with `prefix`, each as `<prefix><col>`. Built once per alias and
+   * prefix: the same string object every time, so the statement texts made from it hash quickly.
+   */
   sql(alias: string, prefix = ''): string {
-    return this.columns.map((c) => (prefix ? `${alias}.${c} as ${prefix}${c}` : `${alias}.${c}`)).join(', ');
+    const key = prefix ? `${alias} ${prefix}` : alias;
+    let list = this.selectLists.get(key);
+    if (list === undefined) {
+      list = this.columns.map((c) => (prefix ? `${alias}.${c} as ${prefix}${c}` : `${alias}.${c}`)).join(', ');
+      this.selectLists.set(key, list);
+    }
+    return list;
   }
 
   includes(column: BlueprintColumn): boolean {
