@@ -1,6 +1,7 @@
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import WebSocket, { type WebSocketServer } from 'ws';
 import type { LiveWriter } from '../context';
+import { keepAliveSweep } from './keep-alive';
 
 /**
  * What our graphql-ws server keeps of a connection: the socket and the caller's IP address, plus what
@@ -89,8 +90,9 @@ function logInternal(what: string, err: unknown): void {
  * `ws` server: what `useServer` from `graphql-ws/use/ws` does, with three differences that matter for
  * a server holding thousands of idle subscribers:
  * - the upgrade request is dropped after the connection opens (only the IP address is kept);
- * - one keep-alive sweep for all sockets every `keepAliveMs` (a socket that did not answer the previous
- *   sweep's ping is terminated), instead of an interval, a timeout and a pong listener per socket;
+ * - one keep-alive sweep for all sockets, spread over every `keepAliveMs` (keep-alive.ts; a socket that did
+ *   not answer the previous round's ping is terminated), instead of an interval, a timeout and a pong
+ *   listener per socket;
  * - a message is handed to the socket without waiting for its write callback: `ws` writes in order, and a
  *   failed write closes the socket, so graphql-ws's per-message promise chain waits for nothing useful.
  */
@@ -107,19 +109,16 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
 
   const sweep =
     keepAliveMs > 0 && Number.isFinite(keepAliveMs)
-      ? setInterval(() => {
-          for (const socket of wss.clients) {
-            if (socket.readyState !== WebSocket.OPEN) continue;
-            if (awaitingPong.has(socket)) {
-              socket.terminate();
-              continue;
-            }
-            awaitingPong.add(socket);
-            socket.ping();
+      ? keepAliveSweep(wss.clients, keepAliveMs, (socket) => {
+          if (socket.readyState !== WebSocket.OPEN) return;
+          if (awaitingPong.has(socket)) {
+            socket.terminate();
+            return;
           }
-        }, keepAliveMs)
+          awaitingPong.add(socket);
+          socket.ping();
+        })
       : null;
-  sweep?.unref();
 
   // Shared listeners (`this` is the socket): no closures per socket for what needs none.
   function onPong(this: WebSocket): void {
@@ -183,7 +182,7 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
 
   return {
     async dispose() {
-      if (sweep) clearInterval(sweep);
+      sweep?.stop();
       for (const client of wss.clients) client.close(1001, 'Going away');
       wss.removeAllListeners();
       await new Promise<void>((resolve, reject) => wss.close((err) => (err ? reject(err) : resolve())));
