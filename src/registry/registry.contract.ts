@@ -13,7 +13,7 @@ const cardProps = (cardSchema as { properties: Record<string, unknown> }).proper
 
 export const registryContract = {
   search: {
-    summary: 'Search public blueprints (and the ones the caller may see)',
+    summary: 'Search public blueprints (only public ones are ever listed, whoever asks)',
     tags,
     querystring: stringProps({
       q: 'full-text query',
