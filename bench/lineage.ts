@@ -264,7 +264,9 @@ async function main(): Promise<void> {
         `${String(breadth).padStart(7)} | ${String(1 + breadth + breadth * breadth).padStart(19)} | ${String(stranger).padStart(26)} | ${String(withToken).padStart(27)}`,
       );
     }
-    console.log('(the token lookup, then the root with the whole tree below it as one json_agg statement: src/lineage/fork-tree.ts)');
+    console.log(
+      "(a token's first request: its lookup, its last-use update, then the root with the whole tree below it as one json_agg statement, src/lineage/fork-tree.ts; later requests: that statement alone, carrying the lookup)",
+    );
     console.log('');
 
     // The load runs against the server as a deployment runs it: its own process, NODE_ENV=production,
