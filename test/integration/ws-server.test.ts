@@ -158,6 +158,34 @@ describe('keep-alive', () => {
   });
 });
 
+describe('keep-alive spread over a longer period', () => {
+  let slow: TestServer;
+  beforeAll(async () => {
+    // 1 s: ten steps of the sweep per period, so a round of two sockets ends long before the period does.
+    slow = await startTestServer({ limits: { wsKeepAliveMs: 1000 } });
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+
+  it('gives a ping the period to be answered, however few the sockets, and still cuts a silent one', async () => {
+    const delayed = await new RawSocket(slow.url, { autoPong: false }).init();
+    const silent = await new RawSocket(slow.url, { autoPong: false }).init();
+    let pinged = 0;
+    delayed.socket.on('ping', (data) => {
+      pinged += 1;
+      setTimeout(() => delayed.socket.pong(data), 300); // slower than a step (100 ms), well within half a period
+    });
+    const code = await silent.closed;
+    expect(code).toBe(1006);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(delayed.socket.readyState).toBe(WebSocket.OPEN);
+    expect(pinged).toBeGreaterThanOrEqual(2);
+    delayed.send({ type: 'ping' });
+    expect(JSON.parse(await delayed.next())).toEqual({ type: 'pong' });
+  });
+});
+
 describe('live inbox deliveries written directly', () => {
   const plain = `subscription { broadcastReceived {
     __typename id readAt

@@ -1,4 +1,5 @@
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import { performance } from 'node:perf_hooks';
 import WebSocket, { type WebSocketServer } from 'ws';
 import type { LiveWriter } from '../context';
 import { keepAliveSweep } from './keep-alive';
@@ -78,8 +79,8 @@ class Transport {
   }
 }
 
-/** Sockets pinged by the last keep-alive sweep that have not answered yet. */
-type Awaiting = WeakSet<WebSocket>;
+/** Sockets pinged by the keep-alive sweep that have not answered yet, with when they were pinged. */
+type Awaiting = WeakMap<WebSocket, number>;
 
 function logInternal(what: string, err: unknown): void {
   console.error(`Internal error ${what}`, err);
@@ -90,9 +91,9 @@ function logInternal(what: string, err: unknown): void {
  * `ws` server: what `useServer` from `graphql-ws/use/ws` does, with three differences that matter for
  * a server holding thousands of idle subscribers:
  * - the upgrade request is dropped after the connection opens (only the IP address is kept);
- * - one keep-alive sweep for all sockets, spread over every `keepAliveMs` (keep-alive.ts; a socket that did
- *   not answer the previous round's ping is terminated), instead of an interval, a timeout and a pong
- *   listener per socket;
+ * - one keep-alive sweep for all sockets, spread over every `keepAliveMs` (keep-alive.ts; at its next visit,
+ *   a socket whose ping went unanswered for half a period or more is terminated), instead of an interval, a
+ *   timeout and a pong listener per socket;
  * - a message is handed to the socket without waiting for its write callback: `ws` writes in order, and a
  *   failed write closes the socket, so graphql-ws's per-message promise chain waits for nothing useful.
  */
@@ -104,18 +105,21 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
 ): GraphQLWsServer {
   const server = makeServer(options);
   wss.options.handleProtocols = handleProtocols;
-  const awaitingPong: Awaiting = new WeakSet();
+  const awaitingPong: Awaiting = new WeakMap();
   const transports = new WeakMap<WebSocket, Transport>();
 
   const sweep =
     keepAliveMs > 0 && Number.isFinite(keepAliveMs)
       ? keepAliveSweep(wss.clients, keepAliveMs, (socket) => {
           if (socket.readyState !== WebSocket.OPEN) return;
-          if (awaitingPong.has(socket)) {
-            socket.terminate();
+          const pinged = awaitingPong.get(socket);
+          if (pinged !== undefined) {
+            // Visits are about a period apart; one that comes early (the sockets grew, so its share did)
+            // leaves the ping at least half a period to be answered.
+            if (performance.now() - pinged >= keepAliveMs / 2) socket.terminate();
             return;
           }
-          awaitingPong.add(socket);
+          awaitingPong.set(socket, performance.now());
           socket.ping();
         })
       : null;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { SliceClock, yieldToLoop } from '../live/fanout';
 
 /** How often a keep-alive step runs, in ms: each step visits its share of the sockets. */
@@ -15,24 +16,33 @@ export interface KeepAliveSweep {
  * would have been seconds.
  *
  * A round is one pass over `items` in their order (a `Set` iterates live: a socket added during the round
- * is visited in it, a deleted one is skipped); the next round starts at the step after the round ends, so
- * each item is visited about once per `periodMs`. A step that is still yielding when the next one is due
- * finishes its share first; the due one is skipped.
+ * is visited in it, a deleted one is skipped). The next round starts at the first step at least `periodMs`
+ * after the last one started (a round of a few sockets ends in its first step), so each item is visited
+ * about once per `periodMs`. A step that is still yielding when the next one is due finishes its share
+ * first; the due one is skipped.
  */
 export function keepAliveSweep<T>(items: ReadonlySet<T>, periodMs: number, visit: (item: T) => void, stepMs = KEEP_ALIVE_STEP_MS): KeepAliveSweep {
   const every = Math.max(1, Math.min(stepMs, periodMs));
   const steps = Math.max(1, Math.round(periodMs / every));
   let round: Iterator<T> | null = null;
+  /** When the next round may start: a period after the last one started, however fast that one ended. */
+  let nextRoundAt = 0;
   let busy = false;
 
   const step = async (): Promise<void> => {
     if (busy) return;
+    let pass = round;
+    if (pass === null) {
+      const now = performance.now();
+      if (now < nextRoundAt) return;
+      nextRoundAt = now + periodMs;
+      round = pass = items.values();
+    }
     busy = true;
     try {
       const clock = new SliceClock();
       for (let budget = Math.ceil(items.size / steps); budget > 0; budget--) {
-        round ??= items.values();
-        const next = round.next();
+        const next = pass.next();
         if (next.done) {
           round = null;
           return;

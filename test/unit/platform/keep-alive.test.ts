@@ -35,14 +35,28 @@ describe('keepAliveSweep', () => {
     expect(seen.length).toBeGreaterThanOrEqual(10);
   });
 
-  it('starts the next round after the last item, in the same order', async () => {
+  it('starts the next round a period after the last one started, in the same order', async () => {
     const items = new Set([1, 2, 3]);
-    const visited: number[] = [];
-    const sweep = keepAliveSweep(items, 30, (item) => visited.push(item), 10);
-    await sleep(200);
+    const visited: Array<{ item: number; at: number }> = [];
+    const started = performance.now();
+    const sweep = keepAliveSweep(items, 60, (item) => visited.push({ item, at: performance.now() - started }), 20);
+    await sleep(230);
     sweep.stop();
     expect(visited.length).toBeGreaterThanOrEqual(6);
-    expect(visited.slice(0, 6)).toEqual([1, 2, 3, 1, 2, 3]);
+    expect(visited.slice(0, 6).map((v) => v.item)).toEqual([1, 2, 3, 1, 2, 3]);
+    // The second round's first visit is at least a period after the first round's.
+    expect(visited[3]!.at - visited[0]!.at).toBeGreaterThanOrEqual(59);
+  });
+
+  it('visits a few items once per period, not once per step', async () => {
+    // One item, 10 steps per period: its round ends in the first step, and the next waits for the period.
+    const visits: number[] = [];
+    const sweep = keepAliveSweep(new Set([1]), 100, () => visits.push(performance.now()), 10);
+    await sleep(350);
+    sweep.stop();
+    expect(visits.length).toBeGreaterThanOrEqual(2);
+    expect(visits.length).toBeLessThanOrEqual(4);
+    for (let i = 1; i < visits.length; i++) expect(visits[i]! - visits[i - 1]!).toBeGreaterThanOrEqual(99);
   });
 
   it('visits an item added during a round and skips one deleted before its turn', async () => {
