@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { createBlueprint, fork } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
-import { eventually } from '../helpers/cluster';
+import { eventually } from '../helpers/wait';
 import { TestNats } from '../helpers/nats';
 import { TestPgBouncer } from '../helpers/pgbouncer';
 import { PrivatePostgres } from '../helpers/private-postgres';

@@ -1,6 +1,7 @@
 import { createBlueprint } from '../fixtures/blueprints';
 import { ensureBuilt } from '../helpers/build';
-import { Cluster, eventually, Receiver } from '../helpers/cluster';
+import { Cluster, Receiver } from '../helpers/cluster';
+import { eventually } from '../helpers/wait';
 import { createTestDatabase } from '../helpers/database';
 import { TestNats } from '../helpers/nats';
 import { RestClient } from '../helpers/rest';

@@ -1,15 +1,7 @@
 import { keepAliveSweep } from '../../../src/platform/graphql/keep-alive';
+import { eventually } from '../../helpers/wait';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Waits until `done()` holds (or 15 s pass): timers slip on a loaded machine, so the tests wait for what
- * they count rather than for a fixed time, and assert only bounds that load cannot break.
- */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!done() && Date.now() < deadline) await sleep(5);
-}
 
 /** Visits recorded with the step (timer turn) each came in. */
 function recorder() {
@@ -23,6 +15,8 @@ function recorder() {
   };
 }
 
+// Timers slip on a loaded machine: each test waits for the visits it counts (`eventually`) rather than for a
+// fixed time, and asserts only bounds that load cannot break.
 describe('keepAliveSweep', () => {
   it('visits every item once per round, a share per step, not all in one go', async () => {
     const items = new Set(Array.from({ length: 100 }, (_, i) => i));
@@ -34,7 +28,11 @@ describe('keepAliveSweep', () => {
       if (current.length > 0) seen.push(current);
       current = [];
     }, 5);
-    await until(() => seen.flat().length + current.length >= 100);
+    await eventually(
+      () => seen.flat().length + current.length >= 100,
+      15_000,
+      () => `${seen.flat().length + current.length} of 100 visited`,
+    );
     await sleep(5);
     sweep.stop();
     clearInterval(collector);
@@ -51,7 +49,11 @@ describe('keepAliveSweep', () => {
     const visited: Array<{ item: number; at: number }> = [];
     const started = performance.now();
     const sweep = keepAliveSweep(items, 60, (item) => visited.push({ item, at: performance.now() - started }), 20);
-    await until(() => visited.length >= 6);
+    await eventually(
+      () => visited.length >= 6,
+      15_000,
+      () => `${visited.length} visits`,
+    );
     sweep.stop();
     expect(visited.length).toBeGreaterThanOrEqual(6);
     expect(visited.slice(0, 6).map((v) => v.item)).toEqual([1, 2, 3, 1, 2, 3]);
@@ -63,7 +65,11 @@ describe('keepAliveSweep', () => {
     // One item, 10 steps per period: its round ends in the first step, and the next waits for the period.
     const visits: number[] = [];
     const sweep = keepAliveSweep(new Set([1]), 100, () => visits.push(performance.now()), 10);
-    await until(() => visits.length >= 3);
+    await eventually(
+      () => visits.length >= 3,
+      15_000,
+      () => `${visits.length} visits`,
+    );
     sweep.stop();
     expect(visits.length).toBeGreaterThanOrEqual(3);
     // Without the pacing, a round would start every other step: 20 ms apart.
@@ -85,7 +91,11 @@ describe('keepAliveSweep', () => {
       },
       10,
     );
-    await until(() => visited.length >= 20);
+    await eventually(
+      () => visited.length >= 20,
+      15_000,
+      () => `${visited.length} visits`,
+    );
     sweep.stop();
     const first = visited.slice(0, 20);
     expect(first).not.toContain(15);
@@ -110,7 +120,11 @@ describe('keepAliveSweep', () => {
         },
         10,
       );
-      await until(() => visited.includes(4) && visited.filter((v) => v === 2).length >= 2);
+      await eventually(
+        () => visited.includes(4) && visited.filter((v) => v === 2).length >= 2,
+        15_000,
+        () => `visited ${visited.join(',')}`,
+      );
       sweep.stop();
     } finally {
       error.mockRestore();
@@ -127,13 +141,17 @@ describe('keepAliveSweep', () => {
       items,
       10,
       (item) => {
-        const until = performance.now() + 0.02;
-        while (performance.now() < until);
+        const busyUntil = performance.now() + 0.02;
+        while (performance.now() < busyUntil);
         rec.visit(item);
       },
       10,
     );
-    await until(() => rec.visits.length >= 2_000);
+    await eventually(
+      () => rec.visits.length >= 2_000,
+      15_000,
+      () => `${rec.visits.length} of 2,000 visited`,
+    );
     sweep.stop();
     rec.stop();
     const firstRound = rec.visits.slice(0, 2_000);
