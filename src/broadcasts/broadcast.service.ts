@@ -8,7 +8,8 @@ import type { Limits } from '../platform/config';
 import type { RequestContext } from '../platform/context';
 import { assertValid, validatorFor } from '../platform/json-schema';
 import { BroadcastSeverity, BroadcastType } from './broadcast.entity';
-import { toBroadcastRecord, type BroadcastRecord } from './inbox.service';
+import { broadcastColumns, sourceColumns, toBroadcastRecord, type BroadcastRecord } from './inbox.service';
+import { freshDeliveriesSql, rememberFreshBroadcast } from './inbox-live';
 import { broadcastInput } from './broadcast.contract';
 
 /**
@@ -40,6 +41,8 @@ export function parseBroadcastInput(input: unknown, limits: Limits): BroadcastIn
  * The broadcast and every inbox row are written by ONE set-based statement (CTE + INSERT ... SELECT), so
  * the statement count does not grow with the number of recipients; one outbox event per broadcast (not
  * per recipient) tells every server instance, after commit, to push the new rows to its live subscribers.
+ * The statement also answers what those instances read for the event (the broadcast with its source and
+ * the delivery rows), so this instance's live subscribers get it without reading it back (inbox-live.ts).
  */
 export async function sendBroadcast(ctx: RequestContext, blueprintId: string, input: unknown): Promise<BroadcastRecord> {
   const bp = await getOwnedBlueprint(ctx, blueprintId, 'send broadcasts');
@@ -64,12 +67,16 @@ export async function sendBroadcast(ctx: RequestContext, blueprintId: string, in
             d as (
               insert into inbox_delivery (broadcast_id, recipient_id)
               select b.id, recipients.principal_id from b cross join recipients
-              returning seq)
-       select b.* from b`,
+              returning seq, recipient_id)
+       select ${broadcastColumns}, ${sourceColumns}, (select ${freshDeliveriesSql('d')} from d) as deliveries
+         from b left join blueprint s on s.id = b.source_blueprint_id`,
       [bp.id, bp.id, bp.id, viewer.principalId, bp.id, viewer.principalId, fields.message, fields.type, fields.severity],
     );
     const broadcast = toBroadcastRecord(rows[0]!);
-    if (broadcast.recipientCount > 0) await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: broadcast.id, recipientCount: broadcast.recipientCount });
+    if (broadcast.recipientCount > 0) {
+      await ctx.events.publish(tx, 'inbox.delivered', { broadcastId: broadcast.id, recipientCount: broadcast.recipientCount });
+      rememberFreshBroadcast(rows[0]!);
+    }
     return broadcast;
   });
 }

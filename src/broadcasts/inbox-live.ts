@@ -33,6 +33,61 @@ interface DeliveryRow {
   read_at: string | null;
 }
 
+/**
+ * What a broadcast's own write answered, kept on the instance that wrote it until the broadcast's event
+ * arrives there: the broadcast with its source (`broadcastColumns`, `sourceColumns`) and every delivery row
+ * (`freshDeliveriesSql`). That instance's hub then delivers from it instead of reading the same rows back
+ * (one round trip less, and at 10,000 recipients 10,000 rows less to parse); other instances read the
+ * database as before. Only the event of that broadcast looks an entry up, and the event exists only when
+ * the write committed, so an entry of a write that rolled back is never used. A fresh delivery is unread:
+ * its `readAt` is null, as the row was at commit (a read moments later may find it already marked read;
+ * either answer is true of its moment). Entries nobody takes (no subscriber here) leave after
+ * `FRESH_TTL_MS`, and at most `FRESH_MAX` wait.
+ */
+interface FreshBroadcast {
+  row: Record<string, unknown>;
+  at: number;
+}
+const fresh = new Map<string, FreshBroadcast>();
+const FRESH_TTL_MS = 10_000;
+const FRESH_MAX = 64;
+
+/** The delivery rows of the CTE `alias` (columns `seq`, `recipient_id`) as one text: `<uuid> <seq>,...`. */
+export function freshDeliveriesSql(alias: string): string {
+  return `string_agg(${alias}.recipient_id::text || ' ' || ${alias}.seq::text, ',')`;
+}
+
+/** Keeps a broadcast's write answer (a row with the broadcast, its source and `deliveries`) for this instance's hub. */
+export function rememberFreshBroadcast(row: Record<string, unknown>): void {
+  const now = Date.now();
+  for (const [id, entry] of fresh) if (fresh.size >= FRESH_MAX || now - entry.at > FRESH_TTL_MS) fresh.delete(id);
+  fresh.set(row.id as string, { row, at: now });
+}
+
+/** The delivery rows of a kept write answer (`<uuid> <seq>,...`; a uuid's text is 36 characters). */
+function freshRows(deliveries: string): DeliveryRow[] {
+  const rows: DeliveryRow[] = [];
+  for (const part of deliveries.split(',')) rows.push({ recipient_id: part.slice(0, 36), seq: part.slice(37), read_at: null });
+  return rows;
+}
+
+/** How many events this process's hubs delivered from their own write's answer (tests). */
+let freshUsed = 0;
+export function freshBroadcastsUsed(): number {
+  return freshUsed;
+}
+
+/** The items of one broadcast (`row`: its columns and its source's) for the receivers in `listening`. */
+function itemsOf(row: Record<string, unknown>, rows: DeliveryRow[], listening: ReadonlyMap<string, unknown>): Array<[string, InboxItem]> {
+  const broadcast = toBroadcastRecord(row);
+  const source = sourceOf(row);
+  const items: Array<[string, InboxItem]> = [];
+  for (const delivery of rows)
+    if (listening.has(delivery.recipient_id))
+      items.push([delivery.recipient_id, { id: String(delivery.seq), readAt: delivery.read_at === null ? null : toDate(delivery.read_at), broadcast, source }]);
+  return items;
+}
+
 export const inboxLive: DurableTopic<'inbox.delivered', InboxItem> = {
   name: 'inbox',
   topic: 'inbox.delivered',
@@ -40,6 +95,12 @@ export const inboxLive: DurableTopic<'inbox.delivered', InboxItem> = {
   // Prepared, with the recipient list as one array parameter: MikroORM's `execute` would inline 2,000
   // quoted uuids into the text, and PostgreSQL would parse and plan that text anew for every event.
   async read(em: EntityManager, { broadcastId, recipientCount }, listening) {
+    const kept = fresh.get(broadcastId);
+    if (kept) {
+      fresh.delete(broadcastId);
+      freshUsed += 1;
+      return itemsOf(kept.row, freshRows(kept.row.deliveries as string), listening);
+    }
     const [found, rows] = await Promise.all([
       executePrepared<Record<string, unknown>>(
         em,
@@ -56,14 +117,7 @@ export const inboxLive: DurableTopic<'inbox.delivered', InboxItem> = {
             [broadcastId, `{${[...listening.keys()].join(',')}}`],
           ),
     ]);
-    if (!found[0]) return [];
-    const broadcast = toBroadcastRecord(found[0]);
-    const source = sourceOf(found[0]);
-    const items: Array<[string, InboxItem]> = [];
-    for (const row of rows)
-      if (listening.has(row.recipient_id))
-        items.push([row.recipient_id, { id: String(row.seq), readAt: row.read_at === null ? null : toDate(row.read_at), broadcast, source }]);
-    return items;
+    return found[0] ? itemsOf(found[0], rows, listening) : [];
   },
 
   replay: {
