@@ -93,7 +93,7 @@ const GUARDS_SQL = `select b.id, b.visibility, b.owner_id, b.team_id,
  * blueprint they name as it is now, with the team roles of every listening principal in the teams of the
  * private ones; then each receiver's sight of each event is decided in memory.
  */
-async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blueprint.activity'>>): Promise<Array<Array<[string, ActivityItem]>>> {
+async function readActivity<V>(em: EntityManager, batch: ReadonlyArray<Pending<'blueprint.activity', V>>): Promise<Array<Array<[V, ActivityItem]>>> {
   const principals = new Set<string>();
   const ids = new Set<string>();
   for (const { event, listening } of batch) {
@@ -111,24 +111,24 @@ async function readActivity(em: EntityManager, batch: ReadonlyArray<Pending<'blu
       : await executePrepared<GuardRow>(em, 'activity_live_guards', GUARDS_SQL, [`{${[...principals].join(',')}}`, `{${[...ids].join(',')}}`]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return batch.map(({ event, listening }) =>
-    event.open === true ? [...listening.keys()].map((receiver): [string, ActivityItem] => [receiver, event]) : sightsOf(event, listening, byId),
+    event.open === true ? [...listening.values()].map((entry): [V, ActivityItem] => [entry, event]) : sightsOf(event, listening, byId),
   );
 }
 
 /** Each receiver's item of one event, from the blueprints it names (`byId`, absent: gone). */
-function sightsOf(event: ActivityEvent, listening: ReadonlyMap<string, unknown>, byId: ReadonlyMap<string, GuardRow>): Array<[string, ActivityItem]> {
+function sightsOf<V>(event: ActivityEvent, listening: ReadonlyMap<string, V>, byId: ReadonlyMap<string, GuardRow>): Array<[V, ActivityItem]> {
   const blueprint = byId.get(event.blueprintId);
   const forkId = event.kind === 'forked' ? event.subjectId : null;
   let withoutFork: ActivityEvent | null = null;
-  const items: Array<[string, ActivityItem]> = [];
-  for (const receiver of listening.keys()) {
+  const items: Array<[V, ActivityItem]> = [];
+  for (const [receiver, entry] of listening) {
     const principal = receiver.slice(receiver.indexOf(' ') + 1) || null;
     // A proposal event is about its source too: receivers who may not read the source never hear of it.
     if (event.sourceId !== undefined && !readable(byId.get(event.sourceId), principal)) continue;
-    if (!readable(blueprint, principal)) items.push([receiver, notFound('blueprint', event.blueprintId)]);
+    if (!readable(blueprint, principal)) items.push([entry, notFound('blueprint', event.blueprintId)]);
     // A FORKED event names the fork: a private fork of a public blueprint is not the receiver's to know.
-    else if (forkId && !readable(byId.get(forkId), principal)) items.push([receiver, (withoutFork ??= { ...event, subjectId: null })]);
-    else items.push([receiver, event]);
+    else if (forkId && !readable(byId.get(forkId), principal)) items.push([entry, (withoutFork ??= { ...event, subjectId: null })]);
+    else items.push([entry, event]);
   }
   return items;
 }

@@ -77,14 +77,16 @@ export function freshBroadcastsUsed(): number {
   return freshUsed;
 }
 
-/** The items of one broadcast (`row`: its columns and its source's) for the receivers in `listening`. */
-function itemsOf(row: Record<string, unknown>, rows: DeliveryRow[], listening: ReadonlyMap<string, unknown>): Array<[string, InboxItem]> {
+/** The items of one broadcast (`row`: its columns and its source's) for the receivers in `listening`, with their entries. */
+function itemsOf<V>(row: Record<string, unknown>, rows: DeliveryRow[], listening: ReadonlyMap<string, V>): Array<[V, InboxItem]> {
   const broadcast = toBroadcastRecord(row);
   const source = sourceOf(row);
-  const items: Array<[string, InboxItem]> = [];
-  for (const delivery of rows)
-    if (listening.has(delivery.recipient_id))
-      items.push([delivery.recipient_id, { id: String(delivery.seq), readAt: delivery.read_at === null ? null : toDate(delivery.read_at), broadcast, source }]);
+  const items: Array<[V, InboxItem]> = [];
+  for (const delivery of rows) {
+    const entry = listening.get(delivery.recipient_id);
+    if (entry !== undefined)
+      items.push([entry, { id: String(delivery.seq), readAt: delivery.read_at === null ? null : toDate(delivery.read_at), broadcast, source }]);
+  }
   return items;
 }
 

@@ -38,7 +38,7 @@ async function principalOf(token: string): Promise<string> {
 
 it('answers the same items from the write as the database read does, field for field', async () => {
   const ids = await Promise.all(readers.map(principalOf));
-  const listening = new Map(ids.map((id) => [id, true]));
+  const listening = new Map(ids.map((id) => [id, id]));
   const sent = await writer.rest.post(`/api/blueprints/${sourceId}/broadcasts`, {
     token: owner,
     body: { message: 'kept — “as written”', type: 'changelog', severity: 'breaking' },
@@ -62,7 +62,7 @@ it('answers the same items from the write as the database read does, field for f
   expect(fromWrite[0]![1].readAt).toBeNull();
 
   // Only the receivers asked about get items.
-  const one = new Map([[ids[2]!, true]]);
+  const one = new Map([[ids[2]!, ids[2]!]]);
   await writer.rest.post(`/api/blueprints/${sourceId}/broadcasts`, { token: owner, body: { message: 'for one', type: 'notice', severity: 'info' } });
   const last = (await writer.rest.get(`/api/inbox`, { token: readers[2] })).body.items[0];
   const items = await inboxLive.read(em, { broadcastId: last.broadcast.id, recipientCount: readers.length }, one);

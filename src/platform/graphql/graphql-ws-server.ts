@@ -25,28 +25,47 @@ export interface GraphQLWsServer {
   dispose(): Promise<void>;
 }
 
-/** The TCP socket under a `ws` socket (`_socket`: not in ws's types, present since ws 1). */
-type WithRaw = WebSocket & { _socket?: { cork(): void; uncork(): void } };
-const corked = new WeakSet<WebSocket>();
-function uncorkSocket(socket: WebSocket): void {
-  corked.delete(socket);
-  (socket as WithRaw)._socket?.uncork();
+/**
+ * A `ws` socket as `sendCoalesced` uses it: the TCP socket under it (`_socket`: not in ws's types, present
+ * since ws 1), and the turn of the event loop in which it was last sent something (a property of ours:
+ * `turn`, or `-turn` once corked in that turn).
+ */
+const LAST_TURN = Symbol('last turn');
+type Sending = WebSocket & { _socket?: { cork(): void; uncork(): void }; [LAST_TURN]?: number };
+
+/** Turns of the event loop (`process.nextTick` boundaries) in which something was sent, counted. */
+let turn = 1;
+let turnEnding = false;
+function endTurn(): void {
+  turn += 1;
+  turnEnding = false;
+}
+function uncorkSocket(socket: Sending): void {
+  socket._socket?.uncork();
 }
 
 /**
- * Sends `data` on `socket`, with every other message for that socket in this tick of the event loop in one
- * write: a fan-out hands one socket an event for each of its subscriptions (up to 100), and a burst of
- * refused subscribes gets an error each; written one by one, each was its own system call.
+ * Sends `data` on `socket`; a second and later message for that socket in the same turn of the event loop
+ * leave together in one write at the turn's end. A fan-out hands one socket an event for each of its
+ * subscriptions (up to 100), and a burst of refused subscribes gets an error each; written one by one,
+ * each was its own system call. The first message goes at once: most sockets get one message per event,
+ * and corking each of them (with a WeakSet to know which) cost a fan-out about 1 µs per socket.
  */
 export function sendCoalesced(socket: WebSocket, data: string): void {
-  if (!corked.has(socket)) {
-    const raw = (socket as WithRaw)._socket;
-    if (raw) {
-      corked.add(socket);
-      raw.cork();
-      process.nextTick(uncorkSocket, socket);
-    }
+  const sending = socket as Sending;
+  if (!turnEnding) {
+    turnEnding = true;
+    process.nextTick(endTurn);
   }
+  const last = sending[LAST_TURN];
+  if (last === turn) {
+    const raw = sending._socket;
+    if (raw) {
+      sending[LAST_TURN] = -turn;
+      raw.cork();
+      process.nextTick(uncorkSocket, sending);
+    }
+  } else if (last !== -turn) sending[LAST_TURN] = turn;
   socket.send(data);
 }
 

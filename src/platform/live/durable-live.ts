@@ -3,7 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../context';
 import type { EventBus, EventTopics, Topic } from './events';
 import { SliceClock, yieldToLoop } from './fanout';
-import { liveTokens, type LiveTokens, type StreamEnd } from './live';
+import { liveTokens, type LiveTokens, type StreamEnd, type TokenStamp } from './live';
 import { LiveFeed, type DurableReader, type FeedRules, type FrameEncoder } from './live-feed';
 
 /**
@@ -38,37 +38,55 @@ export interface DurableTopic<K extends Topic, T> extends FeedRules<T> {
    */
   receiversOf?(event: EventTopics[K], listening: ReadonlyMap<string, unknown>): string[];
   /**
-   * The items one event brings to the receivers in `listening` (receiver ids of this instance), in the
-   * order they are to be delivered: one read for all of them. Items are shared by every subscription of
-   * the receiver (read-only).
+   * The items one event brings to the receivers in `listening` (receiver ids of this instance, each with
+   * the hub's entry for it), in the order they are to be delivered: one read for all of them. Each item
+   * comes with its receiver's entry (`listening.get(receiver)`), so the hub finds the receiver's
+   * subscriptions without looking it up again. Items are shared by every subscription of the receiver
+   * (read-only).
    */
-  read(em: EntityManager, event: EventTopics[K], listening: ReadonlyMap<string, unknown>): Promise<Array<[receiver: string, item: T]>>;
+  read<V>(em: EntityManager, event: EventTopics[K], listening: ReadonlyMap<string, V>): Promise<Array<[entry: V, item: T]>>;
   /**
    * The items of several events that waited together, each for its own receivers, in one read (optional;
    * without it each event is read on its own, all at once). Answers one list per event, in their order.
    */
-  readBatch?(em: EntityManager, batch: ReadonlyArray<Pending<K>>): Promise<Array<Array<[receiver: string, item: T]>>>;
+  readBatch?<V>(em: EntityManager, batch: ReadonlyArray<Pending<K, V>>): Promise<Array<Array<[entry: V, item: T]>>>;
   /** The direct path for this selection (`FrameEncoder`), or null: run the document for every event. */
   frames?(info: GraphQLResolveInfo): FrameEncoder<T> | null;
 }
 
 /** One event of a batch and the receivers of this instance it concerns. */
-export interface Pending<K extends Topic> {
+export interface Pending<K extends Topic, V = unknown> {
   event: EventTopics[K];
-  listening: ReadonlyMap<string, unknown>;
+  listening: ReadonlyMap<string, V>;
 }
+
+const NO_TOKENS: ReadonlySet<string> = new Set();
 
 /** At most this many waiting events are read and delivered together. */
 const BATCH_MAX = 64;
 
-interface Listener<T> {
-  tokenHash: string | null;
+interface Listener<T> extends TokenStamp {
   feed: LiveFeed<T>;
+  /** The last dispatch (`DurableHub.serial`) that checked this listener's token before its read. */
+  checkedIn: number;
+}
+
+/**
+ * One receiver's subscriptions on this instance. `listeners` is replaced, never changed in place, so a
+ * delivery loop goes on over the list it started with; `gone` once the last one left (a receiver that
+ * listens again gets a new entry).
+ */
+interface Receiver<T> {
+  readonly id: string;
+  listeners: ReadonlyArray<Listener<T>>;
+  gone: boolean;
 }
 
 class DurableHub<K extends Topic, T> {
-  private readonly listeners = new Map<string, Set<Listener<T>>>();
+  private readonly listeners = new Map<string, Receiver<T>>();
   private count = 0;
+  /** Numbers the dispatches (`Listener.checkedIn`). */
+  private serial = 0;
   private source: AsyncIterator<EventTopics[K]> | null = null;
   private readonly pending: Array<EventTopics[K]> = [];
   private draining = false;
@@ -83,18 +101,21 @@ class DurableHub<K extends Topic, T> {
 
   /** Starts handing this receiver's items to `feed` at once; returns the function that stops it. */
   listen(receiver: string, tokenHash: string | null, feed: LiveFeed<T>): () => void {
-    let set = this.listeners.get(receiver);
-    if (!set) this.listeners.set(receiver, (set = new Set()));
-    const listener: Listener<T> = { tokenHash, feed };
-    set.add(listener);
+    let entry = this.listeners.get(receiver);
+    if (!entry) this.listeners.set(receiver, (entry = { id: receiver, listeners: [], gone: false }));
+    const listener: Listener<T> = { tokenHash, feed, checkedIn: -1, tokenEpoch: -1, validUntil: 0 };
+    entry.listeners = [...entry.listeners, listener];
     this.count += 1;
     if (!this.source) this.start();
     let listening = true;
     return () => {
       if (!listening) return;
       listening = false;
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(receiver) === set) this.listeners.delete(receiver);
+      entry.listeners = entry.listeners.filter((l) => l !== listener);
+      if (entry.listeners.length === 0) {
+        entry.gone = true;
+        if (this.listeners.get(receiver) === entry) this.listeners.delete(receiver);
+      }
       this.count -= 1;
       if (this.count === 0) this.stop();
     };
@@ -145,11 +166,11 @@ class DurableHub<K extends Topic, T> {
   }
 
   private resyncAll(): void {
-    for (const set of this.listeners.values()) for (const listener of set) listener.feed.resync();
+    for (const entry of this.listeners.values()) for (const listener of entry.listeners) listener.feed.resync();
   }
 
   /** The receivers of this instance an event concerns, with their listeners; null: none. */
-  private listeningTo(event: EventTopics[K]): ReadonlyMap<string, Set<Listener<T>>> | null {
+  private listeningTo(event: EventTopics[K]): ReadonlyMap<string, Receiver<T>> | null {
     if (!this.topic.receiversOf) return this.listeners;
     const receivers = this.topic.receiversOf(event, this.listeners);
     const listening = new Map(receivers.flatMap((r) => (this.listeners.has(r) ? [[r, this.listeners.get(r)!] as const] : [])));
@@ -158,41 +179,48 @@ class DurableHub<K extends Topic, T> {
 
   private async dispatch(events: Array<EventTopics[K]>): Promise<void> {
     if (this.listeners.size === 0) return;
-    const batch: Array<{ event: EventTopics[K]; listening: ReadonlyMap<string, Set<Listener<T>>> }> = [];
+    const batch: Array<Pending<K, Receiver<T>>> = [];
     for (const event of events) {
       const listening = this.listeningTo(event);
       if (listening) batch.push({ event, listening });
     }
     if (batch.length === 0) return;
     // The items and the tokens, at once. Every listening receiver's token is checked, whether an item comes
-    // for it or not (the items are not known yet). One that started listening meanwhile has no answer: a
-    // durable one re-reads from its cursor instead (which checks its token); another one started after
-    // the event and does not get it.
-    const checked = new Set<string>();
+    // for it or not (the items are not known yet): only the tokens not known valid are read (LiveTokens).
+    // One that started listening meanwhile was not checked: a durable one re-reads from its cursor instead
+    // (which checks its token); another one started after the event and does not get it.
+    const serial = ++this.serial;
+    const now = Date.now();
+    const unknown = new Set<string>();
     for (const { listening } of batch)
-      for (const set of listening.values()) for (const listener of set) if (listener.tokenHash) checked.add(listener.tokenHash);
+      for (const entry of listening.values())
+        for (const listener of entry.listeners) {
+          listener.checkedIn = serial;
+          if (listener.tokenHash !== null && !this.tokens.knownValid(listener, now)) unknown.add(listener.tokenHash);
+        }
     const [itemsPerEvent, revoked] = await Promise.all([
       this.topic.readBatch && batch.length > 1
         ? this.topic.readBatch(this.em, batch)
         : Promise.all(batch.map(({ event, listening }) => this.topic.read(this.em, event, listening))),
-      checked.size ? this.tokens.revoked(this.em, [...checked]) : new Set<string>(),
+      unknown.size ? this.tokens.revoked(this.em, [...unknown]) : NO_TOKENS,
     ]);
     // Direct writes are synchronous work: yield to the event loop every few ms (fanout.ts), so an event to
     // any number of listeners never holds other requests up for longer. Events go out in their order.
     const clock = new SliceClock();
     for (const items of itemsPerEvent)
-      for (const [receiver, item] of items) {
+      for (const [found, item] of items) {
         if (clock.due()) {
           await yieldToLoop();
           clock.restart();
         }
-        const set = this.listeners.get(receiver);
-        if (!set) continue;
-        for (const { tokenHash, feed } of set) {
-          if (tokenHash && !checked.has(tokenHash)) {
-            if (this.topic.replay) feed.resync();
-          } else if (tokenHash && revoked.has(tokenHash)) feed.revoke();
-          else feed.push(item, true);
+        // Its last subscription left during the read: any new one has a new entry.
+        const entry = found.gone ? this.listeners.get(found.id) : found;
+        if (!entry) continue;
+        for (const listener of entry.listeners) {
+          if (listener.checkedIn !== serial) {
+            if (this.topic.replay) listener.feed.resync();
+          } else if (revoked.size > 0 && listener.tokenHash !== null && revoked.has(listener.tokenHash)) listener.feed.revoke();
+          else listener.feed.push(item, true);
         }
       }
   }

@@ -82,6 +82,16 @@ const NONE: ReadonlySet<string> = new Set();
  * revocation is always judged after the instance forgot that token: it reads the token again, finds it
  * revoked and ends the stream, as the per-event read did, without a statement for the events between.
  */
+/**
+ * What a listener remembers of its token's last check (`LiveTokens.knownValid`): while nothing was
+ * forgotten since (`tokenEpoch`) and until `validUntil`, its token is known valid without a lookup.
+ */
+export interface TokenStamp {
+  readonly tokenHash: string | null;
+  tokenEpoch: number;
+  validUntil: number;
+}
+
 export class LiveTokens {
   private readonly validUntil = new Map<string, number>();
   /** Bumped whenever something is forgotten: a read that started before must not remember its answer. */
@@ -96,6 +106,19 @@ export class LiveTokens {
       this.validUntil.clear();
       this.epoch += 1;
     });
+  }
+
+  /**
+   * Whether the stamp's token is known valid at `now` without a read; stamps it when the answer comes from
+   * what this instance remembers, so a fan-out to thousands of listeners looks none of them up next time.
+   */
+  knownValid(stamp: TokenStamp, now: number): boolean {
+    if (stamp.tokenEpoch === this.epoch && stamp.validUntil > now) return true;
+    const until = stamp.tokenHash === null ? 0 : (this.validUntil.get(stamp.tokenHash) ?? 0);
+    if (until <= now) return false;
+    stamp.tokenEpoch = this.epoch;
+    stamp.validUntil = until;
+    return true;
   }
 
   /** Which of `hashes` no longer work; reads only those not known valid. */
