@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { serverNodeFlags } from '../src/platform/node-flags';
 
 /**
  * A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; released at once). The tests'
@@ -25,12 +26,15 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Node flags for a server child a bench measures: `BENCH_CPU_PROF=<dir>` writes its CPU profile there (under
- * `subdir` when given) when it stops, and `BENCH_NODE_FLAGS` adds flags of its own (e.g. `--trace-gc`).
+ * Node flags for a server child a bench measures: first the flags `npm start` runs the server with
+ * (`serverNodeFlags`; a floor's own server child gets them too, so both sides run alike), then
+ * `BENCH_CPU_PROF=<dir>` writes its CPU profile there (under `subdir` when given) when it stops, and
+ * `BENCH_NODE_FLAGS` adds flags of its own (e.g. `--trace-gc`).
  */
 export function childNodeFlags(subdir?: string): string[] {
   const profiles = process.env.BENCH_CPU_PROF;
   return [
+    ...serverNodeFlags,
     ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${subdir ? path.join(profiles, subdir) : profiles}`] : []),
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
   ];
