@@ -121,13 +121,14 @@ export class LiveTokens {
     return true;
   }
 
-  /** Which of `hashes` no longer work; reads only those not known valid. */
+  /**
+   * Which of `hashes` no longer work, read now, remembering the ones that do. The caller passes only the
+   * tokens `knownValid` could not vouch for (the one place that decides what is known valid).
+   */
   async revoked(em: EntityManager, hashes: readonly string[]): Promise<ReadonlySet<string>> {
-    const now = Date.now();
-    const unknown = hashes.filter((h) => !((this.validUntil.get(h) ?? 0) > now));
-    if (unknown.length === 0) return NONE;
+    if (hashes.length === 0) return NONE;
     const epoch = this.epoch;
-    const { lost, validUntil } = await tokenStates(em, unknown);
+    const { lost, validUntil } = await tokenStates(em, hashes);
     if (epoch === this.epoch)
       for (const [hash, until] of validUntil) {
         this.validUntil.delete(hash);
