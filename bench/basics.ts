@@ -84,22 +84,33 @@ export function cpuMsOf(pid: number | undefined): number {
   }
 }
 
-/** The CPU time (ms) each PostgreSQL and nats-server process has used so far, by pid: a `helperCpuMsSince` start. */
-export type HelperCpu = Map<string, { kind: 'postgres' | 'nats'; ms: number }>;
+/**
+ * The CPU time (ms) each PostgreSQL and nats-server process has used so far, by pid: a `helperCpuMsSince`
+ * start. A PostgreSQL backend also names its database (from its process title, `postgres: [<cluster>: ]<user>
+ * <database> <client> <state>`); the server's own processes (checkpointer, WAL writer...) name none.
+ */
+export type HelperCpu = Map<string, { kind: 'postgres' | 'nats'; ms: number; database?: string }>;
+
+/** A PostgreSQL backend's database, from its process title; undefined for the server's own processes. */
+export function backendDatabase(title: string): string | undefined {
+  return /^postgres: (?:[^\s:]+: )?\S+ (\S+) (?:[\d.:a-f]+\(\d+\)|\[local\])/.exec(title)?.[1];
+}
 
 /** Every PostgreSQL and nats-server process's CPU time so far (this machine runs nothing else of either). */
 export function helperCpu(): HelperCpu {
   const out: HelperCpu = new Map();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let stat: string;
+    let title = '';
     try {
       stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.includes('(postgres)')) title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
     } catch {
       continue;
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const kind = name === 'postgres' ? 'postgres' : name === 'nats-server' ? 'nats' : null;
-    if (kind) out.set(pid, { kind, ms: cpuMsOfStat(stat) });
+    if (kind) out.set(pid, { kind, ms: cpuMsOfStat(stat), database: kind === 'postgres' ? backendDatabase(title) : undefined });
   }
   return out;
 }
@@ -108,10 +119,14 @@ export function helperCpu(): HelperCpu {
  * CPU time (ms) the processes the servers lean on used since `start`: each process's own difference, so a
  * backend that exits (an idle pool connection closed) does not take its whole history out of the sum, as a
  * difference of two totals did. What a process used between `start` and its exit is not counted; one that
- * started after `start` counts whole.
+ * started after `start` counts whole. `byDatabase`: the PostgreSQL backends' share, by their database.
  */
-export function helperCpuMsSince(start: HelperCpu): { postgres: number; nats: number } {
-  const out = { postgres: 0, nats: 0 };
-  for (const [pid, now] of helperCpu()) out[now.kind] += now.ms - (start.get(pid)?.ms ?? 0);
+export function helperCpuMsSince(start: HelperCpu): { postgres: number; nats: number; byDatabase: Map<string, number> } {
+  const out = { postgres: 0, nats: 0, byDatabase: new Map<string, number>() };
+  for (const [pid, now] of helperCpu()) {
+    const ms = now.ms - (start.get(pid)?.ms ?? 0);
+    out[now.kind] += ms;
+    if (now.database) out.byDatabase.set(now.database, (out.byDatabase.get(now.database) ?? 0) + ms);
+  }
   return out;
 }

@@ -4,7 +4,9 @@
  *
  * 1. Forks per second through one instance while three instances listen (each has live `blueprintActivity`
  *    subscribers on the source), beside the same writes with event publishing off (`EVENT_PUBLISHING=off`,
- *    the floor: no outbox row, no relay, no delivery). Without NATS (LISTEN/NOTIFY) and with NATS.
+ *    the floor: no outbox row, no relay, no delivery). Without NATS (LISTEN/NOTIFY) and with NATS. Both
+ *    sides run at once, each on a database of its own, and the load alternates between them in slices of
+ *    BENCH_SLICE_MS (bench/scale-forks.ts), BENCH_DURATION seconds of slices per side.
  * 2. Cross-instance delivery: BENCH_SUBSCRIBERS (2,000) `broadcastReceived` subscribers spread over three
  *    instances, broadcasts sent through instance 0; latency from just before the POST to each receipt.
  *
@@ -21,14 +23,15 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, freePort, helperCpu, helperCpuMsSince, percentile, pool, sleep } from './basics';
-import { connect, countingListener, cpuMs, databaseWork, withPgClient, workPerFork } from './scale-measure';
+import { childNodeFlags, freePort, percentile, pool, sleep } from './basics';
+import { describeRatio, interleavedForkRates, type ForkSide, type Side } from './scale-forks';
+import { connect } from './scale-measure';
 
 const HOST = '127.0.0.1';
-const DURATION_MS = Number(process.env.BENCH_DURATION ?? 10) * 1000;
+/** Seconds of fork slices per side (events on, events off) and configuration. */
+const DURATION_MS = Number(process.env.BENCH_DURATION ?? 20) * 1000;
+const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 8);
-/** Pairs of fork runs (events on, events off) per backplane, alternating which goes first. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
 /**
  * Activity listeners per instance, one fork-rate table each (BENCH_LISTENERS, default `1,20`). With one,
@@ -143,63 +146,6 @@ async function startInstances(databaseUrl: string, env: Record<string, string>):
   };
 }
 
-/** Forks/s through instance 0 for DURATION_MS, with CONCURRENCY requests in flight; activity listeners on all three. */
-async function forkRate(
-  bases: string[],
-  token: string,
-  listener: string,
-  sourceId: string,
-  databaseUrl: string,
-  pids: number[],
-  perInstance: number,
-): Promise<{ perSecond: number; events: number; work: string }> {
-  let events = 0;
-  const clients = await pool(
-    Array.from({ length: 3 * perInstance }, (_, i) => i),
-    20,
-    (i) =>
-      countingListener(bases[i % 3]!, listener, 'subscription ($id: ID!) { blueprintActivity(id: $id) { kind } }', { id: sourceId }, () => void (events += 1)),
-  );
-  await sleep(500);
-  // This machine's PostgreSQL runs without autovacuum: the outbox rows earlier runs stamped and the
-  // relay's partial index over unsent rows keep their dead entries, which every relay pass then walks,
-  // more with each run. A deployment's autovacuum keeps them few (the outbox's own thresholds are low,
-  // see its migration); vacuuming before each run stands in for it.
-  await withPgClient(databaseUrl, (c) => c.query('vacuum event_outbox'));
-  // Warm-up, not counted.
-  for (let i = 0; i < 10; i++) await ok(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
-  await sleep(QUIET_MS);
-  const before = await databaseWork(databaseUrl);
-  const cpuBefore = cpuMs(pids);
-  const helpersBefore = helperCpu();
-  const benchBefore = process.cpuUsage();
-  events = 0;
-  let done = 0;
-  const end = performance.now() + DURATION_MS;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const res = await call(bases[0]!, 'POST', `/api/blueprints/${sourceId}/fork`, token);
-        if (res.status === 201) done += 1;
-      }
-    }),
-  );
-  const perSecond = done / ((performance.now() - t0) / 1000);
-  await sleep(QUIET_MS);
-  const received = events;
-  const cpu = cpuMs(pids).map((ms, i) => (ms - cpuBefore[i]!) / done);
-  const helpers = helperCpuMsSince(helpersBefore);
-  const bench = process.cpuUsage(benchBefore);
-  const work = `${workPerFork(before, await databaseWork(databaseUrl), done)}; server CPU ${cpu.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${cpu
-    .map((ms) => ms.toFixed(1))
-    .join(
-      ' + ',
-    )}, instance 0 first); PostgreSQL CPU ${(helpers.postgres / done).toFixed(1)} ms, nats-server CPU ${(helpers.nats / done).toFixed(1)} ms, this bench's own CPU (the HTTP client and the listeners) ${((bench.user + bench.system) / 1000 / done).toFixed(1)} ms per fork`;
-  for (const socket of clients) socket.close();
-  return { perSecond, events: received, work };
-}
-
 /** BENCH_SUBSCRIBERS subscribers spread over the three instances; SENDS broadcasts through instance 0. */
 async function delivery(bases: string[], owner: string, sourceId: string, tokens: string[]): Promise<{ latencies: number[]; delivered: number; note: string }> {
   const receipts: Array<Map<string, number>> = tokens.map(() => new Map());
@@ -256,64 +202,79 @@ async function main(): Promise<void> {
     console.error(`bench:scale did not finish within ${RUN_LIMIT_MS / 1000} s; stopping`);
     void cleanup().finally(() => process.exit(1));
   }, RUN_LIMIT_MS);
-  const dbName = `bw_bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = withDatabase(server, dbName);
-  cleanups.push(() => adminQuery(server, `drop database if exists ${dbName} with (force)`));
+  // Two databases: events on (also the delivery half's) and events off, so both sides can run at once.
+  const stem = `bw_bench_${randomBytes(4).toString('hex')}`;
+  const dbNames: Record<Side, string> = { on: stem, off: `${stem}_off` };
+  const databaseUrls: Record<Side, string> = { on: withDatabase(server, dbNames.on), off: withDatabase(server, dbNames.off) };
+  for (const side of ['on', 'off'] as const) cleanups.push(() => adminQuery(server, `drop database if exists ${dbNames[side]} with (force)`));
+  const databaseUrl = databaseUrls.on;
   let failed = false;
   try {
     const natsUrl = await startNats();
     console.log(
       `scale bench: node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
-        .join(' ')}, database ${dbName}`,
+        .join(' ')}, databases ${dbNames.on} and ${dbNames.off}`,
     );
     console.log(
-      `forks: ${DURATION_MS / 1000} s per run, ${CONCURRENCY} in flight through instance 0, ${LISTENER_COUNTS.join(' or ')} activity listeners on each of 3 instances, ${ROUNDS} rounds\n`,
+      `forks: ${CONCURRENCY} in flight through instance 0, ${LISTENER_COUNTS.join(' or ')} activity listeners on each of 3 instances per side; both sides at once, the load alternating between them in ${SLICE_MS} ms slices, ${DURATION_MS / 1000} s per side\n`,
     );
     const configs = [
-      { key: 'postgres', name: 'LISTEN/NOTIFY', env: {} as Record<string, string> },
-      { key: 'nats', name: 'NATS JetStream', env: { NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbName.toUpperCase()}` } },
+      { key: 'postgres', name: 'LISTEN/NOTIFY', env: (): Record<string, string> => ({}) },
+      {
+        key: 'nats',
+        name: 'NATS JetStream',
+        env: (side: Side): Record<string, string> => ({ NATS_URL: natsUrl, NATS_STREAM: `BW_BENCH_${dbNames[side].toUpperCase()}` }),
+      },
     ].filter((c) => BACKPLANES.includes(c.key));
     // Migrations and the bench's principals first, on instances of their own, so that every measured run
-    // below starts from the same database.
-    const setup = await (async () => {
-      const instances = await startInstances(databaseUrl, {});
+    // below starts from the same databases.
+    const setups = {} as Record<Side, { owner: string; listener: string; sourceId: string }>;
+    for (const side of ['on', 'off'] as const) {
+      await adminQuery(server, `create database ${dbNames[side]}`);
+      const instances = await startInstances(databaseUrls[side], {});
       try {
         const base = instances.bases[0]!;
         const owner = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale owner' })).token as string;
         const listener = (await ok(base, 'POST', '/api/agent/sessions', undefined, { name: 'scale listener' })).token as string;
-        return { owner, listener, sourceId: await createSource(base, owner) };
+        setups[side] = { owner, listener, sourceId: await createSource(base, owner) };
       } finally {
         await instances.stop();
       }
-    })();
+    }
+    const setup = setups.on;
     const forkRows: string[] = [];
     for (const perInstance of LISTENER_COUNTS)
       for (const config of configs) {
-        // Rounds alternate which half runs first; the ratio is of the forks summed over all rounds.
-        const totals = { on: 0, off: 0 };
-        const perRound: string[] = [];
-        let events = 0;
-        for (let round = 0; round < ROUNDS; round++) {
-          const rates: Record<string, { perSecond: number; events: number; work: string }> = {};
-          for (const publishing of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-            const instances = await startInstances(databaseUrl, { ...config.env, EVENT_PUBLISHING: publishing });
-            try {
-              rates[publishing] = await forkRate(instances.bases, setup.owner, setup.listener, setup.sourceId, databaseUrl, instances.pids, perInstance);
-            } finally {
-              await instances.stop();
-            }
-            totals[publishing] += rates[publishing].perSecond;
+        const on = await startInstances(databaseUrls.on, { ...config.env('on'), EVENT_PUBLISHING: 'on' });
+        const off = await startInstances(databaseUrls.off, { ...config.env('off'), EVENT_PUBLISHING: 'off' });
+        try {
+          const side = (instances: typeof on, s: Side): ForkSide => ({ ...instances, ...setups[s], databaseUrl: databaseUrls[s], dbName: dbNames[s] });
+          const r = await interleavedForkRates(
+            { on: side(on, 'on'), off: side(off, 'off') },
+            {
+              perInstance,
+              concurrency: CONCURRENCY,
+              sliceMs: SLICE_MS,
+              slicesPerSide: Math.max(2, Math.round(DURATION_MS / SLICE_MS)),
+              quietMs: QUIET_MS,
+              call,
+            },
+          );
+          for (const s of ['on', 'off'] as const)
             console.log(
-              `${config.name}, ${perInstance} per instance, round ${round + 1}, publishing ${publishing}: ${rates[publishing].perSecond.toFixed(1)} forks/s; ${rates[publishing].work}`,
+              `${config.name}, ${perInstance} per instance, publishing ${s}: ${r[s].perSecond.toFixed(1)} forks/s (${r[s].forks} forks, ${r[s].events} activity events received); ${r[s].work}`,
             );
-          }
-          events += rates.on!.events;
-          perRound.push(`${(rates.on!.perSecond / rates.off!.perSecond).toFixed(2)}x`);
+          console.log(
+            `  both sides: PostgreSQL's own processes ${r.sharedPostgresMsPerFork.toFixed(1)} ms, nats-server ${r.natsMsPerFork.toFixed(1)} ms, this bench (the HTTP client and the listeners) ${r.benchMsPerFork.toFixed(1)} ms CPU per fork`,
+          );
+          failed ||= r.off.events > 0;
+          forkRows.push(
+            `${config.name.padEnd(15)} | ${String(3 * perInstance).padStart(9)} | ${r.on.perSecond.toFixed(1).padStart(10)} | ${r.off.perSecond.toFixed(1).padStart(11)} | ${describeRatio(r)} | ${r.on.events} activity events received`,
+          );
+        } finally {
+          await Promise.all([on.stop(), off.stop()]);
         }
-        forkRows.push(
-          `${config.name.padEnd(15)} | ${String(3 * perInstance).padStart(9)} | ${(totals.on / ROUNDS).toFixed(1).padStart(10)} | ${(totals.off / ROUNDS).toFixed(1).padStart(11)} | ${(totals.on / totals.off).toFixed(2)}x (rounds ${perRound.join(', ')}) | ${events} activity events received`,
-        );
       }
     console.log('backplane       | listeners | forks/s on | forks/s off | ratio (goal >= 0.8)');
     for (const row of forkRows) console.log(row);
@@ -321,7 +282,7 @@ async function main(): Promise<void> {
     // Delivery at BENCH_SUBSCRIBERS over three instances.
     const tokens: string[] = [];
     for (const config of DELIVERY ? configs : []) {
-      const instances = await startInstances(databaseUrl, config.env);
+      const instances = await startInstances(databaseUrl, config.env('on'));
       try {
         if (tokens.length === 0)
           tokens.push(
