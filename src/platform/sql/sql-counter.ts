@@ -1,3 +1,5 @@
+// First, before MikroORM loads (see the module): a bench or test may import this module first.
+import './orm-contexts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
 
