@@ -18,14 +18,13 @@
  * load on each server and document before the rounds), BENCH_CONNECTIONS (10), BENCH_CPU_PROF
  * (a folder: the server child writes a CPU profile there when it stops).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags } from './basics';
 import type { OverheadServers } from './graphql-overhead-servers';
-import { cleanupOnSignal, connections, duration, graphqlLoad, load, machineLine, row, run, sleep, type LoadResult } from './harness';
+import { cleanupOnSignal, connections, duration, graphqlLoad, load, machineLine, measuredChild, row, run, sleep, type LoadResult } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -40,25 +39,7 @@ const TREE = `query ForkTree($id: ID!) {
 
 /** The three servers in their child process, on `databaseUrl` (our app migrates it as it starts). */
 async function startServers(databaseUrl: string): Promise<{ urls: OverheadServers; child: ChildProcess; stop(): Promise<void> }> {
-  const child = fork(path.join(__dirname, 'graphql-overhead-servers.js'), [], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      EXPOSE_SQL_COUNT: '0',
-    },
-    execArgv: childNodeFlags(),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000)]);
-  };
+  const { child, exited, stop } = measuredChild(path.join(__dirname, 'graphql-overhead-servers.js'), databaseUrl, { PORT: '0' });
   const urls = await Promise.race([
     new Promise<OverheadServers>((resolve) => child.once('message', (m) => resolve(m as OverheadServers))),
     exited.then(() => {

@@ -92,6 +92,39 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
   }
 }
 
+/**
+ * A server child a bench measures, configured as a deployment runs ours: `entry` (a compiled module) with
+ * NODE_ENV=production, no SQL counting, warn-level logs, no practical rate limit, on 127.0.0.1 over
+ * `databaseUrl`, with the server's Node flags (`childNodeFlags`), and `env` over that (its `PORT`, at
+ * least). `stop()` sends SIGTERM and waits for the exit (at most 15 s).
+ */
+export function measuredChild(
+  entry: string,
+  databaseUrl: string,
+  env: Record<string, string>,
+): { child: ChildProcess; exited: Promise<void>; stop(): Promise<void> } {
+  const child = fork(entry, [], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      EXPOSE_SQL_COUNT: '0',
+      ...env,
+    },
+    execArgv: childNodeFlags(),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000)]);
+  };
+  return { child, exited, stop };
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -107,26 +140,7 @@ export interface ServerProcess {
  */
 export async function serverProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = fork(path.join(__dirname, '..', 'src', 'main.js'), [], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      EXPOSE_SQL_COUNT: '0',
-      ...env,
-    },
-    execArgv: childNodeFlags(),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000)]);
-  };
+  const { child, stop } = measuredChild(path.join(__dirname, '..', 'src', 'main.js'), databaseUrl, { PORT: String(port), ...env });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
