@@ -19,12 +19,23 @@
  * (a folder: the server child writes a CPU profile there when it stops).
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import type { OverheadServers } from './graphql-overhead-servers';
-import { cleanupOnSignal, connections, duration, graphqlLoad, load, machineLine, measuredChild, row, run, sleep, type LoadResult } from './harness';
+import {
+  agentSession,
+  connections,
+  duration,
+  graphqlLoad,
+  load,
+  measuredChild,
+  printBenchHeader,
+  row,
+  run,
+  sleep,
+  withBenchDatabase,
+  type LoadResult,
+} from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -79,36 +90,13 @@ async function seedTree(db: Client): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
-  const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
-  const databaseUrl = withDatabase(serverUrl, dbName);
-  let servers: Awaited<ReturnType<typeof startServers>> | undefined;
-  let db: Client | undefined;
-  const cleanup = async () => {
-    await db?.end().catch(() => undefined);
-    await servers?.stop();
-    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
-  };
-  cleanupOnSignal(cleanup);
-  try {
-    await adminQuery(serverUrl, `create database ${dbName}`);
-    servers = await startServers(databaseUrl);
+  await withBenchDatabase(async (d, stopBeforeDrop) => {
+    const servers = await startServers(d.databaseUrl);
+    stopBeforeDrop(servers.stop);
     const { ours, plain, bare } = servers.urls;
-    db = new Client({ connectionString: databaseUrl });
-    await db.connect();
-    const { rows } = await db.query<{ server_version: string }>('show server_version');
-    const session = await fetch(new URL('/api/agent/sessions', ours), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench' }),
-    });
-    const { token } = (await session.json()) as { token: string };
-    const root = await seedTree(db);
-    console.log('# bench/graphql-overhead');
-    console.log(`${machineLine()}, PostgreSQL ${rows[0]!.server_version}, database ${dbName}`);
-    console.log('The machine is shared with other jobs: compare figures of one run with each other, not across runs.');
-    console.log('');
+    const { token } = await agentSession(new URL(ours).origin);
+    const root = await seedTree(d.db);
+    await printBenchHeader('bench/graphql-overhead', d);
     // Same answers from all three, before measuring.
     for (const query of [SMALL, TREE]) {
       const answers = await Promise.all(
@@ -157,9 +145,7 @@ async function main(): Promise<void> {
     }
     console.log('');
     for (const line of summary) console.log(line);
-  } finally {
-    await cleanup();
-  }
+  });
 }
 
 run(main);

@@ -45,26 +45,68 @@ export function cleanupOnSignal(cleanup: () => Promise<void>): void {
   process.once('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
 }
 
-/** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
-export async function withBench(title: string, limits: Partial<Limits>, body: (b: Bench) => Promise<void>): Promise<void> {
+/** A bench's own database and a `pg` client on it (`withBenchDatabase`). */
+export interface BenchDatabase {
+  dbName: string;
+  databaseUrl: string;
+  db: Client;
+}
+
+/**
+ * Runs `body` on a fresh database `bw_bench_<random>` of the DATABASE_URL server, with a `pg` client on it,
+ * then drops it however the run ends (an error, Ctrl-C, a `timeout`'s SIGTERM). What `body` hands to
+ * `stopBeforeDrop` (a server on that database) is stopped first, the last handed first.
+ */
+export async function withBenchDatabase(body: (d: BenchDatabase, stopBeforeDrop: (stop: () => Promise<void>) => void) => Promise<void>): Promise<void> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
   const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
   const databaseUrl = withDatabase(serverUrl, dbName);
-  let app: RunningApp | undefined;
+  const stops: Array<() => Promise<void>> = [];
   let db: Client | undefined;
   const cleanup = async () => {
     await db?.end().catch(() => undefined);
-    await app?.close().catch(() => undefined);
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
     await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
   };
   cleanupOnSignal(cleanup);
   try {
     await adminQuery(serverUrl, `create database ${dbName}`);
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    await body({ dbName, databaseUrl, db }, (stop) => stops.push(stop));
+  } finally {
+    await cleanup();
+  }
+}
+
+/** The lines a run starts with: its title, the machine, PostgreSQL's version and the bench's database. */
+export async function printBenchHeader(title: string, { db, dbName }: BenchDatabase): Promise<void> {
+  const { rows } = await db.query<{ server_version: string }>('show server_version');
+  console.log(`# ${title}`);
+  console.log(`${machineLine()}, PostgreSQL ${rows[0]!.server_version}, database ${dbName}`);
+  console.log('The machine is shared with other jobs: compare figures of one run with each other, not across runs.');
+  console.log('');
+}
+
+/** A new agent session, made over REST on the server at `baseUrl`: its token and principal id. */
+export async function agentSession(baseUrl: string): Promise<{ token: string; principalId: string }> {
+  const res = await fetch(`${baseUrl}/api/agent/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const s = (await res.json()) as { token: string; session_id: string };
+  return { token: s.token, principalId: s.session_id };
+}
+
+/** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
+export async function withBench(title: string, limits: Partial<Limits>, body: (b: Bench) => Promise<void>): Promise<void> {
+  await withBenchDatabase(async (d, stopBeforeDrop) => {
     const config: Config = {
       port: 0,
       host: '127.0.0.1',
-      databaseUrl,
+      databaseUrl: d.databaseUrl,
       dataDir: '.data',
       logLevel: 'warn',
       // BENCH_SQL_COUNT=0: no per-request AsyncLocalStorage scope (what production runs).
@@ -72,24 +114,12 @@ export async function withBench(title: string, limits: Partial<Limits>, body: (b
       limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, ...limits },
       database: defaultDatabaseSettings,
     };
-    app = await startApp(config);
-    db = new Client({ connectionString: databaseUrl });
-    await db.connect();
-    const { rows } = await db.query<{ server_version: string }>('show server_version');
-    const session = await fetch(`${app.url}/api/agent/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench' }),
-    });
-    const s = (await session.json()) as { token: string; session_id: string };
-    console.log(`# ${title}`);
-    console.log(`${machineLine()}, PostgreSQL ${rows[0]!.server_version}, database ${dbName}`);
-    console.log('The machine is shared with other jobs: compare figures of one run with each other, not across runs.');
-    console.log('');
-    await body({ app, databaseUrl, dbName, db, token: s.token, principalId: s.session_id });
-  } finally {
-    await cleanup();
-  }
+    const app = await startApp(config);
+    stopBeforeDrop(() => app.close());
+    const session = await agentSession(app.url);
+    await printBenchHeader(title, d);
+    await body({ app, ...d, ...session });
+  });
 }
 
 /**
