@@ -13,8 +13,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type WebSocket from 'ws';
-import { cpuMsOf, helperCpu, helperCpuMsSince, percentile, pool, sleep } from './basics';
-import { countingListener, databaseWork, withPgClient, workPerFork } from './scale-measure';
+import { helperCpu, helperCpuMsSince, percentile, pool, sleep } from './basics';
+import { countingListener, cpuMs, databaseWork, withPgClient, workPerFork } from './scale-measure';
 
 export type Side = 'on' | 'off';
 
@@ -55,6 +55,25 @@ export function sliceSide(i: number): Side {
 
 type Call = (base: string, method: string, url: string, token?: string) => Promise<{ status: number }>;
 
+/** One slice of load: its side, the forks it completed and how long it took (ms). */
+interface Slice {
+  side: Side;
+  forks: number;
+  ms: number;
+}
+
+/** `side`'s forks in `slices` and its rate over their summed time (forks/s). */
+function rateOf(slices: Slice[], side: Side): { forks: number; perSecond: number } {
+  let forks = 0;
+  let ms = 0;
+  for (const s of slices)
+    if (s.side === side) {
+      forks += s.forks;
+      ms += s.ms;
+    }
+  return { forks, perSecond: forks / (ms / 1000) };
+}
+
 export async function interleavedForkRates(
   sides: Record<Side, ForkSide>,
   options: { perInstance: number; concurrency: number; sliceMs: number; slicesPerSide: number; quietMs: number; call: Call },
@@ -87,14 +106,12 @@ export async function interleavedForkRates(
     for (let i = 0; i < 10; i++) for (const side of ['on', 'off'] as const) await fork(side);
     await sleep(quietMs);
     const work = { on: await databaseWork(sides.on.databaseUrl), off: await databaseWork(sides.off.databaseUrl) };
-    const cpu = { on: sides.on.pids.map(cpuMsOf), off: sides.off.pids.map(cpuMsOf) };
+    const cpu = { on: cpuMs(sides.on.pids), off: cpuMs(sides.off.pids) };
     const helpers = helperCpu();
     const bench = process.cpuUsage();
     events.on = 0;
     events.off = 0;
-    const forks: Record<Side, number> = { on: 0, off: 0 };
-    const elapsed: Record<Side, number> = { on: 0, off: 0 };
-    const slices: Array<{ side: Side; forks: number; ms: number }> = [];
+    const slices: Slice[] = [];
     for (let i = 0; i < 2 * slicesPerSide; i++) {
       const side = sliceSide(i);
       let done = 0;
@@ -105,10 +122,7 @@ export async function interleavedForkRates(
           while (performance.now() < end) if ((await fork(side)).status === 201) done += 1;
         }),
       );
-      const ms = performance.now() - t0;
-      forks[side] += done;
-      elapsed[side] += ms;
-      slices.push({ side, forks: done, ms });
+      slices.push({ side, forks: done, ms: performance.now() - t0 });
     }
     await sleep(quietMs);
     const received = { ...events };
@@ -116,13 +130,14 @@ export async function interleavedForkRates(
     const benchUsed = process.cpuUsage(bench);
     const result = async (side: Side): Promise<SideResult> => {
       const s = sides[side];
-      const used = s.pids.map((pid, i) => (cpuMsOf(pid) - cpu[side][i]!) / forks[side]);
-      const postgres = (helpersUsed.byDatabase.get(s.dbName) ?? 0) / forks[side];
+      const { forks, perSecond } = rateOf(slices, side);
+      const used = cpuMs(s.pids).map((ms, i) => (ms - cpu[side][i]!) / forks);
+      const postgres = (helpersUsed.byDatabase.get(s.dbName) ?? 0) / forks;
       return {
-        perSecond: forks[side] / (elapsed[side] / 1000),
-        forks: forks[side],
+        perSecond,
+        forks,
         events: received[side],
-        work: `${workPerFork(work[side], await databaseWork(s.databaseUrl), forks[side])}; server CPU ${used.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${used
+        work: `${workPerFork(work[side], await databaseWork(s.databaseUrl), forks)}; server CPU ${used.reduce((a, b) => a + b, 0).toFixed(1)} ms per fork (${used
           .map((ms) => ms.toFixed(1))
           .join(' + ')}, instance 0 first); its database's PostgreSQL backends ${postgres.toFixed(1)} ms per fork`,
       };
@@ -132,14 +147,10 @@ export async function interleavedForkRates(
     const groupRatios: number[] = [];
     for (let g = 0; g + 4 <= slices.length; g += 4) {
       const group = slices.slice(g, g + 4);
-      const rate = (side: Side) => {
-        const these = group.filter((s) => s.side === side);
-        return these.reduce((n, s) => n + s.forks, 0) / these.reduce((n, s) => n + s.ms, 0);
-      };
-      groupRatios.push(rate('on') / rate('off'));
+      groupRatios.push(rateOf(group, 'on').perSecond / rateOf(group, 'off').perSecond);
     }
     groupRatios.sort((a, b) => a - b);
-    const total = forks.on + forks.off;
+    const total = on.forks + off.forks;
     const attributed = [...helpersUsed.byDatabase.values()].reduce((a, b) => a + b, 0);
     return {
       on,
