@@ -18,7 +18,6 @@
  * load on each server and document before the rounds), BENCH_CONNECTIONS (10), BENCH_CPU_PROF
  * (a folder: the server child writes a CPU profile there when it stops).
  */
-import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { OverheadServers } from './graphql-overhead-servers';
@@ -49,7 +48,7 @@ const TREE = `query ForkTree($id: ID!) {
 }`;
 
 /** The three servers in their child process, on `databaseUrl` (our app migrates it as it starts). */
-async function startServers(databaseUrl: string): Promise<{ urls: OverheadServers; child: ChildProcess; stop(): Promise<void> }> {
+async function startServers(databaseUrl: string): Promise<{ urls: OverheadServers; stop(): Promise<void> }> {
   const { child, exited, stop } = measuredChild(path.join(__dirname, 'graphql-overhead-servers.js'), databaseUrl, { PORT: '0' });
   const urls = await Promise.race([
     new Promise<OverheadServers>((resolve) => child.once('message', (m) => resolve(m as OverheadServers))),
@@ -63,7 +62,7 @@ async function startServers(databaseUrl: string): Promise<{ urls: OverheadServer
     await stop();
     throw err;
   });
-  return { urls, child, stop };
+  return { urls, stop };
 }
 
 /** root -> 20 forks -> 20 forks each, public: the tree both documents read. Returns the root's id. */
