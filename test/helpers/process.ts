@@ -36,6 +36,7 @@ export async function waitForHealthy(server: ServerProcess, timeoutMs: number): 
     if (exited !== undefined) throw new Error(`server exited (${exited}) before it was healthy:\n${server.output()}`);
     try {
       const res = await fetch(`${server.url}/healthz`);
+      await res.arrayBuffer(); // read to the end, so that no socket outlives the suite
       if (res.status === 200) return;
     } catch {
       // not listening yet

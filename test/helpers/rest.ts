@@ -1,3 +1,13 @@
+/**
+ * The status of one plain `fetch`, its body read to the end: an unread body keeps its socket open after the
+ * suite ends, and Jest's worker then cannot exit ("failed to exit gracefully").
+ */
+export async function statusOf(url: string, init?: RequestInit): Promise<number> {
+  const res = await fetch(url, init);
+  await res.arrayBuffer();
+  return res.status;
+}
+
 export interface RestResponse<T = any> {
   status: number;
   body: T;

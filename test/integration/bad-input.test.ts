@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, Subscription, type WsClient } from '../helpers/ws';
 import { consoleNotFoundPage, oauthVerdict, rawHttp, verdict, type Answer, type Row } from './bad-input/judge';
 import { oauthRows } from './bad-input/oauth-rows';
+import { statusOf } from '../helpers/rest';
 
 /**
  * The bad-input table: one list of rows generated from what the service serves (every REST route as it
@@ -270,7 +271,7 @@ it('answers every row of the table with 4xx in the documented shape, or harmless
   expect(failures.slice(0, 40)).toEqual([]);
   expect(tally['5xx']).toBe(0);
   // the server is still healthy afterwards, and the fixture was there for every row
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect(await statusOf(`${server.url}/healthz`)).toBe(200);
   expect((await server.rest.get(`/api/blueprints/${fixture.id}/proposals/${fixture.number}`, { token })).status).toBe(200);
 }, 180_000); // 1,818 rows: 7-23 s alone, several times that on a loaded 2-core machine
 
@@ -291,7 +292,7 @@ it('answers every OAuth row with 4xx (OAuth or section 5 shape, or the HTML page
   console.log(`bad-input table, OAuth: ${JSON.stringify(tally)}`);
   expect(failures).toEqual([]);
   expect(tally['5xx']).toBe(0);
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect(await statusOf(`${server.url}/healthz`)).toBe(200);
 }, 120_000);
 
 /**
@@ -315,5 +316,5 @@ it('answers a request line or header over 16 KB with 431 in the documented shape
     const code = shape === 'graphql' ? body?.errors?.[0]?.extensions?.code : body?.error?.code;
     expect({ name, code }).toEqual({ name, code: 'PAYLOAD_TOO_LARGE' });
   }
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect(await statusOf(`${server.url}/healthz`)).toBe(200);
 });

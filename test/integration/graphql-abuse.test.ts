@@ -1,6 +1,7 @@
 import { defaultLimits } from '../../src/platform/config';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, Subscription, type WsClient } from '../helpers/ws';
+import { statusOf } from '../helpers/rest';
 
 /**
  * Documents built to make a GraphQL server work hard before it refuses: fragment fan-outs (2^30 fields
@@ -145,5 +146,5 @@ describe('subscriptions over HTTP', () => {
 });
 
 it('is still serving after all of the above', async () => {
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  expect(await statusOf(`${server.url}/healthz`)).toBe(200);
 });

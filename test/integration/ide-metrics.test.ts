@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { fetchAll } from '../helpers/assets';
 import { createBlueprint } from '../fixtures/blueprints';
+import { statusOf } from '../helpers/rest';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -47,7 +48,7 @@ describe('GET /graphql from a browser', () => {
   });
 
   it('answers 404 for an unknown IDE asset', async () => {
-    expect((await fetch(`${server.url}/graphiql/nope.js`)).status).toBe(404);
+    expect(await statusOf(`${server.url}/graphiql/nope.js`)).toBe(404);
   });
 });
 
@@ -84,6 +85,7 @@ describe('GET /metrics', () => {
       body: JSON.stringify({ query: 'query MeteredRead($id: ID!) { blueprint(id: $id) { name } }', variables: { id: bp.id } }),
     });
     expect(gql.status).toBe(200);
+    await gql.arrayBuffer();
 
     // A live subscriber on the follower's inbox, then a broadcast that reaches it through NOTIFY.
     const client = createClient({

@@ -127,6 +127,7 @@ describe('MCP authorization (OAuth 2.1, docs/mcp.md)', () => {
     });
     expect(page.status).toBe(400);
     expect(page.headers.get('x-frame-options')).toBe('DENY');
+    await page.arrayBuffer();
 
     const denied = new TestOAuthClient({ username: user.username, password: PASSWORD, decision: 'deny' });
     expect(await auth(denied, { serverUrl: mcpUrl() })).toBe('REDIRECT');

@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from '../helpers/server';
+import { statusOf } from '../helpers/rest';
 
 /**
  * `GET /metrics`: public by default but in its own small bucket per address (a scrape reads every gauge),
@@ -35,7 +36,7 @@ describe('without METRICS_TOKEN', () => {
     expect(refused.json.error.code).toBe('RATE_LIMITED');
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     // the caller's general bucket is untouched
-    expect((await fetch(`${server.url}/api/no-such-path`)).status).toBe(404);
+    expect(await statusOf(`${server.url}/api/no-such-path`)).toBe(404);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { statusOf } from '../helpers/rest';
 
 /**
  * Issue 24, the OAuth findings: the `resource` parameter compared as a canonical URI (RFC 8707, #4),
@@ -64,6 +65,7 @@ async function codeFor(base: string, username: string, resource?: string): Promi
     redirect: 'manual',
   });
   expect(submit.status).toBe(302);
+  await submit.arrayBuffer();
   return { code: new URL(submit.headers.get('location')!).searchParams.get('code')!, verifier, clientId };
 }
 
@@ -177,7 +179,7 @@ describe('client registration: one limiter whatever the Host (issue 24 #7)', () 
     const tight = await startTestServer({ limits: { rateLimitPerMinute: 3 } });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${tight.url}/.well-known/oauth-authorization-server`)).status);
+      for (let i = 0; i < 5; i++) statuses.push(await statusOf(`${tight.url}/.well-known/oauth-authorization-server`));
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
     } finally {
       await tight.close();

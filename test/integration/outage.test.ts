@@ -47,6 +47,7 @@ async function nextMessage(sub: Subscription<BroadcastReceivedSubscription>, tim
 async function waitUntilHealthy(url: string, timeoutMs: number): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; ;) {
     const res = await fetch(`${url}/healthz`).catch(() => null);
+    await res?.arrayBuffer().catch(() => undefined);
     if (res?.status === 200) return;
     if (Date.now() > deadline) throw new Error('not healthy again in time');
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -166,7 +166,7 @@ describe('graceful shutdown', () => {
       expect(closedAt).toBe(0); // still draining
       // Meanwhile a new request is turned away (refused connection or 503), never served.
       const during = await fetch(`${url}/healthz`).then(
-        (r) => r.status,
+        async (r) => (await r.arrayBuffer(), r.status),
         () => 'refused',
       );
       expect([503, 'refused']).toContain(during);
