@@ -27,8 +27,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import WebSocket from 'ws';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { cleanupOnSignal, machineLine, run, serverProcess, sleep, type ServerProcess } from './harness';
+import { machineLine, run, serverProcess, sleep, withBenchDatabase, type ServerProcess } from './harness';
 
 const LIMIT_MS = Number(process.env.BENCH_LIMIT_MS ?? 10 * 60_000);
 const FORKS = Number(process.env.BENCH_FORKS ?? 100);
@@ -273,23 +272,15 @@ function closeAll(o: Opened): void {
 }
 
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
-  const dbName = `bw_bench_${Math.random().toString(16).slice(2, 12)}`;
-  let server: ServerProcess | undefined;
-  const cleanup = async () => {
-    await server?.stop();
-    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch(() => undefined);
-  };
-  cleanupOnSignal(cleanup);
+  // Past the limit the run stops the way Ctrl-C does: the server stopped, the database dropped.
   const watchdog = setTimeout(() => {
     console.error(`stopped after ${LIMIT_MS} ms`);
-    void cleanup().finally(() => process.exit(2));
+    process.kill(process.pid, 'SIGTERM');
   }, LIMIT_MS);
-  try {
-    await adminQuery(serverUrl, `create database ${dbName}`);
+  await withBenchDatabase(async ({ databaseUrl }, stopBeforeDrop) => {
     // Default limits (the rate limit too), except agent sessions per IP: the bench makes many.
-    server = await serverProcess(withDatabase(serverUrl, dbName), { RATE_LIMIT_PER_MINUTE: '600', SESSION_CREATES_PER_HOUR: '1000' });
+    const server = await serverProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '600', SESSION_CREATES_PER_HOUR: '1000' });
+    stopBeforeDrop(server.stop);
     base = server.url;
     console.log('# bench:abuse (issue 24 findings 1 and 2)');
     console.log(machineLine());
@@ -376,10 +367,7 @@ async function main(): Promise<void> {
     });
     await measured(server, '... then one write by another account', () => writeAndFanOut(writer.token, ownArch, personal!));
     closeAll(personal!);
-  } finally {
-    clearTimeout(watchdog);
-    await cleanup();
-  }
+  }).finally(() => clearTimeout(watchdog));
 }
 
 run(main);

@@ -8,12 +8,9 @@
  * database is dropped at the end.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { floor, serverProcess, type ServerProcess } from './harness';
+import { floor, serverProcess, withBenchDatabase } from './harness';
 
 /** The floor: the ecosystem answer (nodes with cards and composition, manual + lineage edges) as JSON in one statement. */
 const FLOOR_SQL = `select json_build_object('slug', a.slug, 'name', a.name,
@@ -151,23 +148,19 @@ async function readOnce(
 }
 
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
-  const database = `bw_bench_${randomBytes(4).toString('hex')}`;
-  const config: Config = {
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: withDatabase(serverUrl, database),
-    dataDir: '.data',
-    logLevel: 'warn',
-    exposeSqlCount: true,
-    limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
-    database: defaultDatabaseSettings,
-  };
-  let app: RunningApp | undefined;
-  let server: ServerProcess | undefined;
-  try {
-    app = await startApp(config);
+  await withBenchDatabase(async ({ databaseUrl, dbName, db }, stopBeforeDrop) => {
+    const config: Config = {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl,
+      dataDir: '.data',
+      logLevel: 'warn',
+      exposeSqlCount: true,
+      limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
+      database: defaultDatabaseSettings,
+    };
+    const app = await startApp(config);
+    stopBeforeDrop(() => app.close());
     const api = new Api(app.url);
     await api.login();
 
@@ -182,9 +175,7 @@ async function main(): Promise<void> {
     }
     const small = await buildArchitecture(api, 'Bench 20', all.filter((_, i) => i % 10 < 1 || i % 10 === 5).slice(0, 20));
     const large = await buildArchitecture(api, 'Bench 200', all);
-    console.log(
-      `setup: 200 blueprints, architectures of 20 and 200 nodes built over HTTP in ${((Date.now() - t0) / 1000).toFixed(1)} s (database ${database})`,
-    );
+    console.log(`setup: 200 blueprints, architectures of 20 and 200 nodes built over HTTP in ${((Date.now() - t0) / 1000).toFixed(1)} s (database ${dbName})`);
 
     const smallRead = await readOnce(app, api.bearer, small);
     const largeRead = await readOnce(app, api.bearer, large);
@@ -199,11 +190,10 @@ async function main(): Promise<void> {
     console.log(`  statements independent of node count: ${smallRead.statements === largeRead.statements ? 'yes' : 'NO'}`);
 
     // What autovacuum does in a deployment (the CI server runs with it off).
-    const analyzer = new Client({ connectionString: config.databaseUrl! });
-    await analyzer.connect();
-    await analyzer.query('vacuum analyze').finally(() => analyzer.end());
+    await db.query('vacuum analyze');
     // The load runs against the server as a deployment runs it: its own process, no SQL counting.
-    server = await serverProcess(config.databaseUrl!);
+    const server = await serverProcess(databaseUrl);
+    stopBeforeDrop(server.stop);
     const result = await autocannon({
       url: `${server.url}/graphql`,
       method: 'POST',
@@ -221,16 +211,12 @@ async function main(): Promise<void> {
     console.log(`  non-2xx: ${result.non2xx}, errors: ${result.errors}`);
     // autocannon stops without waiting for the answers still on their way; let them finish before closing.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const f = await floor(config.databaseUrl!, FLOOR_SQL, [large], Number(process.env.BENCH_DURATION ?? 10), 10);
+    const f = await floor(databaseUrl, FLOOR_SQL, [large], Number(process.env.BENCH_DURATION ?? 10), 10);
     console.log(
       `\nfloor: the same answer as one hand-written json_agg statement through pg, 10 clients: ${f.rps.toFixed(1)} statements/s, p50 ${f.p50} ms, p99 ${f.p99} ms, ${(f.bytes / 1024).toFixed(0)} KiB`,
     );
     console.log(`  ours / floor = ${(result.requests.average / f.rps).toFixed(2)}x (goal >= 0.5)`);
-  } finally {
-    await server?.stop();
-    await app?.close();
-    await adminQuery(serverUrl, `drop database if exists ${database} with (force)`).catch((err) => console.error('could not drop', database, err));
-  }
+  });
 }
 
 main().catch((err) => {

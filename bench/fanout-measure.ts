@@ -1,6 +1,7 @@
 /**
  * What bench/fanout.ts and its floors (bench/fanout-floor.ts) share: the run's settings, the probes of a
- * measured child (bench/memory-probe.ts) and how one run's sends are pooled into a result.
+ * measured child (bench/memory-probe.ts), one open side of a size (`Side`) and how the sides' sends
+ * alternate and are pooled into results (`interleave`).
  */
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -16,6 +17,11 @@ export const RUN_LIMIT_MS = 15 * 60_000;
 export const DELIVERY_WAIT_MS = 30_000;
 /** Pause after each measured send, so that one send's tail does not overlap the next. */
 export const SETTLE_MS = 300;
+
+/** The system's monotonic clock in ms (`CLOCK_MONOTONIC`): one clock for every process of the run. */
+export function clockMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
 /** Every child process of the run, stopped at its end (bench/fanout.ts `cleanup`). */
 export const children: ChildProcess[] = [];
@@ -85,8 +91,9 @@ export interface RunResult {
   /** Bytes retained per subscriber. */
   memory: number;
   /**
-   * The server process's CPU time per subscriber and send, µs, over the measured sends (PostgreSQL's is not
-   * in it): steadier than the latencies on a shared machine, and what they are mostly made of.
+   * The server process's CPU time per subscriber and send, µs, from just before each measured send until
+   * its last delivery (PostgreSQL's is not in it): steadier than the latencies on a shared machine, and
+   * what they are mostly made of.
    */
   serverCpu: number;
   note: string;
@@ -118,4 +125,44 @@ export class SendStats {
 export async function waitFor(count: () => number, n: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (count() < n && Date.now() < deadline) await sleep(5);
+}
+
+/** One transport at one size with its N subscribers connected and warmed up (two unmeasured sends). */
+export interface Side {
+  n: number;
+  transport: string;
+  /** Bytes retained per subscriber. */
+  memory: number;
+  /** One measured send: each delivery's latency in ms from just before the send, sorted; the server's CPU µs. */
+  send(k: number): Promise<{ latencies: number[]; cpuUs: number }>;
+  /** What each send did, for the notes under the table. */
+  note(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * SENDS sends per side, alternating between the sides in the order A B C, C B A, A B C, ... so that a
+ * machine that slows down or speeds up during the run (this one's load swings by 2x within minutes)
+ * weighs on every side alike, and every ratio compares sends made moments apart.
+ */
+export async function interleave(sides: Side[]): Promise<RunResult[]> {
+  const stats = sides.map((side) => new SendStats(side.n));
+  const cpu = sides.map(() => 0);
+  for (let k = 0; k < SENDS; k++) {
+    const order = k % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i);
+    for (const i of order) {
+      const { latencies, cpuUs } = await sides[i]!.send(k);
+      stats[i]!.add(latencies);
+      cpu[i]! += cpuUs;
+      await sleep(SETTLE_MS);
+    }
+  }
+  return sides.map((side, i) => ({
+    n: side.n,
+    transport: side.transport,
+    ...stats[i]!.result(),
+    memory: side.memory,
+    serverCpu: cpu[i]! / SENDS / side.n,
+    note: `${SENDS} sends, alternating with the other transports: ${side.note()}`,
+  }));
 }

@@ -11,10 +11,13 @@
  * to the source blueprint, and prints delivered/expected, send->receipt latency (p50/p99/max) and the
  * server's memory per subscriber: retained heap + external buffers after a full GC, of the server child
  * before vs. after the sockets subscribed (bench/memory-probe.ts answers over IPC).
- * Latency is measured in this process from just before the POST (or the IPC send) to each receipt, over
- * BENCH_SENDS (5) sends per transport and size, pooled; each side first gets one send after the memory
- * probe that is not measured (the probe's full GC slows the next one). Beside the latencies: each server
- * process's CPU time per subscriber and send over the measured sends.
+ * Per size, all three sides are opened first and stay open; then their BENCH_SENDS (5) measured sends
+ * alternate (graphql-ws, durable, plain, then the other way round: bench/fanout-measure.ts, `interleave`),
+ * so that a machine whose speed drifts during the run weighs on each side alike. Latency runs from just
+ * before the POST (or the IPC send) to each receipt, read off the system's monotonic clock: the graphql-ws
+ * clients are in this process, each floor's sockets in a child of their own. Each side first gets two
+ * unmeasured sends, around the memory probe (its full GC slows the next one). Beside the latencies: each
+ * server process's CPU time per subscriber and send, from before each measured send to its last delivery.
  * Everything runs on 127.0.0.1; the run is bounded and cleans up (children, database) by itself.
  * Exit status 1 when any run delivered less than 100%.
  */
@@ -22,27 +25,26 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
 import { freePort, percentile, pool, sleep } from './basics';
-import { bareRun } from './fanout-floor';
+import { openFloor } from './fanout-floor';
 import {
   DELIVERY_WAIT_MS,
   HOST,
   RUN_LIMIT_MS,
-  SENDS,
-  SETTLE_MS,
-  SendStats,
   children,
+  clockMs,
   cpuOf,
+  interleave,
   median,
   memoryOf,
   perSubscriber,
   probeArgs,
   waitFor,
   type RunResult,
+  type Side,
 } from './fanout-measure';
 
 /**
@@ -90,7 +92,12 @@ class Api {
   }
 }
 
-async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: string, n: number): Promise<{ result: RunResult; sample: unknown }> {
+/**
+ * Opens the graphql-ws side of a size: a source blueprint, `n` subscribers each with its own agent session
+ * and socket, one warm-up send (every subscription live) and one after the memory probe, neither measured.
+ * Answers the side and one `next` message as graphql-ws put it on the wire (the floors send the same).
+ */
+async function openGraphql(api: Api, wsUrl: string, app: ChildProcess, owner: string, n: number): Promise<{ side: Side; sample: unknown }> {
   const source = await api.createBlueprint(owner, `Fan-out source ${n}`);
   const tokens = await pool(
     Array.from({ length: n }, (_, i) => i),
@@ -138,7 +145,7 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
           }
           const message = item.broadcast.message;
           if (receipts[i]!.has(message)) return;
-          receipts[i]!.set(message, performance.now());
+          receipts[i]!.set(message, clockMs());
           received.set(message, (received.get(message) ?? 0) + 1);
           sample ??= r;
         },
@@ -149,7 +156,7 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   });
   const count = (message: string) => received.get(message) ?? 0;
 
-  // Warm-up: proves every subscription is live (and warms the code paths) before the measured send.
+  // Warm-up: proves every subscription is live (and warms the code paths) before the measured sends.
   await api.ok('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'warm-up', type: 'notice', severity: 'info' });
   await waitFor(() => count('warm-up'), n, DELIVERY_WAIT_MS);
   const after = await memoryOf(app);
@@ -157,39 +164,34 @@ async function graphqlRun(api: Api, wsUrl: string, app: ChildProcess, owner: str
   // p99): one more send, not measured, as the floors get one too.
   await api.ok('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: 'after the probe', type: 'notice', severity: 'info' });
   await waitFor(() => count('after the probe'), n, DELIVERY_WAIT_MS);
-  await sleep(SETTLE_MS);
 
-  const stats = new SendStats(n);
   const sendMs: number[] = [];
   let sent: { status: number; body: { recipient_count?: number } } | undefined;
-  const cpuBefore = await cpuOf(app);
-  for (let k = 0; k < SENDS; k++) {
-    const message = `measured ${k}`;
-    const t0 = performance.now();
-    sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message, type: 'changelog', severity: 'breaking' });
-    sendMs.push(performance.now() - t0);
-    await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
-    stats.add(receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b));
-    await sleep(SETTLE_MS);
-  }
-  const serverCpu = ((await cpuOf(app)) - cpuBefore) / SENDS / n;
-  for (let k = 0; k < Number(process.env.BENCH_EXTRA_SENDS ?? 0); k++) {
-    await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: `extra ${k}`, type: 'changelog', severity: 'breaking' });
-    await waitFor(() => count(`extra ${k}`), n, DELIVERY_WAIT_MS);
-  }
-
-  await Promise.all(clients.map((c) => c.dispose()));
-  return {
-    sample,
-    result: {
-      n,
-      transport: 'graphql-ws',
-      ...stats.result(),
-      memory: perSubscriber(before, after, n),
-      serverCpu,
-      note: `${SENDS} sends, ${sent?.status} in ${sendMs.map((m) => m.toFixed(0)).join('/')} ms, recipient_count ${sent?.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
+  const side: Side = {
+    n,
+    transport: 'graphql-ws',
+    memory: perSubscriber(before, after, n),
+    async send(k) {
+      const message = `measured ${k}`;
+      const cpuBefore = await cpuOf(app);
+      const t0 = clockMs();
+      sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message, type: 'changelog', severity: 'breaking' });
+      sendMs.push(clockMs() - t0);
+      await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
+      const cpuUs = (await cpuOf(app)) - cpuBefore;
+      return { latencies: receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b), cpuUs };
+    },
+    note: () =>
+      `POST ${sent?.status} in ${sendMs.map((m) => m.toFixed(0)).join('/')} ms, recipient_count ${sent?.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
+    async close() {
+      for (let k = 0; k < Number(process.env.BENCH_EXTRA_SENDS ?? 0); k++) {
+        await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message: `extra ${k}`, type: 'changelog', severity: 'breaking' });
+        await waitFor(() => count(`extra ${k}`), n, DELIVERY_WAIT_MS);
+      }
+      await Promise.all(clients.map((c) => c.dispose()));
     },
   };
+  return { side, sample };
 }
 
 function printResults(results: RunResult[]): void {
@@ -298,17 +300,15 @@ async function main(): Promise<void> {
     const owner = await api.session('bench owner');
     const results: RunResult[] = [];
     for (const n of SIZES) {
-      const { result, sample } = await graphqlRun(api, `ws://${HOST}:${port}/graphql`, app, owner, n);
-      results.push(result);
-      console.log(
-        `${n} graphql-ws: ${result.delivered}/${n} delivered, p50/p99 ${percentile(result.latencies, 50).toFixed(1)}/${percentile(result.latencies, 99).toFixed(1)} ms`,
-      );
-      // The bare server sends exactly what graphql-ws put on the wire for one subscriber.
+      const { side: ours, sample } = await openGraphql(api, `ws://${HOST}:${port}/graphql`, app, owner, n);
+      // The bare servers send exactly what graphql-ws put on the wire for one subscriber.
       const payload = JSON.stringify({ id: randomBytes(16).toString('hex'), type: 'next', payload: sample });
-      results.push(await bareRun(n, payload, 'plain ws', databaseUrl));
-      results.push(await bareRun(n, payload, 'durable ws', databaseUrl));
+      const sides = [ours, await openFloor(n, payload, 'durable ws', databaseUrl), await openFloor(n, payload, 'plain ws', databaseUrl)];
+      const measured = await interleave(sides);
+      for (const side of sides) await side.close();
+      results.push(...measured);
       // Each size as it ends, so a run stopped later (RUN_LIMIT_MS) still shows what it measured.
-      for (const r of results.slice(-2))
+      for (const r of measured)
         console.log(
           `${n} ${r.transport}: ${r.delivered}/${n} delivered, p50/p99 ${percentile(r.latencies, 50).toFixed(1)}/${percentile(r.latencies, 99).toFixed(1)} ms, ${(r.memory / 1024).toFixed(1)} KiB each`,
         );

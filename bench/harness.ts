@@ -53,12 +53,14 @@ export interface BenchDatabase {
 }
 
 /**
- * Runs `body` on a fresh database `bw_bench_<random>` of the DATABASE_URL server, with a `pg` client on it,
- * then drops it however the run ends (an error, Ctrl-C, a `timeout`'s SIGTERM). What `body` hands to
- * `stopBeforeDrop` (a server on that database) is stopped first, the last handed first.
+ * Runs `body` on a fresh database `bw_bench_<random>` of the DATABASE_URL server (or `serverUrl`), with a
+ * `pg` client on it, then drops it however the run ends (an error, Ctrl-C, a `timeout`'s SIGTERM). What
+ * `body` hands to `stopBeforeDrop` (a server on that database) is stopped first, the last handed first.
  */
-export async function withBenchDatabase(body: (d: BenchDatabase, stopBeforeDrop: (stop: () => Promise<void>) => void) => Promise<void>): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
+export async function withBenchDatabase(
+  body: (d: BenchDatabase, stopBeforeDrop: (stop: () => Promise<void>) => void) => Promise<void>,
+  serverUrl = process.env.DATABASE_URL,
+): Promise<void> {
   if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
   const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
   const databaseUrl = withDatabase(serverUrl, dbName);

@@ -20,15 +20,13 @@
  *                    0.42x between runs on a shared 2-core machine; the summary is the mean of the rounds
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
-import { startApp, type RunningApp } from '../src/app';
+import type { Client } from 'pg';
+import { startApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/sql/embedded-postgres';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { cleanupOnSignal, cpuMsOf, floor, serverProcess, sleep, type ServerProcess } from './harness';
+import { cpuMsOf, floor, serverProcess, sleep, withBenchDatabase } from './harness';
 
 /** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */
 const FLOOR_SQL = `select json_build_object('blueprint', json_build_object('forks', json_build_object('edges', coalesce((
@@ -190,25 +188,7 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres({ dataDir: '.data/bench', port: Number(process.env.EMBEDDED_PG_BENCH_PORT ?? 54331), log: () => undefined });
     serverUrl = embedded.url;
   }
-  const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
-  let app: RunningApp | undefined;
-  let server: ServerProcess | undefined;
-  let db: Client | undefined;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    await db?.end().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    await adminQuery(serverUrl!, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
-    await embedded?.stop().catch(() => undefined);
-  };
-  cleanupOnSignal(cleanup);
-
-  try {
-    await adminQuery(serverUrl, `create database ${dbName}`);
-    const databaseUrl = withDatabase(serverUrl, dbName);
+  await withBenchDatabase(async ({ databaseUrl, dbName, db }, stopBeforeDrop) => {
     const config: Config = {
       port: 0,
       host: '127.0.0.1',
@@ -220,9 +200,8 @@ async function main(): Promise<void> {
       limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryNodeMax: 10_000_000 },
       database: defaultDatabaseSettings,
     };
-    app = await startApp(config);
-    db = new Client({ connectionString: databaseUrl });
-    await db.connect();
+    const app = await startApp(config);
+    stopBeforeDrop(() => app.close());
     const { rows: version } = await db.query<{ server_version: string }>('show server_version');
 
     const session = await http(app.url, 'POST', '/api/agent/sessions', { name: 'bench' });
@@ -272,7 +251,8 @@ async function main(): Promise<void> {
     // The load runs against the server as a deployment runs it: its own process, NODE_ENV=production,
     // no SQL counting (a counting scope costs about a tenth of a nested read). Each tree's run is followed
     // at once by its floor.
-    server = await serverProcess(databaseUrl);
+    const server = await serverProcess(databaseUrl);
+    stopBeforeDrop(server.stop);
     console.log(
       `load: autocannon, ${connections} connections, ${duration} s each, 127.0.0.1; our server in its own process (NODE_ENV=production); ${rounds} rounds of ours then the floor per tree`,
     );
@@ -325,9 +305,7 @@ async function main(): Promise<void> {
     for (const line of floors) console.log(line);
     console.log('');
     for (const line of summaries) console.log(line);
-  } finally {
-    await cleanup();
-  }
+  }, serverUrl).finally(() => embedded?.stop().catch(() => undefined));
 }
 
 main().then(

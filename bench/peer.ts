@@ -19,11 +19,8 @@
  * POSTGRAPHILE_DIR / POSTGRAPHILE5_DIR (where to install v4 / v5; default folders in the OS temp dir),
  * BENCH_CPU_PROF (a folder: our server writes a CPU profile there when it stops).
  */
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
+import type { Client } from 'pg';
 import {
-  cleanupOnSignal,
   connections,
   duration,
   graphqlLoad,
@@ -34,6 +31,7 @@ import {
   run,
   serverProcess,
   sleep,
+  withBenchDatabase,
   type LoadResult,
 } from './harness';
 import { installPeers, POSTGRAPHILE_V4, POSTGRAPHILE_V5, startV4, startV5, type Peer } from './peers';
@@ -234,28 +232,16 @@ async function measure(state: string, read: string, docs: Record<Target, string>
 }
 
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
-  const dbName = `bw_bench_${randomBytes(5).toString('hex')}`;
-  const databaseUrl = withDatabase(serverUrl, dbName);
-  const db = new Client({ connectionString: databaseUrl });
-  let stopOurs = async () => undefined as void;
-  const cleanup = async () => {
-    for (const peer of children) peer.child.kill('SIGTERM');
-    await stopOurs();
-    await db.end().catch(() => undefined);
-    await sleep(500);
-    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
-  };
-  cleanupOnSignal(cleanup);
-  try {
+  await withBenchDatabase(async ({ databaseUrl, dbName, db }, stopBeforeDrop) => {
     const dirs = installPeers();
-    await adminQuery(serverUrl, `create database ${dbName}`);
-
+    // Stopped before our server (the last handed is stopped first); a moment for the peers to let go.
     const server = await serverProcess(databaseUrl);
-    stopOurs = server.stop;
+    stopBeforeDrop(server.stop);
+    stopBeforeDrop(async () => {
+      for (const peer of children) peer.child.kill('SIGTERM');
+      await sleep(500);
+    });
 
-    await db.connect();
     const rootId = await seedTree(db);
     // `blueprint` needs a bearer token (docs/api.md, Authentication); the peers serve the table openly.
     const session = await fetch(`${server.url}/api/agent/sessions`, {
@@ -303,9 +289,7 @@ async function main(): Promise<void> {
     }
     for (const line of summary) console.log(line);
     console.log('goals: fork tree ours/v5 >= 2.5x after ANALYZE and >= 1.0x of both peers on fresh rows; one blueprint ours/v5 >= 1.0x');
-  } finally {
-    await cleanup();
-  }
+  });
 }
 
 run(main);

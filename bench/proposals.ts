@@ -8,10 +8,9 @@
  * of the source. The statement count of a proposal read must not grow with the plans.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { startApp, type RunningApp } from '../src/app';
+import { startApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { adminQuery, withDatabase } from '../src/platform/sql/database';
+import { withBenchDatabase } from './harness';
 
 const KINDS = ['frontend', 'backend', 'data', 'service', 'infra'];
 const READS = Number(process.env.BENCH_READS ?? 20);
@@ -112,27 +111,24 @@ const PROPOSAL_QUERY = `query($id: ID!) { blueprint(id: $id) { proposal(number: 
   conflicts { kind key reason base ours theirs } source { id name } target { id name } } } }`;
 
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server; the benchmark makes (and drops) its own database there.');
-  const database = `bw_bench_${randomBytes(4).toString('hex')}`;
-  const config: Config = {
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: withDatabase(serverUrl, database),
-    dataDir: '.data',
-    logLevel: 'warn',
-    exposeSqlCount: true,
-    limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
-    database: defaultDatabaseSettings,
-  };
-  let app: RunningApp | undefined;
-  try {
-    app = await startApp(config);
+  await withBenchDatabase(async ({ databaseUrl, dbName }, stopBeforeDrop) => {
+    const config: Config = {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl,
+      dataDir: '.data',
+      logLevel: 'warn',
+      exposeSqlCount: true,
+      limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
+      database: defaultDatabaseSettings,
+    };
+    const app = await startApp(config);
+    stopBeforeDrop(() => app.close());
     const owner = new Api(app.url);
     owner.token = (await owner.call('POST', '/api/agent/sessions', { name: 'bench owner' })).token;
     const forker = new Api(app.url);
     forker.token = (await forker.call('POST', '/api/agent/sessions', { name: 'bench forker' })).token;
-    console.log(`proposal read vs plain read of the two plans (median of ${READS} reads each, one request each, database ${database})`);
+    console.log(`proposal read vs plain read of the two plans (median of ${READS} reads each, one request each, database ${dbName})`);
     for (const modules of [20, 500]) {
       const target = await createWithPlan(owner, `Bench target ${modules}`, modules);
       const source = (await forker.call('POST', `/api/blueprints/${target}/fork`)).id as string;
@@ -160,10 +156,7 @@ async function main(): Promise<void> {
         ms: plainTarget.ms + plainSource.ms,
       });
     }
-  } finally {
-    await app?.close();
-    await adminQuery(serverUrl, `drop database if exists ${database} with (force)`).catch((err) => console.error('could not drop', database, err));
-  }
+  });
 }
 
 main().catch((err) => {
