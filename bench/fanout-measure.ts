@@ -4,6 +4,7 @@
  * alternate and are pooled into results (`interleave`).
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { childNodeFlags, percentile, sleep } from './basics';
 
@@ -65,6 +66,18 @@ export async function cpuOf(child: ChildProcess): Promise<number> {
 }
 
 /**
+ * The write-like system calls a process made so far (`syscw` of /proc/<pid>/io; NaN where there is none):
+ * on this machine a loopback write costs tens of µs, so how many a delivery takes explains much of its CPU.
+ */
+export function writeCallsOf(pid: number | undefined): number {
+  try {
+    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * Retained memory per subscriber: JS heap + external (native buffers) after a full GC. RSS is not used:
  * a process that already grew during setup reuses those pages, so its RSS growth says little.
  */
@@ -96,6 +109,8 @@ export interface RunResult {
    * what they are mostly made of.
    */
   serverCpu: number;
+  /** The server process's write system calls per subscriber and send, over the same windows. */
+  serverWrites: number;
   note: string;
 }
 
@@ -134,7 +149,7 @@ export interface Side {
   /** Bytes retained per subscriber. */
   memory: number;
   /** One measured send: each delivery's latency in ms from just before the send, sorted; the server's CPU µs. */
-  send(k: number): Promise<{ latencies: number[]; cpuUs: number }>;
+  send(k: number): Promise<{ latencies: number[]; cpuUs: number; writes: number }>;
   /** What each send did, for the notes under the table. */
   note(): string;
   close(): Promise<void>;
@@ -148,12 +163,14 @@ export interface Side {
 export async function interleave(sides: Side[]): Promise<RunResult[]> {
   const stats = sides.map((side) => new SendStats(side.n));
   const cpu = sides.map(() => 0);
+  const writes = sides.map(() => 0);
   for (let k = 0; k < SENDS; k++) {
     const order = k % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i);
     for (const i of order) {
-      const { latencies, cpuUs } = await sides[i]!.send(k);
-      stats[i]!.add(latencies);
-      cpu[i]! += cpuUs;
+      const sent = await sides[i]!.send(k);
+      stats[i]!.add(sent.latencies);
+      cpu[i]! += sent.cpuUs;
+      writes[i]! += sent.writes;
       await sleep(SETTLE_MS);
     }
   }
@@ -163,6 +180,7 @@ export async function interleave(sides: Side[]): Promise<RunResult[]> {
     ...stats[i]!.result(),
     memory: side.memory,
     serverCpu: cpu[i]! / SENDS / side.n,
+    serverWrites: writes[i]! / SENDS / side.n,
     note: `${SENDS} sends, alternating with the other transports: ${side.note()}`,
   }));
 }
