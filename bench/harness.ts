@@ -66,11 +66,15 @@ export async function withBenchDatabase(
   const databaseUrl = withDatabase(serverUrl, dbName);
   const stops: Array<() => Promise<void>> = [];
   let db: Client | undefined;
-  const cleanup = async () => {
-    await db?.end().catch(() => undefined);
-    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
-  };
+  // Once, however often it is asked for: after a signal the body fails too (its server is stopping) and its
+  // `finally` asks again, and that second call must wait for the servers to stop, not drop at once.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await db?.end().catch(() => undefined);
+      for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+      await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`).catch((err) => console.error('could not drop', dbName, err));
+    })());
   cleanupOnSignal(cleanup);
   try {
     await adminQuery(serverUrl, `create database ${dbName}`);
