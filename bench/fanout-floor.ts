@@ -13,7 +13,20 @@ import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
 import { pool } from './basics';
-import { DELIVERY_WAIT_MS, HOST, children, clockMs, cpuOf, memoryOf, perSubscriber, probeArgs, waitFor, writeCallsOf, type Side } from './fanout-measure';
+import {
+  DELIVERY_WAIT_MS,
+  HOST,
+  children,
+  clockMs,
+  cpuOf,
+  cpuSince,
+  memoryOf,
+  perSubscriber,
+  probeArgs,
+  waitFor,
+  writeCallsOf,
+  type Side,
+} from './fanout-measure';
 
 /** The bare server's two modes: push only, or the durable INSERT + COMMIT of N rows first. */
 export type Floor = 'plain ws' | 'durable ws';
@@ -77,8 +90,8 @@ export async function openFloor(n: number, payload: string, floor: Floor, databa
       const writesBefore = writeCallsOf(server.pid);
       const { t0, receipts } = await push();
       const writes = writeCallsOf(server.pid) - writesBefore;
-      const cpuUs = (await cpuOf(server)) - cpuBefore;
-      return { latencies: receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b), cpuUs, writes };
+      const cpu = await cpuSince(server, cpuBefore);
+      return { latencies: receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b), cpu, writes };
     },
     note: () =>
       floor === 'durable ws'

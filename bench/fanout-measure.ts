@@ -57,12 +57,25 @@ export async function memoryOf(child: ChildProcess): Promise<Memory> {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
 
+/** CPU time, µs: in the process's own code and libraries (user), in the kernel for it (system). */
+export interface Cpu {
+  user: number;
+  system: number;
+}
+
 /**
- * A child's CPU time so far, µs (user + system), from `process.cpuUsage()` in the child: not `cpuMsOf`
- * (bench/basics.ts), whose /proc clock ticks are 10 ms, a few µs per subscriber over five sends to 2,000.
+ * A child's CPU time so far, from `process.cpuUsage()` in the child: not `cpuMsOf` (bench/basics.ts),
+ * whose /proc clock ticks are 10 ms, a few µs per subscriber over five sends to 2,000.
  */
-export async function cpuOf(child: ChildProcess): Promise<number> {
-  return (await probe<{ micros: number }>(child, 'cpu')).micros;
+export async function cpuOf(child: ChildProcess): Promise<Cpu> {
+  const { user, system } = await probe<Cpu>(child, 'cpu');
+  return { user, system };
+}
+
+/** The CPU time a child spent from `before` until now. */
+export async function cpuSince(child: ChildProcess, before: Cpu): Promise<Cpu> {
+  const now = await cpuOf(child);
+  return { user: now.user - before.user, system: now.system - before.system };
 }
 
 /**
@@ -109,6 +122,8 @@ export interface RunResult {
    * what they are mostly made of.
    */
   serverCpu: number;
+  /** The part of `serverCpu` spent in the kernel (system time). */
+  serverSystemCpu: number;
   /** The server process's write system calls per subscriber and send, over the same windows. */
   serverWrites: number;
   note: string;
@@ -149,7 +164,7 @@ export interface Side {
   /** Bytes retained per subscriber. */
   memory: number;
   /** One measured send: each delivery's latency in ms from just before the send, sorted; the server's CPU µs. */
-  send(k: number): Promise<{ latencies: number[]; cpuUs: number; writes: number }>;
+  send(k: number): Promise<{ latencies: number[]; cpu: Cpu; writes: number }>;
   /** What each send did, for the notes under the table. */
   note(): string;
   close(): Promise<void>;
@@ -162,14 +177,15 @@ export interface Side {
  */
 export async function interleave(sides: Side[]): Promise<RunResult[]> {
   const stats = sides.map((side) => new SendStats(side.n));
-  const cpu = sides.map(() => 0);
+  const cpu = sides.map(() => ({ user: 0, system: 0 }));
   const writes = sides.map(() => 0);
   for (let k = 0; k < SENDS; k++) {
     const order = k % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i);
     for (const i of order) {
       const sent = await sides[i]!.send(k);
       stats[i]!.add(sent.latencies);
-      cpu[i]! += sent.cpuUs;
+      cpu[i]!.user += sent.cpu.user;
+      cpu[i]!.system += sent.cpu.system;
       writes[i]! += sent.writes;
       await sleep(SETTLE_MS);
     }
@@ -179,7 +195,8 @@ export async function interleave(sides: Side[]): Promise<RunResult[]> {
     transport: side.transport,
     ...stats[i]!.result(),
     memory: side.memory,
-    serverCpu: cpu[i]! / SENDS / side.n,
+    serverCpu: (cpu[i]!.user + cpu[i]!.system) / SENDS / side.n,
+    serverSystemCpu: cpu[i]!.system / SENDS / side.n,
     serverWrites: writes[i]! / SENDS / side.n,
     note: `${SENDS} sends, alternating with the other transports: ${side.note()}`,
   }));

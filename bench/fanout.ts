@@ -37,6 +37,7 @@ import {
   children,
   clockMs,
   cpuOf,
+  cpuSince,
   interleave,
   median,
   memoryOf,
@@ -181,8 +182,8 @@ async function openGraphql(api: Api, wsUrl: string, app: ChildProcess, owner: st
       sendMs.push(clockMs() - t0);
       await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
       const writes = writeCallsOf(app.pid) - writesBefore;
-      const cpuUs = (await cpuOf(app)) - cpuBefore;
-      return { latencies: receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b), cpuUs, writes };
+      const cpu = await cpuSince(app, cpuBefore);
+      return { latencies: receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b), cpu, writes };
     },
     note: () =>
       `POST ${sent?.status} in ${sendMs.map((m) => m.toFixed(0)).join('/')} ms, recipient_count ${sent?.body.recipient_count}, warm-up ${count('warm-up')}/${n}${failures ? `, ${failures} errors` : ''}`,
@@ -216,7 +217,7 @@ function printResults(results: RunResult[]): void {
   console.log('');
   for (const r of results)
     console.log(
-      `${String(r.n).padStart(5)} ${r.transport.padEnd(10)} ${r.note}; server CPU ${r.serverCpu.toFixed(1)} µs and ${r.serverWrites.toFixed(2)} write calls per subscriber and send; p99 of each send ${r.sendP99s.map((v) => v.toFixed(0)).join('/')} ms`,
+      `${String(r.n).padStart(5)} ${r.transport.padEnd(10)} ${r.note}; server CPU ${r.serverCpu.toFixed(1)} µs (system ${r.serverSystemCpu.toFixed(1)}) and ${r.serverWrites.toFixed(2)} write calls per subscriber and send; p99 of each send ${r.sendP99s.map((v) => v.toFixed(0)).join('/')} ms`,
     );
   console.log('');
   for (const n of new Set(results.map((r) => r.n))) {

@@ -13,7 +13,7 @@ let snapshots = 0;
 process.on('message', (msg: { type?: string }) => {
   if (msg?.type === 'cpu') {
     const cpu = process.cpuUsage();
-    process.send?.({ type: 'cpu', micros: cpu.user + cpu.system });
+    process.send?.({ type: 'cpu', user: cpu.user, system: cpu.system });
     return;
   }
   if (msg?.type !== 'memory') return;
