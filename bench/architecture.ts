@@ -9,8 +9,7 @@
  */
 import 'reflect-metadata';
 import { startApp, type RunningApp } from '../src/app';
-import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { floor, serverProcess, withBenchDatabase } from './harness';
+import { floor, serverProcess, benchAppConfig, withBenchDatabase } from './harness';
 
 /** The floor: the ecosystem answer (nodes with cards and composition, manual + lineage edges) as JSON in one statement. */
 const FLOOR_SQL = `select json_build_object('slug', a.slug, 'name', a.name,
@@ -149,17 +148,7 @@ async function readOnce(
 
 async function main(): Promise<void> {
   await withBenchDatabase(async ({ databaseUrl, dbName, db }, stopBeforeDrop) => {
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl,
-      dataDir: '.data',
-      logLevel: 'warn',
-      exposeSqlCount: true,
-      limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
-      database: defaultDatabaseSettings,
-    };
-    const app = await startApp(config);
+    const app = await startApp(benchAppConfig(databaseUrl));
     stopBeforeDrop(() => app.close());
     const api = new Api(app.url);
     await api.login();

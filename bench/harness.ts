@@ -1,7 +1,7 @@
 /**
- * What the newer benchmarks share (bench/peer, bench/registry, bench/graphql-overhead): a fresh database
- * `bw_bench_<random>` on the DATABASE_URL server, the real app booted on it with the limits a load run
- * needs, a `pg` client, short autocannon runs, and cleanup (app, client, database) however the run ends.
+ * What the benchmarks share: a fresh database `bw_bench_<random>` on the DATABASE_URL server, the real app
+ * booted on it with the limits a load run needs, a `pg` client, short autocannon runs, and cleanup (app,
+ * client, database) however the run ends.
  */
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -106,21 +106,28 @@ export async function agentSession(baseUrl: string): Promise<{ token: string; pr
   return { token: s.token, principalId: s.session_id };
 }
 
+/**
+ * The config of our app booted in a bench's own process (for setup, statement counts and EXPLAIN): on
+ * 127.0.0.1, any free port, no practical rate limit, `limits` over the defaults. `BENCH_SQL_COUNT=0`: no
+ * per-request statement-counting scope (an AsyncLocalStorage; what production runs).
+ */
+export function benchAppConfig(databaseUrl: string, limits: Partial<Limits> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    dataDir: '.data',
+    logLevel: 'warn',
+    exposeSqlCount: process.env.BENCH_SQL_COUNT !== '0',
+    limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, ...limits },
+    database: defaultDatabaseSettings,
+  };
+}
+
 /** Runs `body` against a freshly booted app on a fresh database, then tears everything down. */
 export async function withBench(title: string, limits: Partial<Limits>, body: (b: Bench) => Promise<void>): Promise<void> {
   await withBenchDatabase(async (d, stopBeforeDrop) => {
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: d.databaseUrl,
-      dataDir: '.data',
-      logLevel: 'warn',
-      // BENCH_SQL_COUNT=0: no per-request AsyncLocalStorage scope (what production runs).
-      exposeSqlCount: process.env.BENCH_SQL_COUNT !== '0',
-      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, ...limits },
-      database: defaultDatabaseSettings,
-    };
-    const app = await startApp(config);
+    const app = await startApp(benchAppConfig(d.databaseUrl, limits));
     stopBeforeDrop(() => app.close());
     const session = await agentSession(app.url);
     await printBenchHeader(title, d);

@@ -24,9 +24,8 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type { Client } from 'pg';
 import { startApp } from '../src/app';
-import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/sql/embedded-postgres';
-import { cpuMsOf, floor, serverProcess, sleep, withBenchDatabase } from './harness';
+import { cpuMsOf, floor, serverProcess, sleep, benchAppConfig, withBenchDatabase } from './harness';
 
 /** The floor: the same tree as FORK_TREE_QUERY's answer, built as JSON by PostgreSQL in one statement. */
 const FLOOR_SQL = `select json_build_object('blueprint', json_build_object('forks', json_build_object('edges', coalesce((
@@ -189,18 +188,8 @@ async function main(): Promise<void> {
     serverUrl = embedded.url;
   }
   await withBenchDatabase(async ({ databaseUrl, dbName, db }, stopBeforeDrop) => {
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl,
-      dataDir: '.data',
-      logLevel: 'warn',
-      exposeSqlCount: true,
-      // The load must measure the query, not the rate limiter; a 50 x 50 page pair is over the default cost.
-      limits: { ...defaultLimits, rateLimitPerMinute: 1_000_000_000, queryNodeMax: 10_000_000 },
-      database: defaultDatabaseSettings,
-    };
-    const app = await startApp(config);
+    // The load must measure the query, not the rate limiter; a 50 x 50 page pair is over the default cost.
+    const app = await startApp(benchAppConfig(databaseUrl, { queryNodeMax: 10_000_000 }));
     stopBeforeDrop(() => app.close());
     const { rows: version } = await db.query<{ server_version: string }>('show server_version');
 

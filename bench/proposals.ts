@@ -9,8 +9,7 @@
  */
 import 'reflect-metadata';
 import { startApp } from '../src/app';
-import { defaultDatabaseSettings, defaultLimits, type Config } from '../src/platform/config';
-import { withBenchDatabase } from './harness';
+import { benchAppConfig, withBenchDatabase } from './harness';
 
 const KINDS = ['frontend', 'backend', 'data', 'service', 'infra'];
 const READS = Number(process.env.BENCH_READS ?? 20);
@@ -112,17 +111,7 @@ const PROPOSAL_QUERY = `query($id: ID!) { blueprint(id: $id) { proposal(number: 
 
 async function main(): Promise<void> {
   await withBenchDatabase(async ({ databaseUrl, dbName }, stopBeforeDrop) => {
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl,
-      dataDir: '.data',
-      logLevel: 'warn',
-      exposeSqlCount: true,
-      limits: { ...defaultLimits, rateLimitPerMinute: 100_000_000 },
-      database: defaultDatabaseSettings,
-    };
-    const app = await startApp(config);
+    const app = await startApp(benchAppConfig(databaseUrl));
     stopBeforeDrop(() => app.close());
     const owner = new Api(app.url);
     owner.token = (await owner.call('POST', '/api/agent/sessions', { name: 'bench owner' })).token;
