@@ -13,20 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
 import { pool } from './basics';
-import {
-  DELIVERY_WAIT_MS,
-  HOST,
-  children,
-  clockMs,
-  cpuOf,
-  cpuSince,
-  memoryOf,
-  perSubscriber,
-  probeArgs,
-  waitFor,
-  writeCallsOf,
-  type Side,
-} from './fanout-measure';
+import { DELIVERY_WAIT_MS, HOST, children, clockMs, memoryOf, perSubscriber, probeArgs, usageDuring, waitFor, type Side } from './fanout-measure';
 
 /** The bare server's two modes: push only, or the durable INSERT + COMMIT of N rows first. */
 export type Floor = 'plain ws' | 'durable ws';
@@ -86,11 +73,11 @@ export async function openFloor(n: number, payload: string, floor: Floor, databa
     transport: floor,
     memory,
     async send() {
-      const cpuBefore = await cpuOf(server);
-      const writesBefore = writeCallsOf(server.pid);
-      const { t0, receipts } = await push();
-      const writes = writeCallsOf(server.pid) - writesBefore;
-      const cpu = await cpuSince(server, cpuBefore);
+      const {
+        result: { t0, receipts },
+        cpu,
+        writes,
+      } = await usageDuring(server, push);
       return { latencies: receipts.flatMap((r) => (r === null ? [] : [r - t0])).sort((a, b) => a - b), cpu, writes };
     },
     note: () =>

@@ -67,27 +67,31 @@ export interface Cpu {
  * A child's CPU time so far, from `process.cpuUsage()` in the child: not `cpuMsOf` (bench/basics.ts),
  * whose /proc clock ticks are 10 ms, a few µs per subscriber over five sends to 2,000.
  */
-export async function cpuOf(child: ChildProcess): Promise<Cpu> {
+async function cpuOf(child: ChildProcess): Promise<Cpu> {
   const { user, system } = await probe<Cpu>(child, 'cpu');
   return { user, system };
-}
-
-/** The CPU time a child spent from `before` until now. */
-export async function cpuSince(child: ChildProcess, before: Cpu): Promise<Cpu> {
-  const now = await cpuOf(child);
-  return { user: now.user - before.user, system: now.system - before.system };
 }
 
 /**
  * The write-like system calls a process made so far (`syscw` of /proc/<pid>/io; NaN where there is none):
  * on this machine a loopback write costs tens of µs, so how many a delivery takes explains much of its CPU.
  */
-export function writeCallsOf(pid: number | undefined): number {
+function writeCallsOf(pid: number | undefined): number {
   try {
     return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
   } catch {
     return NaN;
   }
+}
+
+/** What `child` spent while `work` ran: its CPU time and its write system calls, beside `work`'s answer. */
+export async function usageDuring<R>(child: ChildProcess, work: () => Promise<R>): Promise<{ result: R; cpu: Cpu; writes: number }> {
+  const cpuBefore = await cpuOf(child);
+  const writesBefore = writeCallsOf(child.pid);
+  const result = await work();
+  const writes = writeCallsOf(child.pid) - writesBefore;
+  const cpuAfter = await cpuOf(child);
+  return { result, cpu: { user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system }, writes };
 }
 
 /**
@@ -163,7 +167,10 @@ export interface Side {
   transport: string;
   /** Bytes retained per subscriber. */
   memory: number;
-  /** One measured send: each delivery's latency in ms from just before the send, sorted; the server's CPU µs. */
+  /**
+   * One measured send: each delivery's latency in ms from just before the send, sorted, and what the
+   * server spent on it (`usageDuring`).
+   */
   send(k: number): Promise<{ latencies: number[]; cpu: Cpu; writes: number }>;
   /** What each send did, for the notes under the table. */
   note(): string;

@@ -36,15 +36,13 @@ import {
   RUN_LIMIT_MS,
   children,
   clockMs,
-  cpuOf,
-  cpuSince,
   interleave,
   median,
   memoryOf,
   perSubscriber,
   probeArgs,
+  usageDuring,
   waitFor,
-  writeCallsOf,
   type RunResult,
   type Side,
 } from './fanout-measure';
@@ -175,14 +173,17 @@ async function openGraphql(api: Api, wsUrl: string, app: ChildProcess, owner: st
     memory: perSubscriber(before, after, n),
     async send(k) {
       const message = `measured ${k}`;
-      const cpuBefore = await cpuOf(app);
-      const writesBefore = writeCallsOf(app.pid);
-      const t0 = clockMs();
-      sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message, type: 'changelog', severity: 'breaking' });
-      sendMs.push(clockMs() - t0);
-      await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
-      const writes = writeCallsOf(app.pid) - writesBefore;
-      const cpu = await cpuSince(app, cpuBefore);
+      const {
+        result: t0,
+        cpu,
+        writes,
+      } = await usageDuring(app, async () => {
+        const start = clockMs();
+        sent = await api.call('POST', `/api/blueprints/${source.id}/broadcasts`, owner, { message, type: 'changelog', severity: 'breaking' });
+        sendMs.push(clockMs() - start);
+        await waitFor(() => count(message), n, DELIVERY_WAIT_MS);
+        return start;
+      });
       return { latencies: receipts.flatMap((r) => (r.has(message) ? [r.get(message)! - t0] : [])).sort((a, b) => a - b), cpu, writes };
     },
     note: () =>

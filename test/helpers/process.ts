@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { distMain, projectRoot } from './build';
+import { statusOf } from './rest';
 
 /** A TCP port nobody listens on right now: the benches' helper, one owner for both. */
 export { freePort } from '../../bench/basics';
@@ -35,9 +36,7 @@ export async function waitForHealthy(server: ServerProcess, timeoutMs: number): 
   while (Date.now() < deadline) {
     if (exited !== undefined) throw new Error(`server exited (${exited}) before it was healthy:\n${server.output()}`);
     try {
-      const res = await fetch(`${server.url}/healthz`);
-      await res.arrayBuffer(); // read to the end, so that no socket outlives the suite
-      if (res.status === 200) return;
+      if ((await statusOf(`${server.url}/healthz`)) === 200) return;
     } catch {
       // not listening yet
     }

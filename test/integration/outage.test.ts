@@ -2,6 +2,7 @@ import { BroadcastReceivedDocument, ViewerDocument, type BroadcastReceivedSubscr
 import { createBlueprint } from '../fixtures/blueprints';
 import { createTestDatabase } from '../helpers/database';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { statusOf } from '../helpers/rest';
 import { TcpProxy } from '../helpers/tcp-proxy';
 import { closeCodeFor, connectWs, type Subscription, type WsClient } from '../helpers/ws';
 
@@ -46,9 +47,7 @@ async function nextMessage(sub: Subscription<BroadcastReceivedSubscription>, tim
 
 async function waitUntilHealthy(url: string, timeoutMs: number): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; ;) {
-    const res = await fetch(`${url}/healthz`).catch(() => null);
-    await res?.arrayBuffer().catch(() => undefined);
-    if (res?.status === 200) return;
+    if ((await statusOf(`${url}/healthz`).catch(() => null)) === 200) return;
     if (Date.now() > deadline) throw new Error('not healthy again in time');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
