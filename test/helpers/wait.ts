@@ -6,3 +6,16 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * `promise`'s value, or 'timeout' when it has not settled within `ms`. The timer is cleared either way: a
+ * pending one keeps a Jest worker alive after its last test (Jest then force-exits it, with a warning).
+ */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

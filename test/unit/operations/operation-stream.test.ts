@@ -5,6 +5,7 @@ import { StreamEnd } from '../../../src/platform/live/live';
 import { AppError } from '../../../src/platform/errors';
 import type { OperationView } from '../../../src/operations/operation.service';
 import type { ToolOperation } from '../../../src/operations/tool-operation.entity';
+import { within } from '../../helpers/wait';
 
 type Event = EventTopics['operation.updated'];
 
@@ -30,9 +31,6 @@ function bus() {
 
 const viewOf = (status: string): OperationView =>
   ({ operation: { status } as ToolOperation, prompt: null, stepTitle: null, submissionSchema: null, token: null, done: false }) as OperationView;
-
-const within = <T>(promise: Promise<T>, ms = 500): Promise<T | 'timeout'> =>
-  Promise.race([promise, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms))]);
 
 async function take(stream: AsyncIterator<OperationUpdate | StreamEnd>): Promise<OperationUpdate | StreamEnd | 'end'> {
   const r = await stream.next();
@@ -62,7 +60,7 @@ describe('operationStream', () => {
       return viewOf('active');
     });
     expect(await take(stream)).toHaveProperty('current');
-    expect(await within(take(stream))).toEqual({ operationId: 'op-1' });
+    expect(await within(take(stream), 500)).toEqual({ operationId: 'op-1' });
     expect(await take(stream)).toBe('end');
   });
 
@@ -80,8 +78,8 @@ describe('operationStream', () => {
     await take(stream);
     const waiting = stream.next();
     expect(target.listeners).toBe(1);
-    expect(await within(stream.return!())).toEqual({ done: true, value: undefined });
-    expect(await within(waiting)).toEqual({ done: true, value: undefined });
+    expect(await within(stream.return!(), 500)).toEqual({ done: true, value: undefined });
+    expect(await within(waiting, 500)).toEqual({ done: true, value: undefined });
     expect(target.listeners).toBe(0);
   });
 

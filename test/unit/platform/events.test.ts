@@ -1,4 +1,5 @@
 import { EventBus } from '../../../src/platform/live/events';
+import { within } from '../../helpers/wait';
 
 // Only the in-process side of the bus is exercised: no LISTEN connection is opened.
 const bus = () => new EventBus('postgres://unused', () => undefined);
@@ -25,7 +26,10 @@ describe('EventBus.subscribe with a filter', () => {
     const events = bus();
     const it = events.subscribe('operation.updated', () => true);
     const pending = it.next();
-    const returned = await Promise.race([it.return!().then(() => 'returned'), new Promise((resolve) => setTimeout(() => resolve('stuck'), 500))]);
+    const returned = await within(
+      it.return!().then(() => 'returned'),
+      500,
+    );
     expect(returned).toBe('returned');
     expect(await pending).toEqual({ done: true, value: undefined });
   });
