@@ -27,18 +27,45 @@ export async function recordVersion(
   const rows: Array<{ next: number }> = await tx.execute('select coalesce(max(number), 0) + 1 as next from blueprint_version where blueprint_id = ?', [
     blueprint.id,
   ]);
+  const version = persistVersion(tx, blueprint, Number(rows[0]!.next), authorId, cause, changes, plan);
+  // Version 1 is the blueprint's birth (its creation or fork is the activity); later ones are news.
+  if (version.number > 1)
+    await publishOnCommit(tx, 'blueprint.activity', { blueprintId: blueprint.id, kind: 'version', subjectId: version.id, actorId: authorId });
+  return version;
+}
+
+/**
+ * Version 1 of a blueprint made in this transaction (created or forked): it has no version yet, so
+ * nothing is read to number it, and its birth is not news (the creation or fork is the activity).
+ */
+export function recordFirstVersion(
+  tx: EntityManager,
+  blueprint: Blueprint,
+  authorId: string,
+  cause: string,
+  changes: Record<string, unknown>,
+): BlueprintVersion {
+  return persistVersion(tx, blueprint, 1, authorId, cause, changes, blueprint.plan);
+}
+
+function persistVersion(
+  tx: EntityManager,
+  blueprint: Blueprint,
+  number: number,
+  authorId: string,
+  cause: string,
+  changes: Record<string, unknown>,
+  plan: Plan,
+): BlueprintVersion {
   const version = new BlueprintVersion({
     blueprint: ref(blueprint),
-    number: Number(rows[0]!.next),
+    number,
     author: tx.getReference(Principal, authorId, { wrapped: true }),
     cause,
     changes,
     plan: structuredClone(plan),
   });
   tx.persist(version);
-  // Version 1 is the blueprint's birth (its creation or fork is the activity); later ones are news.
-  if (version.number > 1)
-    await publishOnCommit(tx, 'blueprint.activity', { blueprintId: blueprint.id, kind: 'version', subjectId: version.id, actorId: authorId });
   return version;
 }
 

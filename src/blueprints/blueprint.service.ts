@@ -10,7 +10,7 @@ import { Team } from '../teams/team.entity';
 import { getTeam } from '../teams/team.service';
 import { isUuid } from '../platform/sql/ids';
 import type { PageRequest } from '../platform/pagination';
-import { recordVersion } from './blueprint-version.service';
+import { recordFirstVersion } from './blueprint-version.service';
 import { assertOwner, assertReadable } from './access';
 import { Blueprint, Visibility } from './blueprint.entity';
 import type { BlueprintView } from './blueprint.view';
@@ -153,7 +153,7 @@ export async function insertBlueprint(
   bp.tags = normaliseTags(input.tags);
   if (input.teamId) bp.team = tx.getReference(Team, input.teamId, { wrapped: true });
   tx.persist(bp);
-  await recordVersion(tx, bp, ownerId, cause, changes);
+  recordFirstVersion(tx, bp, ownerId, cause, changes);
   return bp;
 }
 

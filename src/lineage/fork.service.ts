@@ -4,7 +4,7 @@ import { requireViewer } from '../auth/auth.service';
 import { Principal } from '../auth/principal.entity';
 import { guardOf, isOwner } from '../blueprints/access';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
-import { recordVersion } from '../blueprints/blueprint-version.service';
+import { recordFirstVersion } from '../blueprints/blueprint-version.service';
 import { getBlueprint, slugTaken } from '../blueprints/blueprint.service';
 import { uniqueSlug } from '../blueprints/slug';
 import type { RequestContext } from '../platform/context';
@@ -66,7 +66,7 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
       source.id,
     ]);
     tx.persist(fork);
-    await recordVersion(tx, fork, viewer.principalId, 'fork', {
+    recordFirstVersion(tx, fork, viewer.principalId, 'fork', {
       forked_from: source.id,
       parent_version: parentVersion[0]?.number ?? null,
     });
