@@ -59,6 +59,15 @@ export async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: num
   return out;
 }
 
+/**
+ * The latency at quantile `q` (0..1) of ascending `sorted`, in whole ms, the way the load floors and the
+ * steady load report it (index `floor(q * n)`; 0 when empty). Not `percentile`'s nearest rank: the printed
+ * figures of those benches keep their definition.
+ */
+export function latencyAt(sorted: number[], q: number): number {
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+}
+
 /** The `p`th percentile of ascending `sorted` (nearest rank); NaN when empty. */
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;

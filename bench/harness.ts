@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { startApp, type RunningApp } from '../src/app';
 import { defaultDatabaseSettings, defaultLimits, type Config, type Limits } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/sql/database';
-import { childNodeFlags, cpuMsOf, freePort, helperCpu, helperCpuMsSince, sleep } from './basics';
+import { childNodeFlags, cpuMsOf, freePort, helperCpu, helperCpuMsSince, latencyAt, sleep } from './basics';
 
 export { cpuMsOf, freePort, sleep };
 
@@ -295,6 +295,13 @@ export async function floor(
     await pool.end();
   }
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, non2xx: 0, errors: 0, bytes };
+  return {
+    rps: latencies.length / seconds,
+    p50: latencyAt(latencies, 0.5),
+    p99: latencyAt(latencies, 0.99),
+    total: latencies.length,
+    non2xx: 0,
+    errors: 0,
+    bytes,
+  };
 }

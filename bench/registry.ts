@@ -21,6 +21,7 @@ import { sqlListeners } from '../src/platform/sql/sql-counter';
 import { isPreparedText, positional } from '../src/platform/sql/database';
 import { connections, duration, graphqlLoad, load, row, run, serverProcess, sleep, withBench, type LoadResult } from './harness';
 import { steadyLoad } from './steady-load';
+import { latencyAt } from './basics';
 
 const BLUEPRINTS = Number(process.env.BENCH_BLUEPRINTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -66,8 +67,7 @@ async function sqlFloor(databaseUrl: string, statements: FloorStatement[]): Prom
     await pool.end();
   }
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: latencies.length / duration, p50: at(0.5), p99: at(0.99), total: latencies.length, non2xx: 0, errors: 0 };
+  return { rps: latencies.length / duration, p50: latencyAt(latencies, 0.5), p99: latencyAt(latencies, 0.99), total: latencies.length, non2xx: 0, errors: 0 };
 }
 
 const WORDS = [

@@ -18,6 +18,7 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { latencyAt } from './basics';
 import type { LoadResult } from './harness';
 
 export interface SteadyRequest {
@@ -103,6 +104,13 @@ export async function steadyRun(request: SteadyRequest, rate: number, connection
   agent.destroy();
   delay.disable();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), total: latencies.length, non2xx, errors, loopDelayMaxMs: delay.max / 1e6 };
+  return {
+    rps: latencies.length / elapsed,
+    p50: latencyAt(latencies, 0.5),
+    p99: latencyAt(latencies, 0.99),
+    total: latencies.length,
+    non2xx,
+    errors,
+    loopDelayMaxMs: delay.max / 1e6,
+  };
 }
