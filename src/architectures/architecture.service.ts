@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireViewer } from '../auth/auth.service';
 import { canEditWith, canReadWith, viewerTeamRoles } from '../blueprints/access';
 import type { Visibility } from '../blueprints/blueprint.entity';
-import { uniqueSlug } from '../blueprints/slug';
+import { freeSlug } from '../blueprints/slug';
 import type { RequestContext } from '../platform/context';
 import { conflict, forbidden, notFound } from '../platform/errors';
 import { assertValid, compileSchema } from '../platform/json-schema';
@@ -27,14 +27,9 @@ export interface NewArchitecture {
   visibility: Visibility;
 }
 
-async function slugTaken(tx: EntityManager, slug: string): Promise<boolean> {
-  const rows: unknown[] = await tx.execute('select 1 from architecture where slug = ? limit 1', [slug]);
-  return rows.length > 0;
-}
-
 /** Writes a new, empty architecture owned by `ownerId` inside the caller's transaction (create and the compose tool). */
 export async function insertArchitecture(tx: EntityManager, ownerId: string, input: NewArchitecture): Promise<ArchitectureRecord> {
-  const slug = await uniqueSlug((s) => slugTaken(tx, s), input.name, 'architecture');
+  const slug = await freeSlug(tx, 'architecture', input.name, 'architecture');
   try {
     // Raw SQL rather than a persisted entity: references created in a transaction's fork are merged
     // back over entities the request already loaded (see architecture-edit.service.ts).

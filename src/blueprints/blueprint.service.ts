@@ -16,7 +16,7 @@ import { Blueprint, Visibility } from './blueprint.entity';
 import type { BlueprintView } from './blueprint.view';
 import { blueprintLoaders, blueprintRowLoader } from './blueprint.loaders';
 import { listProjection, projectionOf, type BlueprintProjection } from './blueprint.projection';
-import { uniqueSlug } from './slug';
+import { freeSlug } from './slug';
 
 /** A blueprint by id or slug, or 404 when it does not exist or the viewer may not see it. */
 export async function getBlueprint(ctx: RequestContext, idOrSlug: string): Promise<Blueprint> {
@@ -114,11 +114,6 @@ export async function getOwnedBlueprint(ctx: RequestContext, idOrSlug: string, a
   return bp;
 }
 
-export async function slugTaken(em: EntityManager, slug: string): Promise<boolean> {
-  const rows = await em.execute('select 1 from blueprint where slug = ? limit 1', [slug]);
-  return rows.length > 0;
-}
-
 export interface NewBlueprint {
   name: string;
   description: string;
@@ -143,7 +138,7 @@ export async function insertBlueprint(
 ): Promise<Blueprint> {
   assertValidPlan(input.plan, ctx.config.limits);
   const bp = new Blueprint({
-    slug: await uniqueSlug((s) => slugTaken(tx, s), input.name, 'blueprint'),
+    slug: await freeSlug(tx, 'blueprint', input.name, 'blueprint'),
     name: input.name,
     visibility: input.visibility,
     owner: tx.getReference(Principal, ownerId, { wrapped: true }),

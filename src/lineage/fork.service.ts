@@ -5,8 +5,8 @@ import { Principal } from '../auth/principal.entity';
 import { guardOf, isOwner } from '../blueprints/access';
 import { Blueprint, Visibility } from '../blueprints/blueprint.entity';
 import { recordFirstVersion } from '../blueprints/blueprint-version.service';
-import { getBlueprint, slugTaken } from '../blueprints/blueprint.service';
-import { uniqueSlug } from '../blueprints/slug';
+import { getBlueprint } from '../blueprints/blueprint.service';
+import { freeSlug } from '../blueprints/slug';
 import type { RequestContext } from '../platform/context';
 import { forbidden, notFound } from '../platform/errors';
 import { LineageKind, LineageLink } from './lineage-link.entity';
@@ -54,7 +54,7 @@ export async function forkBlueprint(ctx: RequestContext, sourceId: string): Prom
   if (source.visibility === Visibility.PRIVATE && !isOwner(viewer, guardOf(source))) throw forbidden('Only the owner may fork a private blueprint');
   const fork = await ctx.em.transactional(async (tx) => {
     const fork = new Blueprint({
-      slug: await uniqueSlug((s) => slugTaken(tx, s), source.name, 'fork'),
+      slug: await freeSlug(tx, 'blueprint', source.name, 'fork'),
       name: source.name,
       visibility: source.visibility,
       owner: tx.getReference(Principal, viewer.principalId, { wrapped: true }),
