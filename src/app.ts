@@ -78,6 +78,8 @@ export async function startApp(config: Config): Promise<RunningApp> {
         else console.warn(msg);
       },
     });
+    // Where the buckets live is known before the first request (one ping; at most the Redis timeouts).
+    await limiter.ready();
     const deps: AppDeps = { orm, config, events, limiter, resolveViewer: viewerFromToken, viewerLookup };
     const http = await createHttpServer(deps, health);
     log = http.log;

@@ -19,6 +19,8 @@ export interface RateLimiter {
   hit(key: string, windowMs: number): Promise<RateHit>;
   /** Where hits are counted right now (`/healthz` reports it). */
   status(): LimiterStatus;
+  /** Resolves once the limiter knows where it counts (Redis answered, or failed to within its timeout). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,10 @@ export function callerKey(viewer: Pick<Viewer, 'principalId' | 'kind'> | null | 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { count: number; resetAt: number }>();
   private sweepAt = 10_000;
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
 
   async hit(key: string, windowMs: number): Promise<RateHit> {
     const now = Date.now();
@@ -101,6 +107,9 @@ export class RedisRateLimiter implements RateLimiter {
   private up: boolean | null = null;
   private readonly probeTimer: NodeJS.Timeout;
   private probing = false;
+  /** Settles at the first answer or failure, or after the connect and ping timeouts: `ready`. */
+  private readonly known: Promise<void>;
+  private settle: (() => void) | null = null;
 
   constructor(
     url: string,
@@ -119,6 +128,21 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('ready', () => void this.probe());
     this.redis.on('close', () => this.setUp(false));
     this.probeTimer = setInterval(() => void this.probe(), settings.probeMs).unref();
+    this.known = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, settings.timeoutMs * 2).unref();
+      this.settle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /**
+   * Hits before the first ping has answered wait for it (at most the connect and ping timeouts): counted
+   * in memory meanwhile, the hits of an instance's first moments were not shared with the others.
+   */
+  ready(): Promise<void> {
+    return this.known;
   }
 
   status(): LimiterStatus {
@@ -126,6 +150,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, windowMs: number): Promise<RateHit> {
+    if (this.up === null) await this.known;
     if (this.up === true) {
       try {
         const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, String(windowMs))) as [number, number];
@@ -152,6 +177,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   private setUp(up: boolean, err?: unknown): void {
+    this.settle?.();
+    this.settle = null;
     if (this.up === up) return;
     const first = this.up === null;
     this.up = up;
